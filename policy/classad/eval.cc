@@ -1,0 +1,368 @@
+// The evaluator: a recursive walk over the compiled tree with HTCondor's
+// scoping (current ad, its parents, then the match partner for unqualified
+// names), lazy logic operators, and cycle detection that yields UNDEFINED.
+// HTCONDOR: classad-mechanism "Evaluation Semantics", "Attribute References".
+#include "policy/classad/eval.h"
+
+#include <ctime>
+
+#include "policy/classad/functions.h"
+#include "policy/classad/operators.h"
+
+namespace kite::classad {
+namespace {
+
+// Bound on the evaluator's recursion (nested operators across attribute
+// references); beyond it the result is ERROR instead of a stack overflow.
+constexpr int kMaxDepth = 3000;
+
+int64_t real_clock() { return static_cast<int64_t>(std::time(nullptr)); }
+int64_t (*g_time_source)() = real_clock;
+
+enum class Truth { kFalse, kTrue, kUndefined, kError };
+
+inline Truth truth(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kBoolean: return v.as_boolean() ? Truth::kTrue : Truth::kFalse;
+    case ValueType::kInteger: return v.as_integer() != 0 ? Truth::kTrue : Truth::kFalse;
+    case ValueType::kReal: return v.as_real() != 0.0 ? Truth::kTrue : Truth::kFalse;
+    case ValueType::kUndefined: return Truth::kUndefined;
+    default: return Truth::kError;
+  }
+}
+
+inline void set_truth(Truth t, Value& out) {
+  switch (t) {
+    case Truth::kFalse: out = Value::boolean(false); return;
+    case Truth::kTrue: out = Value::boolean(true); return;
+    case Truth::kUndefined: out = Value::undefined(); return;
+    case Truth::kError: out = Value::error(); return;
+  }
+}
+
+// Finds `id` in `start` or its enclosing ads; sets *where to the ad it is in.
+inline const Expr* lookup_in_scope(const ClassAd* start, uint32_t id, const ClassAd** where) {
+  int guard = 0;
+  for (const ClassAd* ad = start; ad && guard < 1000; ad = ad->parent(), ++guard) {
+    if (const Expr* e = ad->lookup_id(id)) {
+      *where = ad;
+      return e;
+    }
+  }
+  return nullptr;
+}
+
+inline const ClassAd* root_of(const ClassAd* ad) {
+  int guard = 0;
+  while (ad && ad->parent() && guard++ < 1000) ad = ad->parent();
+  return ad;
+}
+
+}  // namespace
+
+struct Evaluator {
+  static void eval(EvalContext& ctx, const Expr* e, Value& out);
+  static void eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out);
+  static void eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out);
+  static void eval_op(EvalContext& ctx, const OpExpr* o, Value& out);
+  static void select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out);
+  static const ClassAd* target_of(const EvalContext& ctx);
+};
+
+const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
+  const ClassAd* root = root_of(ctx.scope_);
+  return root ? root->partner() : nullptr;
+}
+
+void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out) {
+  for (int i = ctx.stack_size_ - 1; i >= 0; --i) {
+    if (ctx.stack_[i].expr == e && ctx.stack_[i].ad == where) {
+      out = Value::undefined();  // a reference back into itself
+      return;
+    }
+  }
+  if (ctx.stack_size_ >= EvalContext::kMaxFrames) {
+    out = Value::error();
+    return;
+  }
+  ctx.stack_[ctx.stack_size_++] = EvalContext::Frame{where, e};
+  const ClassAd* saved = ctx.scope_;
+  ctx.scope_ = where;
+  eval(ctx, e, out);
+  ctx.scope_ = saved;
+  --ctx.stack_size_;
+}
+
+void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out) {
+  if (base.is_classad()) {
+    const ClassAd* ad = base.as_classad();
+    if (a->name_id == intern_id_my()) {
+      out = base;
+      return;
+    }
+    const ClassAd* where = nullptr;
+    const Expr* e = lookup_in_scope(ad, a->name_id, &where);
+    if (!e) {
+      out = Value::undefined();
+      return;
+    }
+    // Keep the ad alive while its attribute evaluates.
+    Value keep = base;
+    eval_bound(ctx, where, e, out);
+    return;
+  }
+  if (base.is_list()) {
+    // Selection on a list applies to each element.
+    ListObj* result = ListObj::make();
+    Value holder = Value::adopt_list(result);
+    for (const Expr* item : base.as_list()->items) {
+      Value v;
+      eval(ctx, item, v);
+      Value r;
+      if (v.is_classad() || v.is_list()) {
+        select(ctx, v, a, r);
+      } else if (v.is_undefined()) {
+        r = Value::undefined();
+      } else {
+        r = Value::error();
+      }
+      result->items.push_back(new LiteralExpr(static_cast<Value&&>(r)));
+    }
+    out = static_cast<Value&&>(holder);
+    return;
+  }
+  out = base.is_undefined() ? Value::undefined() : Value::error();
+}
+
+void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
+  if (a->base) {
+    Value base;
+    eval(ctx, a->base, base);
+    select(ctx, base, a, out);
+    return;
+  }
+  const ClassAd* scope = ctx.scope_;
+  if (a->absolute) {
+    const ClassAd* root = root_of(scope);
+    const Expr* e = root ? root->lookup_id(a->name_id) : nullptr;
+    if (!e) {
+      out = Value::undefined();
+      return;
+    }
+    eval_bound(ctx, root, e, out);
+    return;
+  }
+  const ClassAd* where = nullptr;
+  const Expr* e = lookup_in_scope(scope, a->name_id, &where);
+  if (!e) {
+    if (a->name_id == intern_id_my()) {
+      if (scope) {
+        out = Value::classad(const_cast<ClassAd*>(scope));
+      } else {
+        out = Value::undefined();
+      }
+      return;
+    }
+    if (a->name_id == intern_id_target()) {
+      const ClassAd* t = target_of(ctx);
+      if (t) {
+        out = Value::classad(const_cast<ClassAd*>(t));
+      } else {
+        out = Value::undefined();
+      }
+      return;
+    }
+    // Old-ClassAd semantics: an unqualified name missing from MY falls back to TARGET.
+    if (scope && scope->partner()) e = lookup_in_scope(scope->partner(), a->name_id, &where);
+    if (!e) {
+      out = Value::undefined();
+      return;
+    }
+  }
+  eval_bound(ctx, where, e, out);
+}
+
+void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
+  switch (o->op) {
+    case Op::kParens: eval(ctx, o->a, out); return;
+    case Op::kAnd: {
+      Value l;
+      eval(ctx, o->a, l);
+      Truth tl = truth(l);
+      if (tl == Truth::kFalse || tl == Truth::kError) {
+        set_truth(tl, out);
+        return;
+      }
+      Value r;
+      eval(ctx, o->b, r);
+      Truth tr = truth(r);
+      if (tl == Truth::kTrue) {
+        set_truth(tr, out);
+      } else if (tr == Truth::kFalse || tr == Truth::kError) {
+        set_truth(tr, out);
+      } else {
+        out = Value::undefined();
+      }
+      return;
+    }
+    case Op::kOr: {
+      Value l;
+      eval(ctx, o->a, l);
+      Truth tl = truth(l);
+      if (tl == Truth::kTrue || tl == Truth::kError) {
+        set_truth(tl, out);
+        return;
+      }
+      Value r;
+      eval(ctx, o->b, r);
+      Truth tr = truth(r);
+      if (tl == Truth::kFalse) {
+        set_truth(tr, out);
+      } else if (tr == Truth::kTrue || tr == Truth::kError) {
+        set_truth(tr, out);
+      } else {
+        out = Value::undefined();
+      }
+      return;
+    }
+    case Op::kTernary: {
+      Value c;
+      eval(ctx, o->a, c);
+      switch (truth(c)) {
+        case Truth::kTrue: eval(ctx, o->b, out); return;
+        case Truth::kFalse: eval(ctx, o->c, out); return;
+        case Truth::kUndefined: out = Value::undefined(); return;
+        case Truth::kError: out = Value::error(); return;
+      }
+      return;
+    }
+    case Op::kElvis: {
+      eval(ctx, o->a, out);
+      if (out.is_undefined()) eval(ctx, o->b, out);
+      return;
+    }
+    case Op::kSubscript: {
+      Value base, index;
+      eval(ctx, o->a, base);
+      eval(ctx, o->b, index);
+      if (base.is_error() || index.is_error()) {
+        out = Value::error();
+        return;
+      }
+      if (base.is_undefined() || index.is_undefined()) {
+        out = Value::undefined();
+        return;
+      }
+      if (base.is_list()) {
+        if (!index.is_integer()) {
+          out = Value::error();
+          return;
+        }
+        const auto& items = base.as_list()->items;
+        int64_t i = index.as_integer();
+        if (i < 0 || static_cast<uint64_t>(i) >= items.size()) {
+          out = Value::error();
+          return;
+        }
+        Value keep = base;
+        eval(ctx, items[static_cast<size_t>(i)], out);
+        return;
+      }
+      if (base.is_classad() && index.is_string()) {
+        const ClassAd* ad = base.as_classad();
+        uint32_t id = intern_find(index.as_string());
+        const ClassAd* where = nullptr;
+        const Expr* e = id ? lookup_in_scope(ad, id, &where) : nullptr;
+        if (!e) {
+          out = Value::undefined();
+          return;
+        }
+        Value keep = base;
+        eval_bound(ctx, where, e, out);
+        return;
+      }
+      out = Value::error();
+      return;
+    }
+    case Op::kUnaryPlus:
+    case Op::kUnaryMinus:
+    case Op::kLogicalNot:
+    case Op::kBitwiseNot: {
+      Value a;
+      eval(ctx, o->a, a);
+      op_unary(o->op, a, out);
+      return;
+    }
+    default: {
+      Value a, b;
+      eval(ctx, o->a, a);
+      eval(ctx, o->b, b);
+      op_binary(o->op, a, b, out);
+      return;
+    }
+  }
+}
+
+void Evaluator::eval(EvalContext& ctx, const Expr* e, Value& out) {
+  if (++ctx.depth_ > kMaxDepth) {
+    --ctx.depth_;
+    out = Value::error();
+    return;
+  }
+  switch (e->kind) {
+    case ExprKind::kLiteral: out = as_literal(e)->value; break;
+    case ExprKind::kAttr: eval_attr(ctx, as_attr(e), out); break;
+    case ExprKind::kOp: eval_op(ctx, as_op(e), out); break;
+    case ExprKind::kCall: {
+      const CallExpr* c = as_call(e);
+      if (c->fn) {
+        c->fn->fn(*c, ctx, out);
+      } else {
+        out = Value::error();  // unknown function
+      }
+      break;
+    }
+  }
+  --ctx.depth_;
+}
+
+void EvalContext::eval(const Expr* e, Value& out) { Evaluator::eval(*this, e, out); }
+
+void EvalContext::eval_in(const ClassAd* scope, const Expr* e, Value& out) {
+  const ClassAd* saved = scope_;
+  scope_ = scope;
+  Evaluator::eval(*this, e, out);
+  scope_ = saved;
+}
+
+const Expr* EvalContext::resolve(const AttrExpr* ref, const ClassAd** where) {
+  *where = nullptr;
+  if (ref->base) return nullptr;
+  if (ref->absolute) {
+    const ClassAd* root = root_of(scope_);
+    *where = root;
+    return root ? root->lookup_id(ref->name_id) : nullptr;
+  }
+  const Expr* e = lookup_in_scope(scope_, ref->name_id, where);
+  if (!e && scope_ && scope_->partner()) e = lookup_in_scope(scope_->partner(), ref->name_id, where);
+  return e;
+}
+
+void EvalContext::set_time_source(int64_t (*now)()) { g_time_source = now ? now : real_clock; }
+int64_t EvalContext::now() { return g_time_source(); }
+
+Value evaluate(const Expr* e) {
+  EvalContext ctx(nullptr);
+  return ctx.eval(e);
+}
+
+bool value_is_true(const Value& v) {
+  switch (v.type()) {
+    case ValueType::kBoolean: return v.as_boolean();
+    case ValueType::kInteger: return v.as_integer() != 0;
+    case ValueType::kReal: return v.as_real() != 0.0;
+    default: return false;
+  }
+}
+
+}  // namespace kite::classad

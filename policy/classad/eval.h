@@ -1,0 +1,65 @@
+// The evaluator: evaluates an expression tree in a scope with HTCondor's
+// three-valued semantics. Built-in functions receive the EvalContext so they
+// can evaluate their own arguments (lazily where the language requires).
+// HTCONDOR: classad-mechanism "Evaluation Semantics", "Attribute references".
+#pragma once
+
+#include <cstdint>
+
+#include "policy/classad/classad.h"
+#include "policy/classad/expr.h"
+#include "policy/classad/value.h"
+
+namespace kite::classad {
+
+class EvalContext {
+ public:
+  // `scope` is MY (may be null); in a match its partner is TARGET.
+  explicit EvalContext(const ClassAd* scope) : scope_(scope) {}
+
+  // Evaluates `e` in the current scope into `out`.
+  void eval(const Expr* e, Value& out);
+  Value eval(const Expr* e) {
+    Value v;
+    eval(e, v);
+    return v;
+  }
+
+  // The ad unqualified names resolve in first (HTCondor's curAd).
+  const ClassAd* scope() const { return scope_; }
+  // Evaluates `e` with `scope` as the current ad (evalInEachContext).
+  void eval_in(const ClassAd* scope, const Expr* e, Value& out);
+
+  // Seconds since the epoch for time(); defaults to the real clock. The
+  // startd's virtual Clock installs its own source here.
+  static void set_time_source(int64_t (*now)());
+  static int64_t now();
+
+  // Resolves an attribute reference without evaluating it: the bound
+  // expression and the ad it lives in (for unparse() and friends).
+  const Expr* resolve(const AttrExpr* ref, const ClassAd** where);
+
+ private:
+  friend struct Evaluator;
+  const ClassAd* scope_;
+  int depth_ = 0;
+  // Attributes being evaluated right now: a reference back to one of them is
+  // a cycle and yields UNDEFINED, as HTCondor does.
+  struct Frame {
+    const ClassAd* ad;
+    const Expr* expr;
+  };
+  static constexpr int kMaxFrames = 200;
+  Frame stack_[kMaxFrames];
+  int stack_size_ = 0;
+};
+
+// Evaluates a standalone expression with no ad in scope.
+Value evaluate(const Expr* e);
+
+// Truth value the way a policy reads an expression: boolean true, or a
+// non-zero number (integer or real). Anything else (undefined, error,
+// strings, ...) is not true.
+bool value_is_true(const Value& v);
+
+}  // namespace kite::classad

@@ -1,0 +1,142 @@
+// The compiled form of a ClassAd expression: compact nodes of a few kinds,
+// parsed once and evaluated many times. Attribute names are interned
+// (case-insensitively) so lookups compare integers, not strings.
+#pragma once
+
+#include <cstdint>
+
+#include "policy/classad/value.h"
+
+namespace kite::classad {
+
+struct FunctionEntry;
+
+enum class ExprKind : uint8_t {
+  kLiteral,    // LiteralExpr: a constant value (also list and ad literals)
+  kAttr,       // AttrExpr: `name`, `.name`, or `base.name`
+  kOp,         // OpExpr: unary, binary, ternary operators, subscript, parentheses
+  kCall,       // CallExpr: function call
+};
+
+// Operators. The order of the binary block mirrors HTCondor's operator table.
+enum class Op : uint8_t {
+  kNone,
+  // unary
+  kUnaryPlus,
+  kUnaryMinus,
+  kLogicalNot,
+  kBitwiseNot,
+  kParens,
+  // binary
+  kOr,
+  kAnd,
+  kBitOr,
+  kBitXor,
+  kBitAnd,
+  kEqual,
+  kNotEqual,
+  kMetaEqual,     // =?= and `is`
+  kMetaNotEqual,  // =!= and `isnt`
+  kLess,
+  kLessEq,
+  kGreater,
+  kGreaterEq,
+  kShiftLeft,
+  kShiftRight,
+  kShiftRightUnsigned,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kSubscript,
+  // ternary and friends
+  kTernary,  // a ? b : c
+  kElvis,    // a ?: b
+};
+
+// Flags on OpExpr (spelling to keep for unparse).
+enum : uint8_t { kSpelledIs = 1, kSpelledIsnt = 2 };
+
+struct Expr {
+  ExprKind kind;
+  Op op = Op::kNone;
+  uint8_t flags = 0;
+  uint8_t absolute = 0;  // AttrExpr: `.name`
+  uint32_t refs = 1;     // trees may be shared between ads (roots only)
+  explicit Expr(ExprKind k) : kind(k) {}
+};
+
+struct LiteralExpr : Expr {
+  Value value;
+  explicit LiteralExpr(Value v) : Expr(ExprKind::kLiteral), value(static_cast<Value&&>(v)) {}
+};
+
+struct AttrExpr : Expr {
+  uint32_t name_id;     // interned, case-insensitive
+  StringObj* name;      // as spelled
+  Expr* base = nullptr; // `base.name`; null for `name` and `.name`
+  AttrExpr(uint32_t id, StringObj* n) : Expr(ExprKind::kAttr), name_id(id), name(n) {}
+};
+
+struct OpExpr : Expr {
+  Expr* a = nullptr;
+  Expr* b = nullptr;
+  Expr* c = nullptr;
+  explicit OpExpr(Op o) : Expr(ExprKind::kOp) { op = o; }
+};
+
+struct CallExpr : Expr {
+  const FunctionEntry* fn;  // null: unknown function (evaluates to error)
+  StringObj* name;          // as spelled
+  uint32_t nargs = 0;
+  Expr** args = nullptr;
+  CallExpr(const FunctionEntry* f, StringObj* n) : Expr(ExprKind::kCall), fn(f), name(n) {}
+};
+
+inline const LiteralExpr* as_literal(const Expr* e) { return static_cast<const LiteralExpr*>(e); }
+inline const AttrExpr* as_attr(const Expr* e) { return static_cast<const AttrExpr*>(e); }
+inline const OpExpr* as_op(const Expr* e) { return static_cast<const OpExpr*>(e); }
+inline const CallExpr* as_call(const Expr* e) { return static_cast<const CallExpr*>(e); }
+
+// Frees a whole tree (ignores `refs`; use expr_unref for shared roots).
+void expr_delete(Expr* e);
+inline void expr_ref(Expr* e) { ++e->refs; }
+inline void expr_unref(Expr* e) {
+  if (--e->refs == 0) expr_delete(e);
+}
+// Deep copy of a tree (nested lists and ads are copied too).
+Expr* expr_copy(const Expr* e);
+
+// Owning handle for a tree root.
+class ExprPtr {
+ public:
+  ExprPtr() = default;
+  explicit ExprPtr(Expr* e) : e_(e) {}
+  ~ExprPtr() {
+    if (e_) expr_unref(e_);
+  }
+  ExprPtr(ExprPtr&& o) noexcept : e_(o.e_) { o.e_ = nullptr; }
+  ExprPtr& operator=(ExprPtr&& o) noexcept {
+    if (this != &o) {
+      if (e_) expr_unref(e_);
+      e_ = o.e_;
+      o.e_ = nullptr;
+    }
+    return *this;
+  }
+  ExprPtr(const ExprPtr&) = delete;
+  ExprPtr& operator=(const ExprPtr&) = delete;
+  Expr* get() const { return e_; }
+  Expr* release() {
+    Expr* e = e_;
+    e_ = nullptr;
+    return e;
+  }
+  explicit operator bool() const { return e_ != nullptr; }
+
+ private:
+  Expr* e_ = nullptr;
+};
+
+}  // namespace kite::classad

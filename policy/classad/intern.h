@@ -1,0 +1,25 @@
+// Attribute-name interning: every spelling of a name maps to one id shared by
+// all its case variants, so attribute lookup compares integers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "policy/classad/value.h"
+
+namespace kite::classad {
+
+struct InternedName {
+  uint32_t id;      // same for every case variant
+  StringObj* name;  // this exact spelling (owned by the table; never freed)
+};
+
+// Interns `name` (any case). Ids are small dense integers starting at 1.
+InternedName intern_name(std::string_view name);
+// Id of `name` if it was ever interned, else 0 (no allocation).
+uint32_t intern_find(std::string_view name);
+// Well-known ids, interned at start-up.
+uint32_t intern_id_my();
+uint32_t intern_id_target();
+
+}  // namespace kite::classad

@@ -1,0 +1,101 @@
+// Tokenizer for ClassAd text (internal to the parser).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kite::classad {
+
+enum class Tok : uint8_t {
+  kEnd,
+  kError,
+  kInteger,
+  kReal,
+  kString,
+  kName,  // identifier or 'quoted name'
+  kTrue,
+  kFalse,
+  kUndefined,
+  kErrorKw,
+  kIs,
+  kIsnt,
+  kLParen,
+  kRParen,
+  kLBrace,
+  kRBrace,
+  kLBracket,
+  kRBracket,
+  kComma,
+  kSemicolon,
+  kDot,
+  kQuestion,
+  kColon,
+  kAssign,  // =
+  kOrOr,
+  kAndAnd,
+  kBar,
+  kCaret,
+  kAmp,
+  kEq,
+  kNe,
+  kMetaEq,
+  kMetaNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kShl,
+  kShr,
+  kShrU,
+  kPlus,
+  kMinus,
+  kStar,
+  kSlash,
+  kPercent,
+  kBang,
+  kTilde,
+};
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  int line = 1;
+  int column = 1;
+  int64_t int_value = 0;
+  double real_value = 0;
+  std::string text;  // string contents (unescaped) or name
+  bool quoted_name = false;
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view src) : src_(src) {}
+  // Scans the next token; on kError, `err` says why.
+  Token next();
+  const std::string& error() const { return err_; }
+  size_t offset() const { return pos_; }
+  int line() const { return line_; }
+  int column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+
+ private:
+  bool skip_space_and_comments();
+  Token number(Token t);
+  Token string_literal(Token t);
+  Token quoted_name(Token t);
+  char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
+  void advance() {
+    if (src_[pos_] == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    }
+    ++pos_;
+  }
+
+  std::string_view src_;
+  size_t pos_ = 0;
+  int line_ = 1;
+  size_t line_start_ = 0;
+  std::string err_;
+};
+
+}  // namespace kite::classad

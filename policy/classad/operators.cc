@@ -1,0 +1,300 @@
+// Operator semantics on values: promotion (boolean -> integer -> real),
+// UNDEFINED/ERROR propagation, case-insensitive string comparison, time
+// arithmetic, wrapping integer arithmetic, and +INF treated as an error the
+// way HTCondor's real arithmetic reports overflow.
+// HTCONDOR: classad-mechanism "Operators", "Comparison Operators".
+#include "policy/classad/operators.h"
+
+#include <cmath>
+#include <strings.h>
+
+#include "policy/classad/classad.h"
+
+namespace kite::classad {
+namespace {
+
+enum class Num { kNone, kInt, kReal };
+
+// Integer view for arithmetic: booleans promote to 0/1.
+Num numeric(const Value& v, int64_t& i, double& r) {
+  switch (v.type()) {
+    case ValueType::kInteger: i = v.as_integer(); r = static_cast<double>(i); return Num::kInt;
+    case ValueType::kBoolean: i = v.as_boolean() ? 1 : 0; r = static_cast<double>(i); return Num::kInt;
+    case ValueType::kReal: r = v.as_real(); return Num::kReal;
+    default: return Num::kNone;
+  }
+}
+
+int compare_strings_nocase(std::string_view a, std::string_view b) {
+  size_t n = a.size() < b.size() ? a.size() : b.size();
+  for (size_t k = 0; k < n; ++k) {
+    int ca = static_cast<unsigned char>(a[k]);
+    int cb = static_cast<unsigned char>(b[k]);
+    if (ca >= 'A' && ca <= 'Z') ca += 'a' - 'A';
+    if (cb >= 'A' && cb <= 'Z') cb += 'a' - 'A';
+    if (ca != cb) return ca < cb ? -1 : 1;
+  }
+  if (a.size() == b.size()) return 0;
+  return a.size() < b.size() ? -1 : 1;
+}
+
+Value real_result(double r) {
+  // HTCondor reports +INF from arithmetic as an error (overflow).
+  if (std::isinf(r) && r > 0) return Value::error();
+  return Value::real(r);
+}
+
+void arithmetic(Op op, const Value& a, const Value& b, Value& out) {
+  // Time arithmetic first.
+  if (a.is_abs_time() || b.is_abs_time() || a.is_rel_time() || b.is_rel_time()) {
+    int64_t ib = 0;
+    double rb = 0;
+    if (a.is_abs_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
+      double d = op == Op::kAdd ? b.as_rel_time() : -b.as_rel_time();
+      out = Value::abs_time(a.as_abs_time().secs + static_cast<int64_t>(d), a.as_abs_time().offset);
+      return;
+    }
+    if (a.is_rel_time() && b.is_abs_time() && op == Op::kAdd) {
+      out = Value::abs_time(b.as_abs_time().secs + static_cast<int64_t>(a.as_rel_time()),
+                            b.as_abs_time().offset);
+      return;
+    }
+    if (a.is_abs_time() && b.is_abs_time() && op == Op::kSub) {
+      out = Value::rel_time(static_cast<double>(a.as_abs_time().secs - b.as_abs_time().secs));
+      return;
+    }
+    if (a.is_rel_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
+      out = Value::rel_time(op == Op::kAdd ? a.as_rel_time() + b.as_rel_time()
+                                           : a.as_rel_time() - b.as_rel_time());
+      return;
+    }
+    if (a.is_rel_time() && numeric(b, ib, rb) != Num::kNone && (op == Op::kMul || op == Op::kDiv)) {
+      if (op == Op::kDiv && rb == 0) {
+        out = Value::error();
+        return;
+      }
+      out = Value::rel_time(op == Op::kMul ? a.as_rel_time() * rb : a.as_rel_time() / rb);
+      return;
+    }
+    if (b.is_rel_time() && numeric(a, ib, rb) != Num::kNone && op == Op::kMul) {
+      out = Value::rel_time(b.as_rel_time() * rb);
+      return;
+    }
+    out = Value::error();
+    return;
+  }
+  int64_t ia = 0, ib = 0;
+  double ra = 0, rb = 0;
+  Num na = numeric(a, ia, ra);
+  Num nb = numeric(b, ib, rb);
+  if (na == Num::kNone || nb == Num::kNone) {
+    out = Value::error();
+    return;
+  }
+  if (na == Num::kInt && nb == Num::kInt) {
+    uint64_t ua = static_cast<uint64_t>(ia), ub = static_cast<uint64_t>(ib);
+    switch (op) {
+      case Op::kAdd: out = Value::integer(static_cast<int64_t>(ua + ub)); return;
+      case Op::kSub: out = Value::integer(static_cast<int64_t>(ua - ub)); return;
+      case Op::kMul: out = Value::integer(static_cast<int64_t>(ua * ub)); return;
+      case Op::kDiv:
+        if (ib == 0) {
+          out = Value::error();
+        } else if (ib == -1) {
+          out = Value::integer(static_cast<int64_t>(0 - ua));  // INT64_MIN / -1 wraps
+        } else {
+          out = Value::integer(ia / ib);
+        }
+        return;
+      case Op::kMod:
+        if (ib == 0) {
+          out = Value::error();
+        } else if (ib == -1) {
+          out = Value::integer(0);
+        } else {
+          out = Value::integer(ia % ib);
+        }
+        return;
+      default: out = Value::error(); return;
+    }
+  }
+  switch (op) {
+    case Op::kAdd: out = real_result(ra + rb); return;
+    case Op::kSub: out = real_result(ra - rb); return;
+    case Op::kMul: out = real_result(ra * rb); return;
+    case Op::kDiv: out = real_result(ra / rb); return;
+    default: out = Value::error(); return;  // % on reals is an error
+  }
+}
+
+void comparison(Op op, const Value& a, const Value& b, Value& out) {
+  int cmp = 0;
+  bool unordered = false;  // NaN
+  if (a.is_string() && b.is_string()) {
+    cmp = compare_strings_nocase(a.as_string(), b.as_string());
+  } else if (a.is_abs_time() && b.is_abs_time()) {
+    int64_t x = a.as_abs_time().secs, y = b.as_abs_time().secs;
+    cmp = x < y ? -1 : (x > y ? 1 : 0);
+  } else if (a.is_rel_time() && b.is_rel_time()) {
+    double x = a.as_rel_time(), y = b.as_rel_time();
+    cmp = x < y ? -1 : (x > y ? 1 : 0);
+  } else {
+    int64_t ia = 0, ib = 0;
+    double ra = 0, rb = 0;
+    Num na = numeric(a, ia, ra);
+    Num nb = numeric(b, ib, rb);
+    if (na == Num::kNone || nb == Num::kNone) {
+      out = Value::error();
+      return;
+    }
+    if (na == Num::kInt && nb == Num::kInt) {
+      cmp = ia < ib ? -1 : (ia > ib ? 1 : 0);
+    } else if (std::isnan(ra) || std::isnan(rb)) {
+      unordered = true;
+    } else {
+      cmp = ra < rb ? -1 : (ra > rb ? 1 : 0);
+    }
+  }
+  bool r = false;
+  if (unordered) {
+    r = op == Op::kNotEqual;
+  } else {
+    switch (op) {
+      case Op::kEqual: r = cmp == 0; break;
+      case Op::kNotEqual: r = cmp != 0; break;
+      case Op::kLess: r = cmp < 0; break;
+      case Op::kLessEq: r = cmp <= 0; break;
+      case Op::kGreater: r = cmp > 0; break;
+      case Op::kGreaterEq: r = cmp >= 0; break;
+      default: break;
+    }
+  }
+  out = Value::boolean(r);
+}
+
+void bitwise(Op op, const Value& a, const Value& b, Value& out) {
+  if (!a.is_integer() || !b.is_integer()) {
+    out = Value::error();
+    return;
+  }
+  int64_t x = a.as_integer(), y = b.as_integer();
+  unsigned shift = static_cast<unsigned>(y) & 63u;
+  switch (op) {
+    case Op::kBitOr: out = Value::integer(x | y); return;
+    case Op::kBitXor: out = Value::integer(x ^ y); return;
+    case Op::kBitAnd: out = Value::integer(x & y); return;
+    case Op::kShiftLeft:
+      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) << shift));
+      return;
+    case Op::kShiftRight: out = Value::integer(x >> shift); return;
+    case Op::kShiftRightUnsigned:
+      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) >> shift));
+      return;
+    default: out = Value::error(); return;
+  }
+}
+
+}  // namespace
+
+bool op_identical(const Value& a, const Value& b, bool& is_error) {
+  is_error = false;
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case ValueType::kUndefined:
+    case ValueType::kError: return true;
+    case ValueType::kBoolean: return a.as_boolean() == b.as_boolean();
+    case ValueType::kInteger: return a.as_integer() == b.as_integer();
+    case ValueType::kReal: return a.as_real() == b.as_real();
+    case ValueType::kString: return a.as_string() == b.as_string();
+    case ValueType::kAbsTime: return a.as_abs_time().secs == b.as_abs_time().secs;
+    case ValueType::kRelTime: return a.as_rel_time() == b.as_rel_time();
+    case ValueType::kList:
+    case ValueType::kClassAd: is_error = true; return false;
+  }
+  return false;
+}
+
+void op_binary(Op op, const Value& a, const Value& b, Value& out) {
+  if (op == Op::kMetaEqual || op == Op::kMetaNotEqual) {
+    bool err = false;
+    bool same = op_identical(a, b, err);
+    out = err ? Value::error() : Value::boolean(op == Op::kMetaEqual ? same : !same);
+    return;
+  }
+  if (a.is_error() || b.is_error()) {
+    out = Value::error();
+    return;
+  }
+  if (a.is_undefined() || b.is_undefined()) {
+    out = Value::undefined();
+    return;
+  }
+  switch (op) {
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+    case Op::kMod: arithmetic(op, a, b, out); return;
+    case Op::kEqual:
+    case Op::kNotEqual:
+    case Op::kLess:
+    case Op::kLessEq:
+    case Op::kGreater:
+    case Op::kGreaterEq: comparison(op, a, b, out); return;
+    case Op::kBitOr:
+    case Op::kBitXor:
+    case Op::kBitAnd:
+    case Op::kShiftLeft:
+    case Op::kShiftRight:
+    case Op::kShiftRightUnsigned: bitwise(op, a, b, out); return;
+    default: out = Value::error(); return;
+  }
+}
+
+void op_unary(Op op, const Value& a, Value& out) {
+  if (a.is_error()) {
+    out = Value::error();
+    return;
+  }
+  if (a.is_undefined()) {
+    out = Value::undefined();
+    return;
+  }
+  switch (op) {
+    case Op::kUnaryPlus:
+      if (a.is_integer() || a.is_real() || a.is_rel_time()) {
+        out = a;
+      } else {
+        out = Value::error();
+      }
+      return;
+    case Op::kUnaryMinus:
+      if (a.is_integer()) {
+        out = Value::integer(static_cast<int64_t>(0 - static_cast<uint64_t>(a.as_integer())));
+      } else if (a.is_real()) {
+        out = Value::real(-a.as_real());
+      } else if (a.is_rel_time()) {
+        out = Value::rel_time(-a.as_rel_time());
+      } else {
+        out = Value::error();
+      }
+      return;
+    case Op::kBitwiseNot:
+      out = a.is_integer() ? Value::integer(~a.as_integer()) : Value::error();
+      return;
+    case Op::kLogicalNot:
+      if (a.is_boolean()) {
+        out = Value::boolean(!a.as_boolean());
+      } else if (a.is_integer()) {
+        out = Value::boolean(a.as_integer() == 0);
+      } else if (a.is_real()) {
+        out = Value::boolean(a.as_real() == 0.0);
+      } else {
+        out = Value::error();
+      }
+      return;
+    default: out = Value::error(); return;
+  }
+}
+
+}  // namespace kite::classad

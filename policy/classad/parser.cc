@@ -1,0 +1,531 @@
+// Recursive-descent parser for ClassAd expressions and ads, with HTCondor's
+// operator precedence (lowest first: ?:, ||, &&, |, ^, &, equality,
+// relational, shifts, + -, * / %, unary, postfix . and []).
+// HTCONDOR: classad-mechanism "ClassAd Syntax", "Operators".
+#include "policy/classad/parser.h"
+
+#include <cstdio>
+
+#include "policy/classad/functions.h"
+#include "policy/classad/lexer.h"
+
+namespace kite::classad {
+namespace {
+
+// Deep enough for any real policy; shallow enough that fuzzed input cannot
+// overflow the stack (of the parser or of the evaluator later).
+constexpr int kMaxNesting = 256;
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : lex_(text) { advance(); }
+
+  Expr* parse_expression() {
+    if (++depth_ > kMaxNesting) {
+      fail("expression nested too deeply");
+      --depth_;
+      return nullptr;
+    }
+    Expr* e = parse_ternary();
+    --depth_;
+    return e;
+  }
+
+  ClassAd* parse_ad_literal();  // at '['
+  bool at(Tok k) const { return tok_.kind == k; }
+  bool failed() const { return failed_; }
+  const ParseError& error() const { return err_; }
+  const Token& token() const { return tok_; }
+  void advance() {
+    tok_ = lex_.next();
+    if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
+  }
+  void fail(const std::string& msg) { fail_at(tok_.line, tok_.column, msg); }
+  void fail_at(int line, int col, const std::string& msg) {
+    if (failed_) return;
+    failed_ = true;
+    err_.line = line;
+    err_.column = col;
+    err_.message = msg;
+  }
+  void expect_end() {
+    if (!failed_ && !at(Tok::kEnd)) fail("unexpected text after the expression");
+  }
+  Lexer& lexer() { return lex_; }
+
+ private:
+  Expr* parse_ternary();
+  Expr* parse_binary(int level);
+  Expr* parse_unary();
+  Expr* parse_postfix();
+  Expr* parse_primary();
+  Expr* parse_list();
+  Expr* parse_call(const Token& name);
+
+  static Expr* make_op(Op op, Expr* a, Expr* b = nullptr, Expr* c = nullptr, uint8_t flags = 0) {
+    auto* o = new OpExpr(op);
+    o->a = a;
+    o->b = b;
+    o->c = c;
+    o->flags = flags;
+    return o;
+  }
+
+  Lexer lex_;
+  Token tok_;
+  bool failed_ = false;
+  ParseError err_;
+  int depth_ = 0;
+};
+
+const char* describe(Tok k) {
+  switch (k) {
+    case Tok::kEnd: return "end of input";
+    case Tok::kRParen: return "')'";
+    case Tok::kRBrace: return "'}'";
+    case Tok::kRBracket: return "']'";
+    case Tok::kColon: return "':'";
+    case Tok::kAssign: return "'='";
+    default: return "token";
+  }
+}
+
+Expr* Parser::parse_ternary() {
+  Expr* cond = parse_binary(0);
+  if (!cond) return nullptr;
+  if (!at(Tok::kQuestion)) return cond;
+  advance();
+  if (at(Tok::kColon)) {  // a ?: b
+    advance();
+    Expr* alt = parse_expression();
+    if (!alt) {
+      expr_unref(cond);
+      return nullptr;
+    }
+    return make_op(Op::kElvis, cond, alt);
+  }
+  Expr* yes = parse_expression();
+  if (!yes) {
+    expr_unref(cond);
+    return nullptr;
+  }
+  if (!at(Tok::kColon)) {
+    fail("expected ':' in conditional expression");
+    expr_unref(cond);
+    expr_unref(yes);
+    return nullptr;
+  }
+  advance();
+  Expr* no = parse_expression();
+  if (!no) {
+    expr_unref(cond);
+    expr_unref(yes);
+    return nullptr;
+  }
+  return make_op(Op::kTernary, cond, yes, no);
+}
+
+struct BinOp {
+  Tok tok;
+  Op op;
+  uint8_t flags;
+};
+
+// Binary operator levels, lowest precedence first.
+const BinOp kLevel0[] = {{Tok::kOrOr, Op::kOr, 0}};
+const BinOp kLevel1[] = {{Tok::kAndAnd, Op::kAnd, 0}};
+const BinOp kLevel2[] = {{Tok::kBar, Op::kBitOr, 0}};
+const BinOp kLevel3[] = {{Tok::kCaret, Op::kBitXor, 0}};
+const BinOp kLevel4[] = {{Tok::kAmp, Op::kBitAnd, 0}};
+const BinOp kLevel5[] = {{Tok::kEq, Op::kEqual, 0},
+                         {Tok::kNe, Op::kNotEqual, 0},
+                         {Tok::kMetaEq, Op::kMetaEqual, 0},
+                         {Tok::kMetaNe, Op::kMetaNotEqual, 0},
+                         {Tok::kIs, Op::kMetaEqual, kSpelledIs},
+                         {Tok::kIsnt, Op::kMetaNotEqual, kSpelledIsnt}};
+const BinOp kLevel6[] = {{Tok::kLt, Op::kLess, 0},
+                         {Tok::kLe, Op::kLessEq, 0},
+                         {Tok::kGt, Op::kGreater, 0},
+                         {Tok::kGe, Op::kGreaterEq, 0}};
+const BinOp kLevel7[] = {{Tok::kShl, Op::kShiftLeft, 0},
+                         {Tok::kShr, Op::kShiftRight, 0},
+                         {Tok::kShrU, Op::kShiftRightUnsigned, 0}};
+const BinOp kLevel8[] = {{Tok::kPlus, Op::kAdd, 0}, {Tok::kMinus, Op::kSub, 0}};
+const BinOp kLevel9[] = {
+    {Tok::kStar, Op::kMul, 0}, {Tok::kSlash, Op::kDiv, 0}, {Tok::kPercent, Op::kMod, 0}};
+
+struct Level {
+  const BinOp* ops;
+  size_t n;
+};
+const Level kLevels[] = {
+    {kLevel0, 1}, {kLevel1, 1}, {kLevel2, 1}, {kLevel3, 1}, {kLevel4, 1},
+    {kLevel5, 6}, {kLevel6, 4}, {kLevel7, 3}, {kLevel8, 2}, {kLevel9, 3},
+};
+constexpr int kNumLevels = sizeof kLevels / sizeof kLevels[0];
+
+Expr* Parser::parse_binary(int level) {
+  if (level == kNumLevels) return parse_unary();
+  Expr* lhs = parse_binary(level + 1);
+  if (!lhs) return nullptr;
+  for (;;) {
+    const BinOp* match = nullptr;
+    for (size_t i = 0; i < kLevels[level].n; ++i) {
+      if (tok_.kind == kLevels[level].ops[i].tok) match = &kLevels[level].ops[i];
+    }
+    if (!match) return lhs;
+    advance();
+    Expr* rhs = parse_binary(level + 1);
+    if (!rhs) {
+      expr_unref(lhs);
+      return nullptr;
+    }
+    lhs = make_op(match->op, lhs, rhs, nullptr, match->flags);
+  }
+}
+
+Expr* Parser::parse_unary() {
+  Op op = Op::kNone;
+  switch (tok_.kind) {
+    case Tok::kPlus: op = Op::kUnaryPlus; break;
+    case Tok::kMinus: op = Op::kUnaryMinus; break;
+    case Tok::kBang: op = Op::kLogicalNot; break;
+    case Tok::kTilde: op = Op::kBitwiseNot; break;
+    default: return parse_postfix();
+  }
+  advance();
+  if (++depth_ > kMaxNesting) {
+    fail("expression nested too deeply");
+    --depth_;
+    return nullptr;
+  }
+  Expr* operand = parse_unary();
+  --depth_;
+  if (!operand) return nullptr;
+  return make_op(op, operand);
+}
+
+Expr* Parser::parse_postfix() {
+  Expr* e = parse_primary();
+  while (e) {
+    if (at(Tok::kDot)) {
+      advance();
+      if (!at(Tok::kName)) {
+        fail("expected an attribute name after '.'");
+        expr_unref(e);
+        return nullptr;
+      }
+      InternedName n = intern_name(tok_.text);
+      auto* a = new AttrExpr(n.id, n.name);
+      a->base = e;
+      e = a;
+      advance();
+    } else if (at(Tok::kLBracket)) {
+      advance();
+      Expr* index = parse_expression();
+      if (!index) {
+        expr_unref(e);
+        return nullptr;
+      }
+      if (!at(Tok::kRBracket)) {
+        fail("expected ']' after subscript");
+        expr_unref(e);
+        expr_unref(index);
+        return nullptr;
+      }
+      advance();
+      e = make_op(Op::kSubscript, e, index);
+    } else {
+      break;
+    }
+  }
+  return e;
+}
+
+Expr* Parser::parse_list() {
+  advance();  // '{'
+  ListObj* list = ListObj::make();
+  Value holder = Value::adopt_list(list);
+  if (!at(Tok::kRBrace)) {
+    for (;;) {
+      Expr* item = parse_expression();
+      if (!item) return nullptr;
+      list->items.push_back(item);
+      if (at(Tok::kComma)) {
+        advance();
+        continue;
+      }
+      if (at(Tok::kRBrace)) break;
+      fail("expected ',' or '}' in list");
+      return nullptr;
+    }
+  }
+  advance();  // '}'
+  return new LiteralExpr(static_cast<Value&&>(holder));
+}
+
+Expr* Parser::parse_call(const Token& name) {
+  advance();  // '('
+  std::vector<Expr*> args;
+  auto cleanup = [&args]() {
+    for (Expr* a : args) expr_unref(a);
+  };
+  if (!at(Tok::kRParen)) {
+    for (;;) {
+      Expr* arg = parse_expression();
+      if (!arg) {
+        cleanup();
+        return nullptr;
+      }
+      args.push_back(arg);
+      if (at(Tok::kComma)) {
+        advance();
+        continue;
+      }
+      if (at(Tok::kRParen)) break;
+      fail("expected ',' or ')' in function call");
+      cleanup();
+      return nullptr;
+    }
+  }
+  advance();  // ')'
+  InternedName n = intern_name(name.text);
+  auto* call = new CallExpr(function_find(name.text), n.name);
+  call->nargs = static_cast<uint32_t>(args.size());
+  if (!args.empty()) {
+    call->args = new Expr*[args.size()];
+    for (size_t i = 0; i < args.size(); ++i) call->args[i] = args[i];
+  }
+  return call;
+}
+
+Expr* Parser::parse_primary() {
+  if (failed_) return nullptr;
+  switch (tok_.kind) {
+    case Tok::kInteger: {
+      Expr* e = new LiteralExpr(Value::integer(tok_.int_value));
+      advance();
+      return e;
+    }
+    case Tok::kReal: {
+      Expr* e = new LiteralExpr(Value::real(tok_.real_value));
+      advance();
+      return e;
+    }
+    case Tok::kString: {
+      Expr* e = new LiteralExpr(Value::string(tok_.text));
+      advance();
+      return e;
+    }
+    case Tok::kTrue:
+    case Tok::kFalse: {
+      Expr* e = new LiteralExpr(Value::boolean(tok_.kind == Tok::kTrue));
+      advance();
+      return e;
+    }
+    case Tok::kUndefined: {
+      Expr* e = new LiteralExpr(Value::undefined());
+      advance();
+      return e;
+    }
+    case Tok::kErrorKw: {
+      Expr* e = new LiteralExpr(Value::error());
+      advance();
+      return e;
+    }
+    case Tok::kName: {
+      Token name = tok_;
+      advance();
+      if (at(Tok::kLParen) && !name.quoted_name) return parse_call(name);
+      InternedName n = intern_name(name.text);
+      return new AttrExpr(n.id, n.name);
+    }
+    case Tok::kDot: {  // .name: lookup from the root scope
+      advance();
+      if (!at(Tok::kName)) {
+        fail("expected an attribute name after '.'");
+        return nullptr;
+      }
+      InternedName n = intern_name(tok_.text);
+      auto* a = new AttrExpr(n.id, n.name);
+      a->absolute = 1;
+      advance();
+      return a;
+    }
+    case Tok::kLParen: {
+      advance();
+      Expr* inner = parse_expression();
+      if (!inner) return nullptr;
+      if (!at(Tok::kRParen)) {
+        fail("expected ')'");
+        expr_unref(inner);
+        return nullptr;
+      }
+      advance();
+      return make_op(Op::kParens, inner);
+    }
+    case Tok::kLBrace: return parse_list();
+    case Tok::kLBracket: {
+      ClassAd* ad = parse_ad_literal();
+      if (!ad) return nullptr;
+      return new LiteralExpr(Value::adopt_classad(ad));
+    }
+    case Tok::kEnd: fail("unexpected end of input"); return nullptr;
+    default: fail("unexpected token"); return nullptr;
+  }
+}
+
+ClassAd* Parser::parse_ad_literal() {
+  if (++depth_ > kMaxNesting) {
+    fail("ad nested too deeply");
+    --depth_;
+    return nullptr;
+  }
+  advance();  // '['
+  AdPtr ad(ClassAd::make());
+  while (!at(Tok::kRBracket)) {
+    if (failed_) {
+      --depth_;
+      return nullptr;
+    }
+    if (at(Tok::kSemicolon)) {  // empty statement
+      advance();
+      continue;
+    }
+    if (!at(Tok::kName)) {
+      fail(at(Tok::kEnd) ? "expected ']' at end of ad" : "expected an attribute name");
+      --depth_;
+      return nullptr;
+    }
+    std::string name = tok_.text;
+    advance();
+    if (!at(Tok::kAssign)) {
+      fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
+      --depth_;
+      return nullptr;
+    }
+    advance();
+    Expr* e = parse_expression();
+    if (!e) {
+      --depth_;
+      return nullptr;
+    }
+    ad->insert(name, e);
+    if (at(Tok::kSemicolon)) {
+      advance();
+    } else if (!at(Tok::kRBracket)) {
+      fail("expected ';' or ']' in ad");
+      --depth_;
+      return nullptr;
+    }
+  }
+  advance();  // ']'
+  --depth_;
+  return ad.release();
+}
+
+void set_error(ParseError* err, const Parser& p) {
+  if (err) *err = p.error();
+}
+
+}  // namespace
+
+std::string ParseError::to_string() const {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "line %d, column %d: ", line, column);
+  return buf + message;
+}
+
+ExprPtr parse_expr(std::string_view text, ParseError* err) {
+  Parser p(text);
+  Expr* e = p.parse_expression();
+  if (e) p.expect_end();
+  if (p.failed()) {
+    if (e) expr_unref(e);
+    set_error(err, p);
+    return ExprPtr();
+  }
+  return ExprPtr(e);
+}
+
+AdPtr parse_classad(std::string_view text, ParseError* err) {
+  Parser p(text);
+  if (!p.at(Tok::kLBracket)) {
+    p.fail("expected '[' at the start of an ad");
+    set_error(err, p);
+    return AdPtr();
+  }
+  AdPtr ad(p.parse_ad_literal());
+  if (ad) p.expect_end();
+  if (p.failed()) {
+    set_error(err, p);
+    return AdPtr();
+  }
+  return ad;
+}
+
+AdPtr parse_classad_old(std::string_view text, ParseError* err) {
+  AdPtr ad(ClassAd::make());
+  size_t pos = 0;
+  int line = 0;
+  while (pos <= text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view l = text.substr(pos, eol - pos);
+    ++line;
+    pos = eol + 1;
+    size_t b = 0;
+    while (b < l.size() && (l[b] == ' ' || l[b] == '\t' || l[b] == '\r')) ++b;
+    size_t e = l.size();
+    while (e > b && (l[e - 1] == ' ' || l[e - 1] == '\t' || l[e - 1] == '\r')) --e;
+    l = l.substr(b, e - b);
+    if (l.empty() || l[0] == '#') {
+      if (eol == text.size()) break;
+      continue;
+    }
+    size_t eq = l.find('=');
+    std::string_view name = eq == std::string_view::npos ? l : l.substr(0, eq);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+    bool name_ok = !name.empty();
+    for (char c : name) {
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '_' || c == '.')) {
+        name_ok = false;
+      }
+    }
+    if (eq == std::string_view::npos || !name_ok) {
+      if (err) {
+        err->line = line;
+        err->column = static_cast<int>(b) + 1;
+        err->message = eq == std::string_view::npos ? "expected 'Name = expression'"
+                                                    : "bad attribute name";
+      }
+      return AdPtr();
+    }
+    ParseError perr;
+    ExprPtr expr = parse_expr(l.substr(eq + 1), &perr);
+    if (!expr) {
+      if (err) {
+        err->line = line;
+        err->column = static_cast<int>(b + eq + 1) + perr.column;
+        err->message = perr.message;
+      }
+      return AdPtr();
+    }
+    ad->insert(name, expr.release());
+    if (eol == text.size()) break;
+  }
+  return ad;
+}
+
+AdPtr parse_classad_any(std::string_view text, ParseError* err) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
+                             text[i] == '\r')) {
+    ++i;
+  }
+  if (i < text.size() && text[i] == '[') return parse_classad(text, err);
+  return parse_classad_old(text, err);
+}
+
+}  // namespace kite::classad

@@ -1,0 +1,202 @@
+// ClassAd values: the ten value types of the language and the refcounted heap
+// objects (strings, lists, nested ads) that values share without copying.
+// HTCONDOR: classad-mechanism "Evaluation Semantics" (literal types).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kite::classad {
+
+struct Expr;
+class ClassAd;
+
+enum class ValueType : uint8_t {
+  kUndefined,
+  kError,
+  kBoolean,
+  kInteger,
+  kReal,
+  kString,
+  kList,
+  kClassAd,
+  kAbsTime,
+  kRelTime,
+};
+
+// Immutable refcounted string; literal strings in an expression tree are one
+// of these, so evaluating a literal costs a refcount, not a copy.
+struct StringObj {
+  uint32_t refs;
+  uint32_t len;
+  char* data() { return reinterpret_cast<char*>(this + 1); }
+  const char* data() const { return reinterpret_cast<const char*>(this + 1); }
+  std::string_view view() const { return {data(), len}; }
+
+  static StringObj* make(std::string_view s);
+  void ref() { ++refs; }
+  void unref() {
+    if (--refs == 0) ::operator delete(this);
+  }
+};
+
+// A list value is a list of expressions, evaluated lazily where used (so
+// `{ x, x + 1 }` stays unevaluated and `{ 1, 1/0, 3 }[2]` is 3). The list owns
+// its element trees.
+struct ListObj {
+  uint32_t refs = 1;
+  std::vector<Expr*> items;
+
+  static ListObj* make() { return new ListObj(); }
+  void ref() { ++refs; }
+  void unref();
+
+ private:
+  ListObj() = default;
+  ~ListObj();
+  friend struct ListObjDeleter;
+};
+
+// Absolute time: seconds since the epoch plus the zone offset it is shown in.
+struct AbsTime {
+  int64_t secs;
+  int32_t offset;  // seconds east of UTC
+};
+
+class Value {
+ public:
+  Value() : type_(ValueType::kUndefined) { u_.i = 0; }
+  ~Value() { release(); }
+  Value(const Value& o) : type_(o.type_), u_(o.u_) { acquire(); }
+  Value(Value&& o) noexcept : type_(o.type_), u_(o.u_) { o.type_ = ValueType::kUndefined; }
+  Value& operator=(const Value& o) {
+    if (this != &o) {
+      Value tmp(o);
+      swap(tmp);
+    }
+    return *this;
+  }
+  Value& operator=(Value&& o) noexcept {
+    if (this != &o) {
+      release();
+      type_ = o.type_;
+      u_ = o.u_;
+      o.type_ = ValueType::kUndefined;
+    }
+    return *this;
+  }
+  void swap(Value& o) {
+    std::swap(type_, o.type_);
+    std::swap(u_, o.u_);
+  }
+
+  static Value undefined() { return Value(); }
+  static Value error() {
+    Value v;
+    v.type_ = ValueType::kError;
+    return v;
+  }
+  static Value boolean(bool b) {
+    Value v;
+    v.type_ = ValueType::kBoolean;
+    v.u_.b = b;
+    return v;
+  }
+  static Value integer(int64_t i) {
+    Value v;
+    v.type_ = ValueType::kInteger;
+    v.u_.i = i;
+    return v;
+  }
+  static Value real(double r) {
+    Value v;
+    v.type_ = ValueType::kReal;
+    v.u_.r = r;
+    return v;
+  }
+  static Value string(std::string_view s) { return adopt_string(StringObj::make(s)); }
+  // Shares `s` (takes a new reference).
+  static Value string(StringObj* s) {
+    s->ref();
+    return adopt_string(s);
+  }
+  static Value adopt_string(StringObj* s) {
+    Value v;
+    v.type_ = ValueType::kString;
+    v.u_.s = s;
+    return v;
+  }
+  static Value list(ListObj* l) {  // takes a new reference
+    l->ref();
+    return adopt_list(l);
+  }
+  static Value adopt_list(ListObj* l) {
+    Value v;
+    v.type_ = ValueType::kList;
+    v.u_.l = l;
+    return v;
+  }
+  static Value classad(ClassAd* ad);        // takes a new reference
+  static Value adopt_classad(ClassAd* ad);  // takes over the caller's reference
+  static Value abs_time(int64_t secs, int32_t offset) {
+    Value v;
+    v.type_ = ValueType::kAbsTime;
+    v.u_.t = AbsTime{secs, offset};
+    return v;
+  }
+  static Value rel_time(double secs) {
+    Value v;
+    v.type_ = ValueType::kRelTime;
+    v.u_.r = secs;
+    return v;
+  }
+
+  ValueType type() const { return type_; }
+  bool is_undefined() const { return type_ == ValueType::kUndefined; }
+  bool is_error() const { return type_ == ValueType::kError; }
+  bool is_boolean() const { return type_ == ValueType::kBoolean; }
+  bool is_integer() const { return type_ == ValueType::kInteger; }
+  bool is_real() const { return type_ == ValueType::kReal; }
+  bool is_number() const { return is_integer() || is_real(); }
+  bool is_string() const { return type_ == ValueType::kString; }
+  bool is_list() const { return type_ == ValueType::kList; }
+  bool is_classad() const { return type_ == ValueType::kClassAd; }
+  bool is_abs_time() const { return type_ == ValueType::kAbsTime; }
+  bool is_rel_time() const { return type_ == ValueType::kRelTime; }
+  bool is_exceptional() const { return is_undefined() || is_error(); }
+
+  bool as_boolean() const { return u_.b; }
+  int64_t as_integer() const { return u_.i; }
+  double as_real() const { return u_.r; }
+  double as_rel_time() const { return u_.r; }
+  AbsTime as_abs_time() const { return u_.t; }
+  std::string_view as_string() const { return u_.s->view(); }
+  StringObj* string_obj() const { return u_.s; }
+  ListObj* as_list() const { return u_.l; }
+  ClassAd* as_classad() const { return u_.ad; }
+
+  // Numeric view of integer/real/boolean (booleans count as 0/1 where the
+  // language promotes them).
+  bool to_number(double& out) const;
+
+ private:
+  void acquire();
+  void release();
+
+  ValueType type_;
+  union U {
+    bool b;
+    int64_t i;
+    double r;
+    StringObj* s;
+    ListObj* l;
+    ClassAd* ad;
+    AbsTime t;
+  } u_;
+};
+
+}  // namespace kite::classad
