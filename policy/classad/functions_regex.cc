@@ -260,10 +260,14 @@ void fn_stringlist_regexp_member(const CallExpr& call, EvalContext& ctx, Value& 
   if (call.nargs == 4) {
     for (char c : cstr(v[3].as_string())) {
       switch (c) {
-        case 'i': case 'I': options |= PCRE2_CASELESS; break;
-        case 'm': case 'M': options |= PCRE2_MULTILINE; break;
-        case 's': case 'S': options |= PCRE2_DOTALL; break;
-        case 'x': case 'X': options |= PCRE2_EXTENDED; break;
+        case 'i':
+        case 'I': options |= PCRE2_CASELESS; break;
+        case 'm':
+        case 'M': options |= PCRE2_MULTILINE; break;
+        case 's':
+        case 'S': options |= PCRE2_DOTALL; break;
+        case 'x':
+        case 'X': options |= PCRE2_EXTENDED; break;
         default: break;
       }
     }

@@ -30,8 +30,7 @@ bool ascii_iequal(std::string_view a, std::string_view b) {
 
 // Evaluates the list (and optional delimiter) argument of the numeric family;
 // both must be strings. False (out = error) otherwise.
-bool list_and_delim(const CallExpr& call, EvalContext& ctx, Value& list, Value& delim,
-                    Value& out) {
+bool list_and_delim(const CallExpr& call, EvalContext& ctx, Value& list, Value& delim, Value& out) {
   if (call.nargs < 1 || call.nargs > 2) {
     out = Value::error();
     return false;

@@ -32,21 +32,11 @@ void local_fields(int64_t secs, struct tm* out) {
 // B/K/M/G/T scale suffix.
 bool to_integer(const Value& v, int64_t* out) {
   switch (v.type()) {
-    case ValueType::kBoolean:
-      *out = v.as_boolean() ? 1 : 0;
-      return true;
-    case ValueType::kInteger:
-      *out = v.as_integer();
-      return true;
-    case ValueType::kReal:
-      *out = double_to_int64(v.as_real());
-      return true;
-    case ValueType::kAbsTime:
-      *out = v.as_abs_time().secs;
-      return true;
-    case ValueType::kRelTime:
-      *out = double_to_int64(v.as_rel_time());
-      return true;
+    case ValueType::kBoolean: *out = v.as_boolean() ? 1 : 0; return true;
+    case ValueType::kInteger: *out = v.as_integer(); return true;
+    case ValueType::kReal: *out = double_to_int64(v.as_real()); return true;
+    case ValueType::kAbsTime: *out = v.as_abs_time().secs; return true;
+    case ValueType::kRelTime: *out = double_to_int64(v.as_rel_time()); return true;
     case ValueType::kString: {
       std::string s(v.as_string());
       char* end = nullptr;
@@ -54,17 +44,20 @@ bool to_integer(const Value& v, int64_t* out) {
       if (end == s.c_str() && i == 0) return false;
       double scale = 1.0;
       switch (*end) {
-        case 'K': case 'k': scale = 1024.0; break;
-        case 'M': case 'm': scale = 1024.0 * 1024; break;
-        case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
-        case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
+        case 'K':
+        case 'k': scale = 1024.0; break;
+        case 'M':
+        case 'm': scale = 1024.0 * 1024; break;
+        case 'G':
+        case 'g': scale = 1024.0 * 1024 * 1024; break;
+        case 'T':
+        case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
         default: break;
       }
       *out = double_to_int64(static_cast<double>(i) * scale);
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -162,9 +155,7 @@ void conv_time(const CallExpr& call, EvalContext& ctx, Value& out, bool relative
     return Value::abs_time(secs, offset);
   };
   switch (arg.type()) {
-    case ValueType::kUndefined:
-      out = Value::undefined();
-      return;
+    case ValueType::kUndefined: out = Value::undefined(); return;
     case ValueType::kInteger: {
       // The reference reads the number as a C int.
       int32_t secs = static_cast<int32_t>(arg.as_integer());
@@ -295,12 +286,9 @@ ClassAd* split_time(const Value& v) {
       int32_t secs = double_to_int32(v.as_real());
       return abs_time_ad(secs, local_zone_offset(secs));
     }
-    case ValueType::kAbsTime:
-      return abs_time_ad(v.as_abs_time().secs, v.as_abs_time().offset);
-    case ValueType::kRelTime:
-      return rel_time_ad(v.as_rel_time());
-    default:
-      return nullptr;
+    case ValueType::kAbsTime: return abs_time_ad(v.as_abs_time().secs, v.as_abs_time().offset);
+    case ValueType::kRelTime: return rel_time_ad(v.as_rel_time());
+    default: return nullptr;
   }
 }
 
@@ -382,8 +370,17 @@ void fn_format_time(const CallExpr& call, EvalContext& ctx, Value& out) {
 
 // getYear(t) ... getSeconds(t): fields of an absolute time in the local zone
 // or of a relative time.
-enum class Field { kYear, kMonth, kDayOfYear, kDayOfMonth, kDayOfWeek, kDays, kHours, kMinutes,
-                   kSeconds };
+enum class Field {
+  kYear,
+  kMonth,
+  kDayOfYear,
+  kDayOfMonth,
+  kDayOfWeek,
+  kDays,
+  kHours,
+  kMinutes,
+  kSeconds
+};
 
 template <Field F>
 void fn_get_field(const CallExpr& call, EvalContext& ctx, Value& out) {

@@ -18,8 +18,12 @@ namespace kite::classad {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
 void skip_space_back(std::string_view s, int& i) {
   while (i >= 0 && is_space(s[i])) --i;
@@ -256,8 +260,7 @@ bool parse_abs_time(std::string_view text, int64_t* secs_out, int32_t* offset_ou
   if (i > len - 4) return false;  // needs a 4-digit year
   fields.tm_year = atoi_n(s, i, 4) - 1900;
   i += 4;
-  int* rest[] = {&fields.tm_mon, &fields.tm_mday, &fields.tm_hour, &fields.tm_min,
-                 &fields.tm_sec};
+  int* rest[] = {&fields.tm_mon, &fields.tm_mday, &fields.tm_hour, &fields.tm_min, &fields.tm_sec};
   for (int k = 0; k < 5; ++k) {
     next_digit(s, i);
     if (i <= len - 2) {
