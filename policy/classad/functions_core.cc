@@ -244,8 +244,8 @@ void fn_unresolved(const CallExpr& call, EvalContext& ctx, Value& out) {
     }
     int errcode;
     PCRE2_SIZE erroff;
-    re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat.string_obj()->data()), pat.as_string().size(),
-                       PCRE2_CASELESS, &errcode, &erroff, nullptr);
+    re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat.string_obj()->data()),
+                       pat.as_string().size(), PCRE2_CASELESS, &errcode, &erroff, nullptr);
     if (!re) {
       out = Value::error();
       return;

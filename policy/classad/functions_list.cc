@@ -56,15 +56,24 @@ void fn_identicalmember(const CallExpr& call, EvalContext& ctx, Value& out) {
 
 // The operator named by anyCompare's first argument (exact spelling only).
 bool compare_op(std::string_view s, Op& op) {
-  if (s == "<") op = Op::kLess;
-  else if (s == "<=") op = Op::kLessEq;
-  else if (s == "!=") op = Op::kNotEqual;
-  else if (s == "==") op = Op::kEqual;
-  else if (s == ">") op = Op::kGreater;
-  else if (s == ">=") op = Op::kGreaterEq;
-  else if (s == "is") op = Op::kMetaEqual;
-  else if (s == "isnt") op = Op::kMetaNotEqual;
-  else return false;
+  if (s == "<")
+    op = Op::kLess;
+  else if (s == "<=")
+    op = Op::kLessEq;
+  else if (s == "!=")
+    op = Op::kNotEqual;
+  else if (s == "==")
+    op = Op::kEqual;
+  else if (s == ">")
+    op = Op::kGreater;
+  else if (s == ">=")
+    op = Op::kGreaterEq;
+  else if (s == "is")
+    op = Op::kMetaEqual;
+  else if (s == "isnt")
+    op = Op::kMetaNotEqual;
+  else
+    return false;
   return true;
 }
 

@@ -231,8 +231,9 @@ void fn_pow(const CallExpr& call, EvalContext& ctx, Value& out) {
   ctx.eval(call.args[0], base);
   ctx.eval(call.args[1], exp);
   if (base.is_integer() && exp.is_integer() && exp.as_integer() >= 0) {
-    double r = std::pow(static_cast<double>(base.as_integer()),
-                        static_cast<double>(exp.as_integer())) + 0.5;
+    double r =
+        std::pow(static_cast<double>(base.as_integer()), static_cast<double>(exp.as_integer())) +
+        0.5;
     out = Value::integer(builtin_double_to_int64(r));
     return;
   }
@@ -370,7 +371,9 @@ bool list_arg(const CallExpr& call, EvalContext& ctx, Value& list, Value& out) {
   return true;
 }
 
-bool is_numeric(const Value& v) { return v.is_integer() || v.is_real() || v.is_boolean(); }
+bool is_numeric(const Value& v) {
+  return v.is_integer() || v.is_real() || v.is_boolean();
+}
 
 void sum_avg(const CallExpr& call, EvalContext& ctx, Value& out, bool avg) {
   Value list;
@@ -406,9 +409,13 @@ void sum_avg(const CallExpr& call, EvalContext& ctx, Value& out, bool avg) {
 }
 
 // HTCONDOR: classad-builtin-functions "sum"
-void fn_sum(const CallExpr& call, EvalContext& ctx, Value& out) { sum_avg(call, ctx, out, false); }
+void fn_sum(const CallExpr& call, EvalContext& ctx, Value& out) {
+  sum_avg(call, ctx, out, false);
+}
 // HTCONDOR: classad-builtin-functions "avg"
-void fn_avg(const CallExpr& call, EvalContext& ctx, Value& out) { sum_avg(call, ctx, out, true); }
+void fn_avg(const CallExpr& call, EvalContext& ctx, Value& out) {
+  sum_avg(call, ctx, out, true);
+}
 
 // HTCondor's comparison promotes its operands in place (booleans to
 // integers, an integer beside a real to real), and min/max keep the
@@ -450,19 +457,22 @@ void min_max(const CallExpr& call, EvalContext& ctx, Value& out, bool want_min) 
 }
 
 // HTCONDOR: classad-builtin-functions "min"
-void fn_min(const CallExpr& call, EvalContext& ctx, Value& out) { min_max(call, ctx, out, true); }
+void fn_min(const CallExpr& call, EvalContext& ctx, Value& out) {
+  min_max(call, ctx, out, true);
+}
 // HTCONDOR: classad-builtin-functions "max"
-void fn_max(const CallExpr& call, EvalContext& ctx, Value& out) { min_max(call, ctx, out, false); }
+void fn_max(const CallExpr& call, EvalContext& ctx, Value& out) {
+  min_max(call, ctx, out, false);
+}
 
 }  // namespace
 
 FunctionTable functions_math() {
   static const FunctionEntry k[] = {
-      {"int", fn_int},         {"real", fn_real},         {"string", fn_string},
-      {"bool", fn_bool},       {"floor", fn_floor},       {"ceiling", fn_ceiling},
-      {"ceil", fn_ceiling},    {"round", fn_round},       {"pow", fn_pow},
-      {"quantize", fn_quantize}, {"random", fn_random},   {"sum", fn_sum},
-      {"avg", fn_avg},         {"min", fn_min},           {"max", fn_max},
+      {"int", fn_int},     {"real", fn_real},         {"string", fn_string}, {"bool", fn_bool},
+      {"floor", fn_floor}, {"ceiling", fn_ceiling},   {"ceil", fn_ceiling},  {"round", fn_round},
+      {"pow", fn_pow},     {"quantize", fn_quantize}, {"random", fn_random}, {"sum", fn_sum},
+      {"avg", fn_avg},     {"min", fn_min},           {"max", fn_max},
   };
   return {k, sizeof k / sizeof k[0]};
 }

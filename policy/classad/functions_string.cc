@@ -183,7 +183,9 @@ void fn_size(const CallExpr& call, EvalContext& ctx, Value& out) {
   ctx.eval(call.args[0], v);
   switch (v.type()) {
     case ValueType::kUndefined: out = Value::undefined(); return;
-    case ValueType::kString: out = Value::integer(static_cast<int64_t>(v.as_string().size())); return;
+    case ValueType::kString:
+      out = Value::integer(static_cast<int64_t>(v.as_string().size()));
+      return;
     case ValueType::kList:
       out = Value::integer(static_cast<int64_t>(v.as_list()->items.size()));
       return;
@@ -217,7 +219,9 @@ bool two_strings(const CallExpr& call, EvalContext& ctx, Value& a, Value& b, Val
   return true;
 }
 
-int sign(int r) { return r < 0 ? -1 : (r > 0 ? 1 : 0); }
+int sign(int r) {
+  return r < 0 ? -1 : (r > 0 ? 1 : 0);
+}
 
 // HTCONDOR: classad-builtin-functions "strcmp": -1, 0 or 1; non-strings are
 // compared in their string form.
@@ -234,7 +238,9 @@ void fn_stricmp(const CallExpr& call, EvalContext& ctx, Value& out) {
   out = Value::integer(sign(strcasecmp(a.string_obj()->data(), b.string_obj()->data())));
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // "Natural" comparison (strverscmp-like) with HTCondor's exact return
 // values: runs of digits compare as numbers, more leading zeros sort first,
@@ -335,7 +341,9 @@ void fn_version_in_range(const CallExpr& call, EvalContext& ctx, Value& out) {
   out = Value::boolean(l <= 0 && r <= 0);
 }
 
-bool c_isspace(int c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+bool c_isspace(int c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
 // HTCONDOR: classad-builtin-functions "split": items between separator
 // characters (default ", \t"). Empty items are dropped, except that a
