@@ -44,8 +44,8 @@ bool matches_any(const std::vector<pcre2_code*>& res, const std::string& name) {
   if (res.empty()) return true;
   for (pcre2_code* re : res) {
     pcre2_match_data* md = pcre2_match_data_create_from_pattern(re, nullptr);
-    int rc = pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(name.c_str()), name.size(), 0, 0, md,
-                         nullptr);
+    int rc =
+        pcre2_match(re, reinterpret_cast<PCRE2_SPTR>(name.c_str()), name.size(), 0, 0, md, nullptr);
     pcre2_match_data_free(md);
     if (rc >= 0) return true;
   }

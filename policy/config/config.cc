@@ -27,12 +27,16 @@ constexpr size_t kMaxValueBytes = 1 << 20;   // a value (after self-reference ex
 constexpr size_t kMaxExpandBytes = 1 << 20;  // the result of expanding one macro
 constexpr size_t kMaxFileBytes = 16 << 20;
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.';
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -94,6 +98,7 @@ int read_text(const std::string& path, std::string* out) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return errno;
   if (S_ISDIR(st.st_mode)) return EISDIR;
+  if (!S_ISREG(st.st_mode)) return EINVAL;  // no devices or FIFOs: they can block or never end
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return errno;
   out->clear();
@@ -442,8 +447,8 @@ Status Config::finish() const {
 /// Where the text being parsed comes from: a file, or a template used from a file line.
 struct Origin {
   std::string file;
-  int outer_line = 0;      // templates: the line of the file's `use`
-  std::string meta;        // templates: "use POLICY:DESKTOP"
+  int outer_line = 0;  // templates: the line of the file's `use`
+  std::string meta;    // templates: "use POLICY:DESKTOP"
   std::string_view text;
 
   std::string where(int index) const {  // index: 0-based physical line
@@ -582,13 +587,20 @@ Status Config::Loader::eval_if(const Origin& o, int line, std::string_view cond,
     for (int i = 0; i < parts && cmp == 0; ++i) {
       cmp = kCompatVersion[i] < want[i] ? -1 : (kCompatVersion[i] > want[i] ? 1 : 0);
     }
-    if (op == "==") r = cmp == 0;
-    else if (op == "!=") r = cmp != 0;
-    else if (op == ">=") r = cmp >= 0;
-    else if (op == "<=") r = cmp <= 0;
-    else if (op == ">") r = cmp > 0;
-    else if (op == "<") r = cmp < 0;
-    else return Status::Error(o.where(line) + ": bad version comparison '" + excerpt(op) + "'");
+    if (op == "==")
+      r = cmp == 0;
+    else if (op == "!=")
+      r = cmp != 0;
+    else if (op == ">=")
+      r = cmp >= 0;
+    else if (op == "<=")
+      r = cmp <= 0;
+    else if (op == ">")
+      r = cmp > 0;
+    else if (op == "<")
+      r = cmp < 0;
+    else
+      return Status::Error(o.where(line) + ": bad version comparison '" + excerpt(op) + "'");
   } else {
     std::string v;
     Status st = cfg.expand(c, &v);
@@ -626,7 +638,8 @@ Status Config::Loader::do_use(const Origin& o, int line, std::string_view rest) 
                          "' (expected POLICY, FEATURE, ROLE or SECURITY)");
   }
   std::string_view list = trim(rest.substr(colon + 1));
-  if (list.empty()) return Status::Error(o.where(line) + ": 'use " + upper(cat) + "' names no template");
+  if (list.empty())
+    return Status::Error(o.where(line) + ": 'use " + upper(cat) + "' names no template");
   size_t i = 0;
   while (i < list.size()) {
     while (i < list.size() && (is_space(list[i]) || list[i] == ',')) ++i;
@@ -853,8 +866,8 @@ Status Config::Loader::parse(const Origin& o) {
         Frame& f = ifs.back();
         if (f.in_else) return Status::Error(o.where(start) + ": second else for the same if");
         if (!after.empty()) {
-          return Status::Error(o.where(start) + ": unexpected text after else: '" +
-                               excerpt(after) + "'");
+          return Status::Error(o.where(start) + ": unexpected text after else: '" + excerpt(after) +
+                               "'");
         }
         f.in_else = true;
         branch_on.back() = f.parent_active && !f.taken;

@@ -1,6 +1,7 @@
 // Public API of Kite's configuration language: HTCondor's config syntax (macros, includes,
-// conditionals, `use` templates, SUBSYS. prefixes) loaded from files or strings and queried by name.
-// HTCONDOR: admin-manual/introduction-to-configuration (25.x); templates as observed in 25.14.
+// conditionals, `use` templates, SUBSYS. prefixes) loaded from files or strings and queried by
+// name. HTCONDOR: admin-manual/introduction-to-configuration (25.x); templates as observed
+// in 25.14.
 #pragma once
 
 #include <map>

@@ -66,8 +66,8 @@ const Default kDefaults[] = {
     {"CONSUMPTION_POLICY", "false", true},
     {"ENABLE_BACKFILL", "false", true},
     {"GPU_MONITOR", "$(LIBEXEC)/condor_gpu_utilization", true},
-    {"ENVIRONMENT_FOR_AssignedGPUs", "GPU_DEVICE_ORDINAL=/(CUDA|OCL)//  CUDA_VISIBLE_DEVICES=/CUDA//",
-     true},
+    {"ENVIRONMENT_FOR_AssignedGPUs",
+     "GPU_DEVICE_ORDINAL=/(CUDA|OCL)//  CUDA_VISIBLE_DEVICES=/CUDA//", true},
     {"ENVIRONMENT_VALUE_FOR_UnAssignedGPUs", "10000", true},
     // Constants and policy fragments (param table "Useful constants").
     {"MINUTE", "60", true},

@@ -30,8 +30,10 @@ Config load(const char* text, Status* st_out = nullptr) {
   Config c;
   Status st = c.load_string(text, "t.conf");
   if (st.ok) st = c.finish();
-  if (st_out) *st_out = st;
-  else EXPECT_TRUE(st.ok) << st.message;
+  if (st_out)
+    *st_out = st;
+  else
+    EXPECT_TRUE(st.ok) << st.message;
   return c;
 }
 
@@ -74,7 +76,8 @@ TEST(ConfigSyntax, LineContinuation) {
       "# $(C) \\\n"
       "$(D)\n"
       "LAST = x\n");
-  EXPECT_EQ(raw(c, "START"), "(KeyboardIdle > 15 * $(MINUTE)) && ((LoadAvg - CondorLoadAvg) <= 0.3)");
+  EXPECT_EQ(raw(c, "START"),
+            "(KeyboardIdle > 15 * $(MINUTE)) && ((LoadAvg - CondorLoadAvg) <= 0.3)");
   EXPECT_EQ(raw(c, "A"), "$(B) $(D)");
   EXPECT_EQ(raw(c, "A2"), "$(B) $(D)");
   Entry e;
@@ -182,7 +185,8 @@ TEST(ConfigConditionals, DefinedVersionBooleansNesting) {
       "if 0\n F1 = 1\nendif\nif no\n F2 = 1\nendif\nif False\n F3 = 1\nendif\n"
       "if ! defined X\n NX = 1\nelif defined DO_X\n ELIF = 1\nelse\n ELSE = 1\nendif\n"
       "if defined X\n if defined NOPE\n  INNER = 1\n else\n  INNER = 2\n endif\nendif\n"
-      "if false\n if $(this would be an error) \n  Z = 1\n endif\n bad line ignored in skip\nendif\n"
+      "if false\n if $(this would be an error) \n  Z = 1\n endif\n bad line ignored in "
+      "skip\nendif\n"
       "B = true\nif $(B)\n FROM_MACRO = 1\nendif\nif $(UNSET_MACRO)\n EMPTY_IS_FALSE = 1\nendif\n"
       "if defined START\n START_IS_DEFAULT = 1\nendif\n");
   EXPECT_EQ(raw(c, "X"), "-1");
@@ -215,8 +219,9 @@ TEST(ConfigConditionals, Errors) {
             std::string::npos);
   EXPECT_NE(error_of("if version >= x\nendif\n").find("t.conf, line 1: bad version"),
             std::string::npos);
-  EXPECT_NE(error_of("A = 1\nerror : stuff is needed!\n").find("t.conf, line 2: ERROR: stuff is needed!"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("A = 1\nerror : stuff is needed!\n").find("t.conf, line 2: ERROR: stuff is needed!"),
+      std::string::npos);
 }
 
 TEST(ConfigErrors, BadLinesNameFileAndLine) {
@@ -307,7 +312,8 @@ TEST(ConfigLookup, SubsystemPrefix) {
   EXPECT_EQ(get(c, "SUBSYSTEM"), "MASTER");
   Config s;  // default subsystem is STARTD
   ASSERT_TRUE(s.load_string("FILESPEC = A\nMASTER.FILESPEC = B\nUSEFILE = mydir/$(FILESPEC)\n"
-                            "STARTD.UPDATE_INTERVAL = 7\n").ok);
+                            "STARTD.UPDATE_INTERVAL = 7\n")
+                  .ok);
   EXPECT_EQ(get(s, "USEFILE"), "mydir/A");
   EXPECT_EQ(get(s, "SUBSYSTEM"), "STARTD");
   EXPECT_EQ(get(s, "UPDATE_INTERVAL"), "7");
@@ -345,12 +351,24 @@ TEST(ConfigDefaults, EmptyConfigValues) {
     const char* name;
     const char* value;
   } cases[] = {
-      {"START", "True"},          {"SUSPEND", "False"},        {"CONTINUE", "True"},
-      {"PREEMPT", "False"},       {"KILL", "False"},           {"WANT_SUSPEND", "False"},
-      {"WANT_VACATE", "True"},    {"IS_OWNER", "False"},       {"RANK", "0"},
-      {"MaxJobRetirementTime", "0"}, {"CLAIM_WORKLIFE", "1200"}, {"MATCH_TIMEOUT", "120"},
-      {"KILLING_TIMEOUT", "30"},  {"UPDATE_INTERVAL", "300"},  {"POLLING_INTERVAL", "5"},
-      {"NUM_CPUS", "1"},          {"MINUTE", "60"},            {"HOUR", "3600"},
+      {"START", "True"},
+      {"SUSPEND", "False"},
+      {"CONTINUE", "True"},
+      {"PREEMPT", "False"},
+      {"KILL", "False"},
+      {"WANT_SUSPEND", "False"},
+      {"WANT_VACATE", "True"},
+      {"IS_OWNER", "False"},
+      {"RANK", "0"},
+      {"MaxJobRetirementTime", "0"},
+      {"CLAIM_WORKLIFE", "1200"},
+      {"MATCH_TIMEOUT", "120"},
+      {"KILLING_TIMEOUT", "30"},
+      {"UPDATE_INTERVAL", "300"},
+      {"POLLING_INTERVAL", "5"},
+      {"NUM_CPUS", "1"},
+      {"MINUTE", "60"},
+      {"HOUR", "3600"},
       {"StateTimer", "(time() - EnteredCurrentState)"},
       {"ActivityTimer", "(time() - EnteredCurrentActivity)"},
       {"ActivationTimer", "ifThenElse(JobStart =!= UNDEFINED, (time() - JobStart), 0)"},
@@ -381,11 +399,31 @@ TEST(ConfigDefaults, SettingTheDefaultValueKeepsDefaultSource) {
 
 TEST(ConfigRobustness, OddInputsDoNotCrash) {
   const char* inputs[] = {
-      "",        "\\",          "A = \\",       "$(",          "A = $(",      "A = $(B",
-      "A = )$(", "if",          "if !",         "if defined",  "use :",       "use POLICY :",
-      "use POLICY : PREEMPT_IF(", "include",   "include :",   "@=x",         "A @=",
-      "A = $(A:$(A:$(A)))",        "\r\n\r\n",  "A=1\r\nB=$(A)\r\n", "use POLICY : Desktop()",
-      "A = $ENV(", "A = $RANDOM_INTEGER(5)", "A = $RANDOM_INTEGER(a,b,c)", "A = $RANDOM_CHOICE()",
+      "",
+      "\\",
+      "A = \\",
+      "$(",
+      "A = $(",
+      "A = $(B",
+      "A = )$(",
+      "if",
+      "if !",
+      "if defined",
+      "use :",
+      "use POLICY :",
+      "use POLICY : PREEMPT_IF(",
+      "include",
+      "include :",
+      "@=x",
+      "A @=",
+      "A = $(A:$(A:$(A)))",
+      "\r\n\r\n",
+      "A=1\r\nB=$(A)\r\n",
+      "use POLICY : Desktop()",
+      "A = $ENV(",
+      "A = $RANDOM_INTEGER(5)",
+      "A = $RANDOM_INTEGER(a,b,c)",
+      "A = $RANDOM_CHOICE()",
   };
   for (const char* in : inputs) {
     Config c;

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -62,13 +62,15 @@ TEST(ConfigValCli, RawAndVerbose) {
   EXPECT_EQ(r.out,
             "WANT_HOLD = (JobUniverse != 1 && (isDefined(MemoryUsage) && MemoryUsage > "
             "RequestMemory))\n"
-            " # at: " + kPolicy + ", line 5, use POLICY:WANT_HOLD_IF+7\n"
-            " # raw: WANT_HOLD = (JobUniverse != 1 && $(MEMORY_EXCEEDED))\n"
-            "\n"
-            "KILL = False\n"
-            " # at: <Default>\n"
-            " # raw: KILL = False\n"
-            "\n");
+            " # at: " +
+                kPolicy +
+                ", line 5, use POLICY:WANT_HOLD_IF+7\n"
+                " # raw: WANT_HOLD = (JobUniverse != 1 && $(MEMORY_EXCEEDED))\n"
+                "\n"
+                "KILL = False\n"
+                " # at: <Default>\n"
+                " # raw: KILL = False\n"
+                "\n");
   r = run("-c " + kPolicy + " -raw -verbose STARTD_LATCH_EXPRS");
   EXPECT_EQ(r.out, "STARTD_LATCH_EXPRS =  CpuBusy\n # at: " + kPolicy +
                        ", line 2, use POLICY:DESKTOP+3\n\n");
@@ -82,7 +84,8 @@ TEST(ConfigValCli, SubsystemOption) {
 }
 
 TEST(ConfigValCli, EmptyConfigDefaults) {
-  CliResult r = run("-c /dev/null START PREEMPT MaxJobRetirementTime MINUTE SUBSYSTEM");
+  CliResult r =
+      run("-c " + kData + "empty.conf START PREEMPT MaxJobRetirementTime MINUTE SUBSYSTEM");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "True\nFalse\n0\n60\nSTARTD\n");
 }
@@ -119,7 +122,8 @@ TEST(ConfigValCli, Dump) {
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("# Parameters with names that match ^want_hold$:\n"
                        "WANT_HOLD = (JobUniverse != 1 && $(MEMORY_EXCEEDED))\n"
-                       " # at: " + kPolicy + ", line 5, use POLICY:WANT_HOLD_IF+7\n"),
+                       " # at: " +
+                       kPolicy + ", line 5, use POLICY:WANT_HOLD_IF+7\n"),
             std::string::npos)
       << r.out;
 }

@@ -108,8 +108,7 @@ TEST(ConfigTemplates, TemplatesAreCaseInsensitiveAndRepeatable) {
 
 TEST(ConfigTemplates, SeveralTemplatesOnOneLine) {
   kite::config::Config cfg;
-  ASSERT_TRUE(
-      cfg.load_string("use POLICY : Always_Run_Jobs Limit_Job_Runtimes(60)\n", "f").ok);
+  ASSERT_TRUE(cfg.load_string("use POLICY : Always_Run_Jobs Limit_Job_Runtimes(60)\n", "f").ok);
   kite::config::Entry e;
   ASSERT_TRUE(cfg.lookup("MAX_JOB_RUNTIME", &e));
   EXPECT_EQ(e.value, "60");
@@ -120,14 +119,22 @@ TEST(ConfigTemplates, SeveralTemplatesOnOneLine) {
 
 TEST(ConfigTemplates, OtherTemplatesLoad) {
   const char* uses[] = {
-      "POLICY : Preempt_If_Disk_Exceeded",      "POLICY : Hold_If_Disk_Exceeded",
-      "POLICY : Preempt_If_Runtime_Exceeds(60)", "POLICY : Hold_If_Runtime_Exceeds",
-      "FEATURE : UWCS_Desktop_Policy_Values",    "FEATURE : StartdCronPeriodic(DYN, 900, /bin/x)",
-      "FEATURE : StartdCronOneShot(ONE, /bin/x)", "FEATURE : Remote_Config(A B)",
-      "FEATURE : ChildCollector(2)",             "ROLE : Execute",
-      "ROLE : Personal",                         "SECURITY : User_Based",
-      "SECURITY : Host_Based",                   "SECURITY : FIPS",
-      "FEATURE : CommonCloudAttributesAWS",      "FEATURE : ScheddUsermapFile(m, /etc/map)",
+      "POLICY : Preempt_If_Disk_Exceeded",
+      "POLICY : Hold_If_Disk_Exceeded",
+      "POLICY : Preempt_If_Runtime_Exceeds(60)",
+      "POLICY : Hold_If_Runtime_Exceeds",
+      "FEATURE : UWCS_Desktop_Policy_Values",
+      "FEATURE : StartdCronPeriodic(DYN, 900, /bin/x)",
+      "FEATURE : StartdCronOneShot(ONE, /bin/x)",
+      "FEATURE : Remote_Config(A B)",
+      "FEATURE : ChildCollector(2)",
+      "ROLE : Execute",
+      "ROLE : Personal",
+      "SECURITY : User_Based",
+      "SECURITY : Host_Based",
+      "SECURITY : FIPS",
+      "FEATURE : CommonCloudAttributesAWS",
+      "FEATURE : ScheddUsermapFile(m, /etc/map)",
   };
   for (const char* u : uses) {
     kite::config::Config cfg;
