@@ -26,6 +26,8 @@ constexpr int kMaxExpandDepth = 64;
 constexpr size_t kMaxValueBytes = 1 << 20;   // a value (after self-reference expansion)
 constexpr size_t kMaxExpandBytes = 1 << 20;  // the result of expanding one macro
 constexpr size_t kMaxFileBytes = 16 << 20;
+constexpr size_t kMaxExpandWork = 16 << 20;  // characters scanned to expand one macro
+constexpr size_t kMaxFinishWork = 64 << 20;  // ... and to check a whole configuration
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
@@ -206,6 +208,8 @@ struct Expander {
   const Config& cfg;
   std::vector<std::string> stack;  // upper-cased names being expanded (cycle detection)
   Status err;
+  size_t work = 0;  // characters scanned: bounds the cost of pathological configurations
+  size_t work_limit = kMaxExpandWork;
 
   bool fail(std::string msg) {
     if (err.ok) err = Status::Error(std::move(msg));
@@ -227,7 +231,7 @@ bool Expander::expand_name(std::string_view name, std::string_view def, bool has
       if (s == key) {
         std::string chain;
         for (const std::string& t : stack) chain += t + " -> ";
-        return fail(e.source + ": macro " + e.name + " refers to itself (" + chain + key + ")");
+        return fail("macro " + e.name + " refers to itself (" + chain + key + ")");
       }
     }
     stack.push_back(key);
@@ -278,6 +282,7 @@ bool Expander::expand(std::string_view text, std::string& out, int depth) {
   size_t i = 0;
   while (i < text.size()) {
     if (out.size() > kMaxExpandBytes) return fail("macro expansion larger than 1 MiB");
+    if (++work > work_limit) return fail("macro expansion too costly (more than 16M steps)");
     char c = text[i];
     if (c != '$' || i + 1 >= text.size()) {
       out += c;
@@ -395,7 +400,7 @@ bool Config::get(std::string_view name, std::string* value, Status* err) const {
   value->clear();
   if (!ex.expand(e.value, *value, 0)) {
     value->clear();
-    if (err) *err = ex.err;
+    if (err) *err = Status::Error(e.source + ": " + ex.err.message);
   }
   return true;
 }
@@ -432,11 +437,17 @@ std::vector<Entry> Config::entries() const {
 }
 
 Status Config::finish() const {
+  Expander ex{*this, {}, Status::Ok()};
+  ex.work_limit = kMaxFinishWork;
   for (const auto& kv : table_) {
     std::string v;
-    Status st;
-    get(kv.second.name, &v, &st);
-    if (!st.ok) return st;
+    ex.stack.assign(1, kv.first);
+    if (!ex.expand(kv.second.value, v, 0)) {
+      if (ex.work > ex.work_limit) {
+        return Status::Error(kv.second.source + ": configuration too costly to expand");
+      }
+      return Status::Error(kv.second.source + ": " + ex.err.message);
+    }
   }
   return Status::Ok();
 }
