@@ -47,6 +47,13 @@ void for_each_ad_literal(Expr* e, F&& f) {
 
 }  // namespace
 
+bool g_my_target_defined = false;
+
+uint64_t ClassAd::next_generation() {
+  static uint64_t counter = 0;
+  return ++counter;
+}
+
 void expr_set_parent_scope(Expr* e, const ClassAd* scope) {
   for_each_ad_literal(e, [scope](ClassAd* ad) { ad->set_parent(scope); });
 }
@@ -93,17 +100,20 @@ int ClassAd::find_index(uint32_t id) const {
 }
 
 void ClassAd::insert(const InternedName& name, Expr* e) {
+  if (name.id == kIdMy || name.id == kIdTarget) g_my_target_defined = true;
   expr_set_parent_scope(e, this);
   int i = find_index(name.id);
   if (i >= 0) {
     expr_unref(entries_[i].expr);
     entries_[i].expr = e;
     entries_[i].name = name.name;
+    gen_ = next_generation();
     return;
   }
   entries_.push_back(Entry{name.name, e});
   ids_.push_back(name.id);
   index_dirty_ = true;
+  gen_ = next_generation();
 }
 
 void ClassAd::insert(std::string_view name, Expr* e) { insert(intern_name(name), e); }
@@ -121,6 +131,7 @@ bool ClassAd::remove(std::string_view name) {
   entries_.erase(entries_.begin() + i);
   ids_.erase(ids_.begin() + i);
   index_dirty_ = true;
+  gen_ = next_generation();
   return true;
 }
 
@@ -129,6 +140,7 @@ void ClassAd::clear() {
   entries_.clear();
   ids_.clear();
   index_dirty_ = true;
+  gen_ = next_generation();
 }
 
 const Expr* ClassAd::lookup_id(uint32_t id) const {

@@ -49,6 +49,10 @@ class ClassAd {
   // Entries in insertion order.
   const std::vector<Entry>& entries() const { return entries_; }
 
+  // Changes whenever an attribute is added, replaced or removed; unique
+  // across all ads, so (ad, generation) identifies one state of one ad.
+  uint64_t generation() const { return gen_; }
+
   const ClassAd* parent() const { return parent_; }
   void set_parent(const ClassAd* p) { parent_ = p; }
   const ClassAd* partner() const { return partner_; }
@@ -76,7 +80,9 @@ class ClassAd {
   int find_index(uint32_t id) const;
   void build_index() const;
 
+  static uint64_t next_generation();
   uint32_t refs_ = 1;
+  uint64_t gen_ = next_generation();
   const ClassAd* parent_ = nullptr;
   const ClassAd* partner_ = nullptr;
   std::vector<Entry> entries_;
@@ -84,6 +90,10 @@ class ClassAd {
   mutable std::vector<uint16_t> index_;  // open addressing: entry index + 1
   mutable bool index_dirty_ = false;
 };
+
+// True once any ad has an attribute named MY or TARGET (then `MY.x` must be
+// looked up the slow, general way).
+extern bool g_my_target_defined;
 
 // Sets the parent scope of every ad literal nested in `e` (not inside
 // nested ads, which already point at their own parents).

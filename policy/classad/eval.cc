@@ -33,11 +33,77 @@ inline Truth truth(const Value& v) {
 
 inline void set_truth(Truth t, Value& out) {
   switch (t) {
-    case Truth::kFalse: out = Value::boolean(false); return;
-    case Truth::kTrue: out = Value::boolean(true); return;
-    case Truth::kUndefined: out = Value::undefined(); return;
-    case Truth::kError: out = Value::error(); return;
+    case Truth::kFalse: out.set_boolean(false); return;
+    case Truth::kTrue: out.set_boolean(true); return;
+    case Truth::kUndefined: out.set_undefined(); return;
+    case Truth::kError: out.set_error(); return;
   }
+}
+
+// Fast paths for the common operand types; false when the general
+// operator code must decide.
+inline bool fast_binary(Op op, const Value& a, const Value& b, Value& out) {
+  if (a.is_integer() && b.is_integer()) {
+    int64_t x = a.as_integer(), y = b.as_integer();
+    switch (op) {
+      case Op::kEqual: out.set_boolean(x == y); return true;
+      case Op::kNotEqual: out.set_boolean(x != y); return true;
+      case Op::kLess: out.set_boolean(x < y); return true;
+      case Op::kLessEq: out.set_boolean(x <= y); return true;
+      case Op::kGreater: out.set_boolean(x > y); return true;
+      case Op::kGreaterEq: out.set_boolean(x >= y); return true;
+      case Op::kAdd:
+        out.set_integer(static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)));
+        return true;
+      case Op::kSub:
+        out.set_integer(static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)));
+        return true;
+      case Op::kMul:
+        out.set_integer(static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)));
+        return true;
+      default: return false;
+    }
+  }
+  if (a.is_string() && b.is_string() && (op == Op::kEqual || op == Op::kNotEqual)) {
+    std::string_view x = a.as_string(), y = b.as_string();
+    bool eq = x.size() == y.size();
+    for (size_t k = 0; eq && k < x.size(); ++k) {
+      unsigned char cx = static_cast<unsigned char>(x[k]), cy = static_cast<unsigned char>(y[k]);
+      if (cx != cy) {
+        if (cx >= 'A' && cx <= 'Z') cx = static_cast<unsigned char>(cx + 32);
+        if (cy >= 'A' && cy <= 'Z') cy = static_cast<unsigned char>(cy + 32);
+        eq = cx == cy;
+      }
+    }
+    out.set_boolean(op == Op::kEqual ? eq : !eq);
+    return true;
+  }
+  if ((a.is_real() || a.is_integer()) && (b.is_real() || b.is_integer())) {
+    double x = a.is_real() ? a.as_real() : static_cast<double>(a.as_integer());
+    double y = b.is_real() ? b.as_real() : static_cast<double>(b.as_integer());
+    switch (op) {
+      case Op::kEqual: out.set_boolean(x == y); return true;
+      case Op::kNotEqual: out.set_boolean(x != y); return true;
+      case Op::kLess: out.set_boolean(x < y); return true;
+      case Op::kLessEq: out.set_boolean(x <= y); return true;
+      case Op::kGreater: out.set_boolean(x > y); return true;
+      case Op::kGreaterEq: out.set_boolean(x >= y); return true;
+      case Op::kSub: {
+        double r = x - y;
+        if (r > 1.7976931348623157e308) return false;  // +INF: let the general path decide
+        out.set_real(r);
+        return true;
+      }
+      case Op::kAdd: {
+        double r = x + y;
+        if (r > 1.7976931348623157e308) return false;
+        out.set_real(r);
+        return true;
+      }
+      default: return false;
+    }
+  }
+  return false;
 }
 
 // Finds `id` in `start` or its enclosing ads; sets *where to the ad it is in.
@@ -61,11 +127,57 @@ inline const ClassAd* root_of(const ClassAd* ad) {
 }  // namespace
 
 struct Evaluator {
-  static void eval(EvalContext& ctx, const Expr* e, Value& out);
+  static inline void eval(EvalContext& ctx, const Expr* e, Value& out) {
+    switch (e->kind) {
+      case ExprKind::kLiteral: out = as_literal(e)->value; return;
+      case ExprKind::kAttr: eval_attr(ctx, as_attr(e), out); return;
+      case ExprKind::kOp: eval_op_guarded(ctx, as_op(e), out); return;
+      case ExprKind::kCall: eval_call(ctx, as_call(e), out); return;
+    }
+  }
+  static void eval_op_guarded(EvalContext& ctx, const OpExpr* o, Value& out) {
+    if (++ctx.depth_ > kMaxDepth) {
+      --ctx.depth_;
+      out.set_error();
+      return;
+    }
+    eval_op(ctx, o, out);
+    --ctx.depth_;
+  }
+  static void eval_call(EvalContext& ctx, const CallExpr* c, Value& out);
+  static void eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out);
   static void eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out);
   static void eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out);
   static void eval_op(EvalContext& ctx, const OpExpr* o, Value& out);
   static void select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out);
+  // Evaluates `e`, returning a reference to the value: straight to the
+  // literal when `e` is one or is an attribute bound to one (no copy, no
+  // refcount traffic), else to `tmp` after evaluating into it.
+  static inline const Value& eval_ref(EvalContext& ctx, const Expr* e, Value& tmp) {
+    if (e->kind == ExprKind::kLiteral) return as_literal(e)->value;
+    if (e->kind == ExprKind::kAttr) {
+      const AttrExpr* a = as_attr(e);
+      const ClassAd* ad = nullptr;
+      if (!a->base) {
+        if (!a->absolute) ad = ctx.scope_;
+      } else if (!g_my_target_defined && a->base->kind == ExprKind::kAttr) {
+        const AttrExpr* ba = as_attr(a->base);
+        if (!ba->base && !ba->absolute) {
+          if (ba->name_id == kIdMy) {
+            ad = ctx.scope_;
+          } else if (ba->name_id == kIdTarget) {
+            ad = target_of(ctx);
+          }
+        }
+      }
+      if (ad && a->cache_ad == ad && a->cache_gen == ad->generation() &&
+          a->cache_expr->kind == ExprKind::kLiteral) {
+        return as_literal(a->cache_expr)->value;
+      }
+    }
+    eval(ctx, e, tmp);
+    return tmp;
+  }
   static const ClassAd* target_of(const EvalContext& ctx);
 };
 
@@ -75,6 +187,10 @@ const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
 }
 
 void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out) {
+  if (e->kind == ExprKind::kLiteral) {  // cannot refer back to anything
+    out = as_literal(e)->value;
+    return;
+  }
   for (int i = ctx.stack_size_ - 1; i >= 0; --i) {
     if (ctx.stack_[i].expr == e && ctx.stack_[i].ad == where) {
       out = Value::undefined();  // a reference back into itself
@@ -134,8 +250,51 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
   out = base.is_undefined() ? Value::undefined() : Value::error();
 }
 
+// `ad.name` where `ad` is MY or TARGET: lookup from `ad` up its parents,
+// through the node's inline cache.
+void Evaluator::eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out) {
+  if (a->name_id == kIdMy) {
+    out = Value::classad(const_cast<ClassAd*>(ad));
+    return;
+  }
+  const ClassAd* where = ad;
+  const Expr* e;
+  if (a->cache_ad == ad && a->cache_gen == ad->generation()) {
+    e = a->cache_expr;
+  } else {
+    e = lookup_in_scope(ad, a->name_id, &where);
+    if (e && where == ad) {
+      a->cache_ad = ad;
+      a->cache_gen = ad->generation();
+      a->cache_expr = e;
+    }
+  }
+  if (!e) {
+    out.set_undefined();
+    return;
+  }
+  eval_bound(ctx, where, e, out);
+}
+
 void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
   if (a->base) {
+    // MY.x and TARGET.x: resolve the ad directly (no ad value, no refcount)
+    // unless some ad in scope really has an attribute named MY/TARGET.
+    const Expr* b = a->base;
+    if (b->kind == ExprKind::kAttr) {
+      const AttrExpr* ba = as_attr(b);
+      if (!ba->base && !ba->absolute && (ba->name_id == kIdMy || ba->name_id == kIdTarget)) {
+        if (!g_my_target_defined) {
+          const ClassAd* ad = ba->name_id == kIdMy ? ctx.scope_ : target_of(ctx);
+          if (!ad) {
+            out.set_undefined();
+            return;
+          }
+          eval_in_ad(ctx, ad, a, out);
+          return;
+        }
+      }
+    }
     Value base;
     eval(ctx, a->base, base);
     select(ctx, base, a, out);
@@ -152,8 +311,18 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     eval_bound(ctx, root, e, out);
     return;
   }
-  const ClassAd* where = nullptr;
-  const Expr* e = lookup_in_scope(scope, a->name_id, &where);
+  const ClassAd* where = scope;
+  const Expr* e;
+  if (scope && a->cache_ad == scope && a->cache_gen == scope->generation()) {
+    e = a->cache_expr;
+  } else {
+    e = lookup_in_scope(scope, a->name_id, &where);
+    if (e && where == scope) {
+      a->cache_ad = scope;
+      a->cache_gen = scope->generation();
+      a->cache_expr = e;
+    }
+  }
   if (!e) {
     if (a->name_id == intern_id_my()) {
       if (scope) {
@@ -186,16 +355,14 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
   switch (o->op) {
     case Op::kParens: eval(ctx, o->a, out); return;
     case Op::kAnd: {
-      Value l;
-      eval(ctx, o->a, l);
-      Truth tl = truth(l);
+      Value lt;
+      Truth tl = truth(eval_ref(ctx, o->a, lt));
       if (tl == Truth::kFalse || tl == Truth::kError) {
         set_truth(tl, out);
         return;
       }
-      Value r;
-      eval(ctx, o->b, r);
-      Truth tr = truth(r);
+      Value rt;
+      Truth tr = truth(eval_ref(ctx, o->b, rt));
       if (tl == Truth::kTrue) {
         set_truth(tr, out);
       } else if (tr == Truth::kFalse || tr == Truth::kError) {
@@ -206,16 +373,14 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
       return;
     }
     case Op::kOr: {
-      Value l;
-      eval(ctx, o->a, l);
-      Truth tl = truth(l);
+      Value lt;
+      Truth tl = truth(eval_ref(ctx, o->a, lt));
       if (tl == Truth::kTrue || tl == Truth::kError) {
         set_truth(tl, out);
         return;
       }
-      Value r;
-      eval(ctx, o->b, r);
-      Truth tr = truth(r);
+      Value rt;
+      Truth tr = truth(eval_ref(ctx, o->b, rt));
       if (tl == Truth::kFalse) {
         set_truth(tr, out);
       } else if (tr == Truth::kTrue || tr == Truth::kError) {
@@ -294,34 +459,25 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
       return;
     }
     default: {
-      Value a, b;
-      eval(ctx, o->a, a);
-      eval(ctx, o->b, b);
-      op_binary(o->op, a, b, out);
+      Value ta, tb;
+      const Value& a = eval_ref(ctx, o->a, ta);
+      const Value& b = eval_ref(ctx, o->b, tb);
+      if (!fast_binary(o->op, a, b, out)) op_binary(o->op, a, b, out);
       return;
     }
   }
 }
 
-void Evaluator::eval(EvalContext& ctx, const Expr* e, Value& out) {
+void Evaluator::eval_call(EvalContext& ctx, const CallExpr* c, Value& out) {
   if (++ctx.depth_ > kMaxDepth) {
     --ctx.depth_;
-    out = Value::error();
+    out.set_error();
     return;
   }
-  switch (e->kind) {
-    case ExprKind::kLiteral: out = as_literal(e)->value; break;
-    case ExprKind::kAttr: eval_attr(ctx, as_attr(e), out); break;
-    case ExprKind::kOp: eval_op(ctx, as_op(e), out); break;
-    case ExprKind::kCall: {
-      const CallExpr* c = as_call(e);
-      if (c->fn) {
-        c->fn->fn(*c, ctx, out);
-      } else {
-        out = Value::error();  // unknown function
-      }
-      break;
-    }
+  if (c->fn) {
+    c->fn->fn(*c, ctx, out);
+  } else {
+    out.set_error();  // unknown function
   }
   --ctx.depth_;
 }

@@ -47,12 +47,16 @@ static Value copy_literal_value(const Value& v) {
 Expr* expr_copy(const Expr* e) {
   if (!e) return nullptr;
   switch (e->kind) {
-    case ExprKind::kLiteral:
-      return new LiteralExpr(copy_literal_value(as_literal(e)->value));
+    case ExprKind::kLiteral: {
+      auto* n = new LiteralExpr(copy_literal_value(as_literal(e)->value));
+      n->flags = e->flags;
+      return n;
+    }
     case ExprKind::kAttr: {
       const AttrExpr* a = as_attr(e);
       auto* n = new AttrExpr(a->name_id, a->name);
       n->absolute = a->absolute;
+      n->flags = a->flags;
       n->base = expr_copy(a->base);
       return n;
     }
@@ -68,6 +72,7 @@ Expr* expr_copy(const Expr* e) {
     case ExprKind::kCall: {
       const CallExpr* c = as_call(e);
       auto* n = new CallExpr(c->fn, c->name);
+      n->flags = c->flags;
       n->nargs = c->nargs;
       n->args = c->nargs ? new Expr*[c->nargs] : nullptr;
       for (uint32_t i = 0; i < c->nargs; ++i) n->args[i] = expr_copy(c->args[i]);

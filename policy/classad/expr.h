@@ -57,6 +57,11 @@ enum class Op : uint8_t {
 
 // Flags on OpExpr (spelling to keep for unparse).
 enum : uint8_t { kSpelledIs = 1, kSpelledIsnt = 2 };
+// Parentheses around a node are kept as a count in the top bits of `flags`
+// (for unparse) instead of as extra nodes the evaluator would have to walk.
+constexpr uint8_t kParenShift = 2;
+constexpr uint8_t kParenMax = 63;
+inline int paren_count(const struct Expr* e);
 
 struct Expr {
   ExprKind kind;
@@ -72,10 +77,17 @@ struct LiteralExpr : Expr {
   explicit LiteralExpr(Value v) : Expr(ExprKind::kLiteral), value(static_cast<Value&&>(v)) {}
 };
 
+inline int paren_count(const Expr* e) { return e->flags >> kParenShift; }
+
 struct AttrExpr : Expr {
   uint32_t name_id;     // interned, case-insensitive
   StringObj* name;      // as spelled
   Expr* base = nullptr; // `base.name`; null for `name` and `.name`
+  // Inline cache of the last unqualified lookup: the ad (and its
+  // generation) the name was found directly in, and the entry's expression.
+  mutable const ClassAd* cache_ad = nullptr;
+  mutable uint64_t cache_gen = 0;
+  mutable const Expr* cache_expr = nullptr;
   AttrExpr(uint32_t id, StringObj* n) : Expr(ExprKind::kAttr), name_id(id), name(n) {}
 };
 

@@ -14,7 +14,13 @@ struct Table {
 };
 
 Table& table() {
-  static Table* t = new Table();  // never destroyed: names outlive every ad
+  static Table* t = [] {
+    auto* tbl = new Table();  // never destroyed: names outlive every ad
+    tbl->ids.emplace("my", kIdMy);
+    tbl->ids.emplace("target", kIdTarget);
+    tbl->next_id = 3;
+    return tbl;
+  }();
   return *t;
 }
 
@@ -55,16 +61,6 @@ uint32_t intern_find(std::string_view name) {
   Table& t = table();
   auto it = t.ids.find(lower(name));
   return it == t.ids.end() ? 0 : it->second;
-}
-
-uint32_t intern_id_my() {
-  static const uint32_t id = intern_name("MY").id;
-  return id;
-}
-
-uint32_t intern_id_target() {
-  static const uint32_t id = intern_name("TARGET").id;
-  return id;
 }
 
 }  // namespace kite::classad

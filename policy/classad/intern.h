@@ -18,8 +18,10 @@ struct InternedName {
 InternedName intern_name(std::string_view name);
 // Id of `name` if it was ever interned, else 0 (no allocation).
 uint32_t intern_find(std::string_view name);
-// Well-known ids, interned at start-up.
-uint32_t intern_id_my();
-uint32_t intern_id_target();
+// Well-known ids, reserved when the table is created.
+constexpr uint32_t kIdMy = 1;
+constexpr uint32_t kIdTarget = 2;
+inline uint32_t intern_id_my() { return kIdMy; }
+inline uint32_t intern_id_target() { return kIdTarget; }
 
 }  // namespace kite::classad

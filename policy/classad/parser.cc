@@ -362,6 +362,12 @@ Expr* Parser::parse_primary() {
         return nullptr;
       }
       advance();
+      int parens = paren_count(inner);
+      if (parens < kParenMax) {
+        inner->flags = static_cast<uint8_t>((inner->flags & ((1u << kParenShift) - 1)) |
+                                            ((parens + 1) << kParenShift));
+        return inner;
+      }
       return make_op(Op::kParens, inner);
     }
     case Tok::kLBrace: return parse_list();

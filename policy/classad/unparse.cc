@@ -179,6 +179,13 @@ struct Unparser {
   }
 
   void expr(const Expr* e) {
+    int parens = paren_count(e);
+    for (int i = 0; i < parens; ++i) out += '(';
+    expr_bare(e);
+    for (int i = 0; i < parens; ++i) out += ')';
+  }
+
+  void expr_bare(const Expr* e) {
     switch (e->kind) {
       case ExprKind::kLiteral: value(as_literal(e)->value); return;
       case ExprKind::kAttr: {

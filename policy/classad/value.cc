@@ -38,7 +38,7 @@ Value Value::adopt_classad(ClassAd* ad) {
   return v;
 }
 
-void Value::acquire() {
+void Value::acquire_slow() {
   switch (type_) {
     case ValueType::kString: u_.s->ref(); break;
     case ValueType::kList: u_.l->ref(); break;
@@ -47,7 +47,7 @@ void Value::acquire() {
   }
 }
 
-void Value::release() {
+void Value::release_slow() {
   switch (type_) {
     case ValueType::kString: u_.s->unref(); break;
     case ValueType::kList: u_.l->unref(); break;

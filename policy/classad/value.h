@@ -70,10 +70,19 @@ struct AbsTime {
 class Value {
  public:
   Value() : type_(ValueType::kUndefined) { u_.i = 0; }
-  ~Value() { release(); }
-  Value(const Value& o) : type_(o.type_), u_(o.u_) { acquire(); }
+  ~Value() {
+    if (is_heap()) release();
+  }
+  Value(const Value& o) : type_(o.type_), u_(o.u_) {
+    if (is_heap()) acquire();
+  }
   Value(Value&& o) noexcept : type_(o.type_), u_(o.u_) { o.type_ = ValueType::kUndefined; }
   Value& operator=(const Value& o) {
+    if (!is_heap() && !o.is_heap()) {
+      type_ = o.type_;
+      u_ = o.u_;
+      return *this;
+    }
     if (this != &o) {
       Value tmp(o);
       swap(tmp);
@@ -82,7 +91,7 @@ class Value {
   }
   Value& operator=(Value&& o) noexcept {
     if (this != &o) {
-      release();
+      if (is_heap()) release();
       type_ = o.type_;
       u_ = o.u_;
       o.type_ = ValueType::kUndefined;
@@ -155,7 +164,37 @@ class Value {
     return v;
   }
 
+  // In-place setters (no temporaries on the evaluator's hot path).
+  void set_boolean(bool b) {
+    if (is_heap()) release();
+    type_ = ValueType::kBoolean;
+    u_.b = b;
+  }
+  void set_integer(int64_t i) {
+    if (is_heap()) release();
+    type_ = ValueType::kInteger;
+    u_.i = i;
+  }
+  void set_real(double r) {
+    if (is_heap()) release();
+    type_ = ValueType::kReal;
+    u_.r = r;
+  }
+  void set_undefined() {
+    if (is_heap()) release();
+    type_ = ValueType::kUndefined;
+  }
+  void set_error() {
+    if (is_heap()) release();
+    type_ = ValueType::kError;
+  }
+
   ValueType type() const { return type_; }
+  // Holds a reference to a shared heap object (string, list or ad).
+  bool is_heap() const {
+    return type_ == ValueType::kString || type_ == ValueType::kList ||
+           type_ == ValueType::kClassAd;
+  }
   bool is_undefined() const { return type_ == ValueType::kUndefined; }
   bool is_error() const { return type_ == ValueType::kError; }
   bool is_boolean() const { return type_ == ValueType::kBoolean; }
@@ -184,8 +223,23 @@ class Value {
   bool to_number(double& out) const;
 
  private:
-  void acquire();
-  void release();
+  void acquire() {
+    if (type_ == ValueType::kString) {
+      u_.s->ref();
+    } else {
+      acquire_slow();
+    }
+  }
+  void release() {
+    if (type_ == ValueType::kString) {
+      u_.s->unref();
+      type_ = ValueType::kUndefined;
+    } else {
+      release_slow();
+    }
+  }
+  void acquire_slow();
+  void release_slow();
 
   ValueType type_;
   union U {
