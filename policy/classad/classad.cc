@@ -83,26 +83,40 @@ void ClassAd::build_index() const {
 
 int ClassAd::find_index(uint32_t id) const {
   const size_t n = ids_.size();
-  if (n <= kLinearMax || n > 60000) {
-    for (size_t i = 0; i < n; ++i) {
-      if (ids_[i] == id) return static_cast<int>(i);
+  if (n > kLinearMax && n < 30000) {
+    if (index_dirty_ || index_.empty()) build_index();
+    const uint32_t mask = static_cast<uint32_t>(index_.size() - 1);
+    uint32_t h = hash_id(id) & mask;
+    while (uint16_t slot = index_[h]) {
+      if (ids_[slot - 1] == id) return slot - 1;
+      h = (h + 1) & mask;
     }
     return -1;
   }
-  if (index_dirty_ || index_.empty()) build_index();
-  const uint32_t mask = static_cast<uint32_t>(index_.size() - 1);
-  uint32_t h = hash_id(id) & mask;
-  while (uint16_t slot = index_[h]) {
-    if (ids_[slot - 1] == id) return slot - 1;
-    h = (h + 1) & mask;
+  for (size_t i = 0; i < n; ++i) {
+    if (ids_[i] == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// While an ad is being filled, a linear scan of the ids beats rebuilding
+// the hash index after every insert.
+int ClassAd::find_index_for_insert(uint32_t id) const {
+  if (!index_dirty_ && !index_.empty()) return find_index(id);
+  for (size_t i = 0; i < ids_.size(); ++i) {
+    if (ids_[i] == id) return static_cast<int>(i);
   }
   return -1;
 }
 
 void ClassAd::insert(const InternedName& name, Expr* e) {
-  if (name.id == kIdMy || name.id == kIdTarget) g_my_target_defined = true;
   expr_set_parent_scope(e, this);
-  int i = find_index(name.id);
+  insert_plain(name, e);
+}
+
+void ClassAd::insert_plain(const InternedName& name, Expr* e) {
+  if (name.id == kIdMy || name.id == kIdTarget) g_my_target_defined = true;
+  int i = find_index_for_insert(name.id);
   if (i >= 0) {
     expr_unref(entries_[i].expr);
     entries_[i].expr = e;

@@ -31,6 +31,17 @@ class ClassAd {
   // Inserts or replaces `name`; takes over the caller's reference to `e`.
   void insert(std::string_view name, Expr* e);
   void insert(const InternedName& name, Expr* e);
+  // As insert(), for a tree known to hold no ad literals (the parser knows),
+  // which spares walking it to set their parent scope.
+  void insert_plain(const InternedName& name, Expr* e);
+  void shrink() {
+    entries_.shrink_to_fit();
+    ids_.shrink_to_fit();
+  }
+  void reserve(size_t n) {
+    entries_.reserve(n);
+    ids_.reserve(n);
+  }
   // Convenience: inserts a literal.
   void insert_value(std::string_view name, Value v);
   bool remove(std::string_view name);
@@ -78,6 +89,7 @@ class ClassAd {
   ClassAd(const ClassAd&) = delete;
   ClassAd& operator=(const ClassAd&) = delete;
   int find_index(uint32_t id) const;
+  int find_index_for_insert(uint32_t id) const;
   void build_index() const;
 
   static uint64_t next_generation();

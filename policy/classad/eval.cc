@@ -159,10 +159,10 @@ struct Evaluator {
       const AttrExpr* a = as_attr(e);
       const ClassAd* ad = nullptr;
       if (!a->base) {
-        if (!a->absolute) ad = ctx.scope_;
+        if (!a->is_absolute()) ad = ctx.scope_;
       } else if (!g_my_target_defined && a->base->kind == ExprKind::kAttr) {
         const AttrExpr* ba = as_attr(a->base);
-        if (!ba->base && !ba->absolute) {
+        if (!ba->base && !ba->is_absolute()) {
           if (ba->name_id == kIdMy) {
             ad = ctx.scope_;
           } else if (ba->name_id == kIdTarget) {
@@ -283,7 +283,7 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     const Expr* b = a->base;
     if (b->kind == ExprKind::kAttr) {
       const AttrExpr* ba = as_attr(b);
-      if (!ba->base && !ba->absolute && (ba->name_id == kIdMy || ba->name_id == kIdTarget)) {
+      if (!ba->base && !ba->is_absolute() && (ba->name_id == kIdMy || ba->name_id == kIdTarget)) {
         if (!g_my_target_defined) {
           const ClassAd* ad = ba->name_id == kIdMy ? ctx.scope_ : target_of(ctx);
           if (!ad) {
@@ -301,7 +301,7 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     return;
   }
   const ClassAd* scope = ctx.scope_;
-  if (a->absolute) {
+  if (a->is_absolute()) {
     const ClassAd* root = root_of(scope);
     const Expr* e = root ? root->lookup_id(a->name_id) : nullptr;
     if (!e) {
@@ -494,7 +494,7 @@ void EvalContext::eval_in(const ClassAd* scope, const Expr* e, Value& out) {
 const Expr* EvalContext::resolve(const AttrExpr* ref, const ClassAd** where) {
   *where = nullptr;
   if (ref->base) return nullptr;
-  if (ref->absolute) {
+  if (ref->is_absolute()) {
     const ClassAd* root = root_of(scope_);
     *where = root;
     return root ? root->lookup_id(ref->name_id) : nullptr;

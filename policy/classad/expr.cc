@@ -55,7 +55,7 @@ Expr* expr_copy(const Expr* e) {
     case ExprKind::kAttr: {
       const AttrExpr* a = as_attr(e);
       auto* n = new AttrExpr(a->name_id, a->name);
-      n->absolute = a->absolute;
+      n->bits = a->bits & kBitAbsolute;
       n->flags = a->flags;
       n->base = expr_copy(a->base);
       return n;

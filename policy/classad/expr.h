@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "policy/classad/pool.h"
 #include "policy/classad/value.h"
 
 namespace kite::classad {
@@ -57,6 +58,11 @@ enum class Op : uint8_t {
 
 // Flags on OpExpr (spelling to keep for unparse).
 enum : uint8_t { kSpelledIs = 1, kSpelledIsnt = 2 };
+// Expr::bits.
+enum : uint8_t {
+  kBitAbsolute = 1,    // AttrExpr: `.name`, looked up from the root scope
+  kBitSharedRoot = 2,  // root registered in the shared-expression table
+};
 // Parentheses around a node are kept as a count in the top bits of `flags`
 // (for unparse) instead of as extra nodes the evaluator would have to walk.
 constexpr uint8_t kParenShift = 2;
@@ -67,9 +73,14 @@ struct Expr {
   ExprKind kind;
   Op op = Op::kNone;
   uint8_t flags = 0;
-  uint8_t absolute = 0;  // AttrExpr: `.name`
+  uint8_t bits = 0;      // kBitAbsolute (AttrExpr `.name`), kBitSharedRoot
+  bool is_absolute() const { return bits & kBitAbsolute; }
   uint32_t refs = 1;     // trees may be shared between ads (roots only)
   explicit Expr(ExprKind k) : kind(k) {}
+  // Nodes come from the small-object pool; always delete via the concrete
+  // type (expr_delete does) so the sized delete gets the right size.
+  static void* operator new(size_t n) { return pool_alloc(n); }
+  static void operator delete(void* p, size_t n) { pool_free(p, n); }
 };
 
 struct LiteralExpr : Expr {
@@ -114,8 +125,12 @@ inline const CallExpr* as_call(const Expr* e) { return static_cast<const CallExp
 // Frees a whole tree (ignores `refs`; use expr_unref for shared roots).
 void expr_delete(Expr* e);
 inline void expr_ref(Expr* e) { ++e->refs; }
+void expr_forget_shared(Expr* e);  // expr_share.cc
 inline void expr_unref(Expr* e) {
-  if (--e->refs == 0) expr_delete(e);
+  if (--e->refs == 0) {
+    if (e->bits & kBitSharedRoot) expr_forget_shared(e);
+    expr_delete(e);
+  }
 }
 // Deep copy of a tree (nested lists and ads are copied too).
 Expr* expr_copy(const Expr* e);

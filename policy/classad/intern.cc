@@ -1,66 +1,119 @@
-// The process-wide attribute-name table (case-insensitive ids, exact spellings).
+// The process-wide attribute-name table (case-insensitive ids, exact
+// spellings): open-addressing tables so a lookup of a known spelling costs
+// one hash and no allocation.
 #include "policy/classad/intern.h"
 
-#include <string>
-#include <unordered_map>
+#include <cstring>
+#include <vector>
 
 namespace kite::classad {
 namespace {
 
+uint64_t hash_bytes(const char* p, size_t n, bool fold) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    if (fold && c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c + 32);
+    h = (h ^ c) * 1099511628211ull;
+  }
+  return h;
+}
+
+bool equal_fold(const char* a, const char* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+struct Slot {
+  StringObj* name = nullptr;  // exact spelling (or the first spelling, for ids)
+  uint32_t id = 0;
+  uint64_t hash = 0;
+};
+
+// One open-addressing table; `fold` makes it case-insensitive.
+struct NameTable {
+  explicit NameTable(bool f) : fold(f), slots(256) {}
+  bool fold;
+  std::vector<Slot> slots;
+  size_t used = 0;
+
+  Slot* find(std::string_view s, uint64_t h) {
+    size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& sl = slots[i];
+      if (!sl.name) return &sl;
+      if (sl.hash == h && sl.name->len == s.size() &&
+          (fold ? equal_fold(sl.name->data(), s.data(), s.size())
+                : std::memcmp(sl.name->data(), s.data(), s.size()) == 0)) {
+        return &sl;
+      }
+    }
+  }
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots);
+    slots.assign(old.size() * 2, Slot{});
+    size_t mask = slots.size() - 1;
+    for (Slot& sl : old) {
+      if (!sl.name) continue;
+      size_t i = sl.hash & mask;
+      while (slots[i].name) i = (i + 1) & mask;
+      slots[i] = sl;
+    }
+  }
+  Slot* insert(StringObj* name, uint32_t id, uint64_t h) {
+    if ((used + 1) * 2 > slots.size()) grow();
+    Slot* sl = find(name->view(), h);
+    sl->name = name;
+    sl->id = id;
+    sl->hash = h;
+    ++used;
+    return sl;
+  }
+};
+
 struct Table {
-  std::unordered_map<std::string, uint32_t> ids;           // lower-case name -> id
-  std::unordered_map<std::string, StringObj*> spellings;   // exact name -> string
+  NameTable exact{false};
+  NameTable ids{true};
   uint32_t next_id = 1;
 };
 
 Table& table() {
   static Table* t = [] {
     auto* tbl = new Table();  // never destroyed: names outlive every ad
-    tbl->ids.emplace("my", kIdMy);
-    tbl->ids.emplace("target", kIdTarget);
-    tbl->next_id = 3;
+    for (const char* reserved : {"MY", "TARGET"}) {
+      StringObj* s = StringObj::make(reserved);
+      tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
+    }
     return tbl;
   }();
   return *t;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 }  // namespace
 
 InternedName intern_name(std::string_view name) {
   Table& t = table();
-  std::string key = lower(name);
-  uint32_t id;
-  auto it = t.ids.find(key);
-  if (it == t.ids.end()) {
-    id = t.next_id++;
-    t.ids.emplace(std::move(key), id);
-  } else {
-    id = it->second;
-  }
-  std::string exact(name);
-  auto sit = t.spellings.find(exact);
-  StringObj* s;
-  if (sit == t.spellings.end()) {
-    s = StringObj::make(name);
-    t.spellings.emplace(std::move(exact), s);
-  } else {
-    s = sit->second;
-  }
+  uint64_t h = hash_bytes(name.data(), name.size(), false);
+  Slot* sl = t.exact.find(name, h);
+  if (sl->name) return {sl->id, sl->name};
+  uint64_t hf = hash_bytes(name.data(), name.size(), true);
+  Slot* idslot = t.ids.find(name, hf);
+  StringObj* s = StringObj::make(name);
+  uint32_t id = idslot->name ? idslot->id : t.ids.insert(s, t.next_id++, hf)->id;
+  t.exact.insert(s, id, h);
   return {id, s};
 }
 
 uint32_t intern_find(std::string_view name) {
   Table& t = table();
-  auto it = t.ids.find(lower(name));
-  return it == t.ids.end() ? 0 : it->second;
+  Slot* sl = t.ids.find(name, hash_bytes(name.data(), name.size(), true));
+  return sl->name ? sl->id : 0;
 }
 
 }  // namespace kite::classad

@@ -13,18 +13,37 @@
 namespace kite::classad {
 namespace {
 
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+// Character classes, one table lookup per byte.
+enum : uint8_t { kIdentStart = 1, kIdentChar = 2, kDigit = 4, kSpace = 8, kPlainStringChar = 16 };
+
+struct CharClasses {
+  uint8_t c[256];
+  constexpr CharClasses() : c() {
+    for (int i = 0; i < 256; ++i) {
+      uint8_t v = 0;
+      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_') v |= kIdentStart | kIdentChar;
+      if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
+      if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
+      if (i != '"' && i != '\\' && i != '\n') v |= kPlainStringChar;
+      c[i] = v;
+    }
+  }
+};
+constexpr CharClasses kClasses;
+
+inline bool has_class(char ch, uint8_t cls) {
+  return (kClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
 }
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_start(char c) { return has_class(c, kIdentStart); }
+bool is_ident_char(char c) { return has_class(c, kIdentChar); }
+bool is_digit(char c) { return has_class(c, kDigit); }
 
 }  // namespace
 
 bool Lexer::skip_space_and_comments() {
   for (;;) {
     char c = peek();
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+    if (has_class(c, kSpace)) {
       advance();
     } else if (c == '/' && peek(1) == '/') {
       while (pos_ < src_.size() && src_[pos_] != '\n') advance();
@@ -64,26 +83,41 @@ Token Lexer::next() {
     return t;
   }
   char c = src_[pos_];
-  if (is_digit(c) || (c == '.' && is_digit(peek(1)))) return number(t);
-  if (c == '"') return string_literal(t);
-  if (c == '\'') return quoted_name(t);
+  if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
+    number(t);
+    return t;
+  }
+  if (c == '"') {
+    string_literal(t);
+    return t;
+  }
+  if (c == '\'') {
+    quoted_name(t);
+    return t;
+  }
   if (is_ident_start(c)) {
     size_t start = pos_;
-    while (pos_ < src_.size() && is_ident_char(src_[pos_])) advance();
+    while (pos_ < src_.size() && is_ident_char(src_[pos_])) ++pos_;  // no newlines here
     std::string_view word = src_.substr(start, pos_ - start);
-    auto kw = [&](const char* k) {
-      return word.size() == std::strlen(k) && strncasecmp(word.data(), k, word.size()) == 0;
+    t.kind = Tok::kName;
+    // Keywords are 2 to 9 letters; check only those lengths.
+    auto kw = [&](const char* k, size_t n) {
+      return word.size() == n && strncasecmp(word.data(), k, n) == 0;
     };
-    if (kw("true")) t.kind = Tok::kTrue;
-    else if (kw("false")) t.kind = Tok::kFalse;
-    else if (kw("undefined")) t.kind = Tok::kUndefined;
-    else if (kw("error")) t.kind = Tok::kErrorKw;
-    else if (kw("is")) t.kind = Tok::kIs;
-    else if (kw("isnt")) t.kind = Tok::kIsnt;
-    else {
-      t.kind = Tok::kName;
-      t.text.assign(word);
+    switch (word.size()) {
+      case 2: if (kw("is", 2)) t.kind = Tok::kIs; break;
+      case 4:
+        if (kw("true", 4)) t.kind = Tok::kTrue;
+        else if (kw("isnt", 4)) t.kind = Tok::kIsnt;
+        break;
+      case 5:
+        if (kw("false", 5)) t.kind = Tok::kFalse;
+        else if (kw("error", 5)) t.kind = Tok::kErrorKw;
+        break;
+      case 9: if (kw("undefined", 9)) t.kind = Tok::kUndefined; break;
+      default: break;
     }
+    if (t.kind == Tok::kName) t.text.assign(word);
     return t;
   }
   advance();
@@ -188,7 +222,7 @@ Token Lexer::next() {
   return t;
 }
 
-Token Lexer::number(Token t) {
+void Lexer::number(Token& t) {
   size_t start = pos_;
   bool is_real = false;
   bool hex = false;
@@ -212,31 +246,50 @@ Token Lexer::number(Token t) {
       while (is_digit(peek())) advance();
     }
   }
-  std::string text(src_.substr(start, pos_ - start));
+  // strtod/strtoll need a terminated copy; numbers are short.
+  char small[64];
+  std::string big;
+  const char* text;
+  size_t len = pos_ - start;
+  if (len < sizeof small) {
+    std::memcpy(small, src_.data() + start, len);
+    small[len] = '\0';
+    text = small;
+  } else {
+    big.assign(src_.substr(start, len));
+    text = big.c_str();
+  }
   if (is_real) {
     t.kind = Tok::kReal;
-    t.real_value = std::strtod(text.c_str(), nullptr);
-    return t;
+    t.real_value = std::strtod(text, nullptr);
+    return;
   }
   t.kind = Tok::kInteger;
   errno = 0;
-  int base = hex ? 16 : (text.size() > 1 && text[0] == '0' ? 8 : 10);
+  int base = hex ? 16 : (len > 1 && text[0] == '0' ? 8 : 10);
   char* end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, base);
+  long long v;
+  if (base == 10 && len <= 18) {  // cannot overflow: no strtoll needed
+    v = 0;
+    for (size_t k = 0; k < len; ++k) v = v * 10 + (text[k] - '0');
+    end = const_cast<char*>(text + len);
+  } else {
+    v = std::strtoll(text, &end, base);
+  }
   // Out-of-range literals read as 0, as HTCondor's lexer leaves them.
   if (errno == ERANGE || (end && *end != '\0')) v = 0;
   t.int_value = v;
-  return t;
+  return;
 }
 
-Token Lexer::string_literal(Token t) {
+void Lexer::string_literal(Token& t) {
   advance();  // opening quote
   std::string out;
   for (;;) {
     if (pos_ >= src_.size()) {
       t.kind = Tok::kError;
       err_ = "unterminated string";
-      return t;
+      return;
     }
     char c = src_[pos_];
     if (c == '"') {
@@ -244,8 +297,16 @@ Token Lexer::string_literal(Token t) {
       break;
     }
     if (c != '\\') {
-      out += c;
-      advance();
+      // Copy a run of ordinary characters at once.
+      size_t run = pos_;
+      while (run < src_.size() && has_class(src_[run], kPlainStringChar)) ++run;
+      if (run > pos_) {
+        out.append(src_.data() + pos_, run - pos_);
+        pos_ = run;
+      } else {
+        out += c;
+        advance();
+      }
       continue;
     }
     advance();
@@ -276,10 +337,10 @@ Token Lexer::string_literal(Token t) {
   }
   t.kind = Tok::kString;
   t.text = std::move(out);
-  return t;
+  return;
 }
 
-Token Lexer::quoted_name(Token t) {
+void Lexer::quoted_name(Token& t) {
   std::string out;
   // Adjacent quoted pieces join: 'it''s' names the attribute it's.
   bool first = true;
@@ -291,7 +352,7 @@ Token Lexer::quoted_name(Token t) {
       if (pos_ >= src_.size()) {
         t.kind = Tok::kError;
         err_ = "unterminated quoted attribute name";
-        return t;
+        return;
       }
       char c = src_[pos_];
       if (c == '\'') {
@@ -311,7 +372,7 @@ Token Lexer::quoted_name(Token t) {
   t.kind = Tok::kName;
   t.quoted_name = true;
   t.text = std::move(out);
-  return t;
+  return;
 }
 
 }  // namespace kite::classad

@@ -79,9 +79,9 @@ class Lexer {
 
  private:
   bool skip_space_and_comments();
-  Token number(Token t);
-  Token string_literal(Token t);
-  Token quoted_name(Token t);
+  void number(Token& t);
+  void string_literal(Token& t);
+  void quoted_name(Token& t);
   char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
   void advance() {
     if (src_[pos_] == '\n') {

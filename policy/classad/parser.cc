@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "policy/classad/expr_share.h"
 #include "policy/classad/functions.h"
 #include "policy/classad/lexer.h"
 
@@ -76,6 +77,9 @@ class Parser {
   bool failed_ = false;
   ParseError err_;
   int depth_ = 0;
+
+ public:
+  int ad_literals_ = 0;  // ad literals parsed so far (to skip scope walks)
 };
 
 const char* describe(Tok k) {
@@ -91,7 +95,7 @@ const char* describe(Tok k) {
 }
 
 Expr* Parser::parse_ternary() {
-  Expr* cond = parse_binary(0);
+  Expr* cond = parse_binary(1);
   if (!cond) return nullptr;
   if (!at(Tok::kQuestion)) return cond;
   advance();
@@ -125,62 +129,63 @@ Expr* Parser::parse_ternary() {
   return make_op(Op::kTernary, cond, yes, no);
 }
 
-struct BinOp {
-  Tok tok;
+// Binary operators by token: precedence (1 = lowest, ||) and operator.
+struct BinInfo {
+  uint8_t prec;
   Op op;
   uint8_t flags;
 };
 
-// Binary operator levels, lowest precedence first.
-const BinOp kLevel0[] = {{Tok::kOrOr, Op::kOr, 0}};
-const BinOp kLevel1[] = {{Tok::kAndAnd, Op::kAnd, 0}};
-const BinOp kLevel2[] = {{Tok::kBar, Op::kBitOr, 0}};
-const BinOp kLevel3[] = {{Tok::kCaret, Op::kBitXor, 0}};
-const BinOp kLevel4[] = {{Tok::kAmp, Op::kBitAnd, 0}};
-const BinOp kLevel5[] = {{Tok::kEq, Op::kEqual, 0},
-                         {Tok::kNe, Op::kNotEqual, 0},
-                         {Tok::kMetaEq, Op::kMetaEqual, 0},
-                         {Tok::kMetaNe, Op::kMetaNotEqual, 0},
-                         {Tok::kIs, Op::kMetaEqual, kSpelledIs},
-                         {Tok::kIsnt, Op::kMetaNotEqual, kSpelledIsnt}};
-const BinOp kLevel6[] = {{Tok::kLt, Op::kLess, 0},
-                         {Tok::kLe, Op::kLessEq, 0},
-                         {Tok::kGt, Op::kGreater, 0},
-                         {Tok::kGe, Op::kGreaterEq, 0}};
-const BinOp kLevel7[] = {{Tok::kShl, Op::kShiftLeft, 0},
-                         {Tok::kShr, Op::kShiftRight, 0},
-                         {Tok::kShrU, Op::kShiftRightUnsigned, 0}};
-const BinOp kLevel8[] = {{Tok::kPlus, Op::kAdd, 0}, {Tok::kMinus, Op::kSub, 0}};
-const BinOp kLevel9[] = {
-    {Tok::kStar, Op::kMul, 0}, {Tok::kSlash, Op::kDiv, 0}, {Tok::kPercent, Op::kMod, 0}};
+constexpr BinInfo bin_info(Tok t) {
+  switch (t) {
+    case Tok::kOrOr: return {1, Op::kOr, 0};
+    case Tok::kAndAnd: return {2, Op::kAnd, 0};
+    case Tok::kBar: return {3, Op::kBitOr, 0};
+    case Tok::kCaret: return {4, Op::kBitXor, 0};
+    case Tok::kAmp: return {5, Op::kBitAnd, 0};
+    case Tok::kEq: return {6, Op::kEqual, 0};
+    case Tok::kNe: return {6, Op::kNotEqual, 0};
+    case Tok::kMetaEq: return {6, Op::kMetaEqual, 0};
+    case Tok::kMetaNe: return {6, Op::kMetaNotEqual, 0};
+    case Tok::kIs: return {6, Op::kMetaEqual, kSpelledIs};
+    case Tok::kIsnt: return {6, Op::kMetaNotEqual, kSpelledIsnt};
+    case Tok::kLt: return {7, Op::kLess, 0};
+    case Tok::kLe: return {7, Op::kLessEq, 0};
+    case Tok::kGt: return {7, Op::kGreater, 0};
+    case Tok::kGe: return {7, Op::kGreaterEq, 0};
+    case Tok::kShl: return {8, Op::kShiftLeft, 0};
+    case Tok::kShr: return {8, Op::kShiftRight, 0};
+    case Tok::kShrU: return {8, Op::kShiftRightUnsigned, 0};
+    case Tok::kPlus: return {9, Op::kAdd, 0};
+    case Tok::kMinus: return {9, Op::kSub, 0};
+    case Tok::kStar: return {10, Op::kMul, 0};
+    case Tok::kSlash: return {10, Op::kDiv, 0};
+    case Tok::kPercent: return {10, Op::kMod, 0};
+    default: return {0, Op::kNone, 0};
+  }
+}
 
-struct Level {
-  const BinOp* ops;
-  size_t n;
-};
-const Level kLevels[] = {
-    {kLevel0, 1}, {kLevel1, 1}, {kLevel2, 1}, {kLevel3, 1}, {kLevel4, 1},
-    {kLevel5, 6}, {kLevel6, 4}, {kLevel7, 3}, {kLevel8, 2}, {kLevel9, 3},
-};
-constexpr int kNumLevels = sizeof kLevels / sizeof kLevels[0];
-
-Expr* Parser::parse_binary(int level) {
-  if (level == kNumLevels) return parse_unary();
-  Expr* lhs = parse_binary(level + 1);
+// Precedence climbing: all binary operators are left-associative.
+Expr* Parser::parse_binary(int min_prec) {
+  Expr* lhs = parse_unary();
   if (!lhs) return nullptr;
   for (;;) {
-    const BinOp* match = nullptr;
-    for (size_t i = 0; i < kLevels[level].n; ++i) {
-      if (tok_.kind == kLevels[level].ops[i].tok) match = &kLevels[level].ops[i];
-    }
-    if (!match) return lhs;
+    BinInfo bi = bin_info(tok_.kind);
+    if (bi.prec == 0 || bi.prec < min_prec) return lhs;
     advance();
-    Expr* rhs = parse_binary(level + 1);
+    if (++depth_ > kMaxNesting) {
+      fail("expression nested too deeply");
+      --depth_;
+      expr_unref(lhs);
+      return nullptr;
+    }
+    Expr* rhs = parse_binary(bi.prec + 1);
+    --depth_;
     if (!rhs) {
       expr_unref(lhs);
       return nullptr;
     }
-    lhs = make_op(match->op, lhs, rhs, nullptr, match->flags);
+    lhs = make_op(bi.op, lhs, rhs, nullptr, bi.flags);
   }
 }
 
@@ -348,7 +353,7 @@ Expr* Parser::parse_primary() {
       }
       InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
-      a->absolute = 1;
+      a->bits |= kBitAbsolute;
       advance();
       return a;
     }
@@ -372,6 +377,7 @@ Expr* Parser::parse_primary() {
     }
     case Tok::kLBrace: return parse_list();
     case Tok::kLBracket: {
+      ++ad_literals_;
       ClassAd* ad = parse_ad_literal();
       if (!ad) return nullptr;
       return new LiteralExpr(Value::adopt_classad(ad));
@@ -389,6 +395,7 @@ ClassAd* Parser::parse_ad_literal() {
   }
   advance();  // '['
   AdPtr ad(ClassAd::make());
+  ad->reserve(16);
   while (!at(Tok::kRBracket)) {
     if (failed_) {
       --depth_;
@@ -403,7 +410,7 @@ ClassAd* Parser::parse_ad_literal() {
       --depth_;
       return nullptr;
     }
-    std::string name = tok_.text;
+    InternedName name = intern_name(tok_.text);
     advance();
     if (!at(Tok::kAssign)) {
       fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
@@ -411,12 +418,17 @@ ClassAd* Parser::parse_ad_literal() {
       return nullptr;
     }
     advance();
+    int ads_before = ad_literals_;
     Expr* e = parse_expression();
     if (!e) {
       --depth_;
       return nullptr;
     }
-    ad->insert(name, e);
+    if (ad_literals_ == ads_before) {
+      ad->insert_plain(name, expr_share(e));
+    } else {
+      ad->insert(name, e);
+    }
     if (at(Tok::kSemicolon)) {
       advance();
     } else if (!at(Tok::kRBracket)) {
@@ -427,6 +439,7 @@ ClassAd* Parser::parse_ad_literal() {
   }
   advance();  // ']'
   --depth_;
+  ad->shrink();
   return ad.release();
 }
 
@@ -518,9 +531,10 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
       }
       return AdPtr();
     }
-    ad->insert(name, expr.release());
+    ad->insert(name, expr_share(expr.release()));
     if (eol == text.size()) break;
   }
+  ad->shrink();
   return ad;
 }
 

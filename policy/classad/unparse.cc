@@ -196,7 +196,7 @@ struct Unparser {
           out += a->name->view();
           return;
         }
-        if (a->absolute) out += '.';
+        if (a->is_absolute()) out += '.';
         unparse_attr_name(out, a->name->view());
         return;
       }

@@ -5,11 +5,12 @@
 
 #include "policy/classad/classad.h"
 #include "policy/classad/expr.h"
+#include "policy/classad/pool.h"
 
 namespace kite::classad {
 
 StringObj* StringObj::make(std::string_view s) {
-  void* mem = ::operator new(sizeof(StringObj) + s.size() + 1);
+  void* mem = pool_alloc(sizeof(StringObj) + s.size() + 1);
   auto* obj = static_cast<StringObj*>(mem);
   obj->refs = 1;
   obj->len = static_cast<uint32_t>(s.size());
@@ -17,6 +18,8 @@ StringObj* StringObj::make(std::string_view s) {
   obj->data()[s.size()] = '\0';
   return obj;
 }
+
+void StringObj::destroy() { pool_free(this, sizeof(StringObj) + len + 1); }
 
 ListObj::~ListObj() {
   for (Expr* e : items) expr_unref(e);

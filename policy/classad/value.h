@@ -40,8 +40,9 @@ struct StringObj {
   static StringObj* make(std::string_view s);
   void ref() { ++refs; }
   void unref() {
-    if (--refs == 0) ::operator delete(this);
+    if (--refs == 0) destroy();
   }
+  void destroy();
 };
 
 // A list value is a list of expressions, evaluated lazily where used (so
