@@ -68,32 +68,33 @@ bool Lexer::skip_space_and_comments() {
   }
 }
 
-Token Lexer::next() {
-  Token t;
+void Lexer::next(Token& t) {
+  t.kind = Tok::kEnd;
+  t.quoted_name = false;
   if (!skip_space_and_comments()) {
     t.kind = Tok::kError;
     t.line = line_;
     t.column = column();
-    return t;
+    return;
   }
   t.line = line_;
   t.column = column();
   if (pos_ >= src_.size()) {
     t.kind = Tok::kEnd;
-    return t;
+    return;
   }
   char c = src_[pos_];
   if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
     number(t);
-    return t;
+    return;
   }
   if (c == '"') {
     string_literal(t);
-    return t;
+    return;
   }
   if (c == '\'') {
     quoted_name(t);
-    return t;
+    return;
   }
   if (is_ident_start(c)) {
     size_t start = pos_;
@@ -101,8 +102,12 @@ Token Lexer::next() {
     std::string_view word = src_.substr(start, pos_ - start);
     t.kind = Tok::kName;
     // Keywords are 2 to 9 letters; check only those lengths.
+    // k is lower case; ASCII letters fold with | 0x20.
     auto kw = [&](const char* k, size_t n) {
-      return word.size() == n && strncasecmp(word.data(), k, n) == 0;
+      for (size_t i = 0; i < n; ++i) {
+        if ((word[i] | 0x20) != k[i]) return false;
+      }
+      return true;
     };
     switch (word.size()) {
       case 2: if (kw("is", 2)) t.kind = Tok::kIs; break;
@@ -117,29 +122,29 @@ Token Lexer::next() {
       case 9: if (kw("undefined", 9)) t.kind = Tok::kUndefined; break;
       default: break;
     }
-    if (t.kind == Tok::kName) t.text.assign(word);
-    return t;
+    if (t.kind == Tok::kName) t.name = word;
+    return;
   }
   advance();
   switch (c) {
-    case '(': t.kind = Tok::kLParen; return t;
-    case ')': t.kind = Tok::kRParen; return t;
-    case '{': t.kind = Tok::kLBrace; return t;
-    case '}': t.kind = Tok::kRBrace; return t;
-    case '[': t.kind = Tok::kLBracket; return t;
-    case ']': t.kind = Tok::kRBracket; return t;
-    case ',': t.kind = Tok::kComma; return t;
-    case ';': t.kind = Tok::kSemicolon; return t;
-    case '.': t.kind = Tok::kDot; return t;
-    case '?': t.kind = Tok::kQuestion; return t;
-    case ':': t.kind = Tok::kColon; return t;
-    case '^': t.kind = Tok::kCaret; return t;
-    case '+': t.kind = Tok::kPlus; return t;
-    case '-': t.kind = Tok::kMinus; return t;
-    case '*': t.kind = Tok::kStar; return t;
-    case '/': t.kind = Tok::kSlash; return t;
-    case '%': t.kind = Tok::kPercent; return t;
-    case '~': t.kind = Tok::kTilde; return t;
+    case '(': t.kind = Tok::kLParen; return;
+    case ')': t.kind = Tok::kRParen; return;
+    case '{': t.kind = Tok::kLBrace; return;
+    case '}': t.kind = Tok::kRBrace; return;
+    case '[': t.kind = Tok::kLBracket; return;
+    case ']': t.kind = Tok::kRBracket; return;
+    case ',': t.kind = Tok::kComma; return;
+    case ';': t.kind = Tok::kSemicolon; return;
+    case '.': t.kind = Tok::kDot; return;
+    case '?': t.kind = Tok::kQuestion; return;
+    case ':': t.kind = Tok::kColon; return;
+    case '^': t.kind = Tok::kCaret; return;
+    case '+': t.kind = Tok::kPlus; return;
+    case '-': t.kind = Tok::kMinus; return;
+    case '*': t.kind = Tok::kStar; return;
+    case '/': t.kind = Tok::kSlash; return;
+    case '%': t.kind = Tok::kPercent; return;
+    case '~': t.kind = Tok::kTilde; return;
     case '|':
       if (peek() == '|') {
         advance();
@@ -147,7 +152,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kBar;
       }
-      return t;
+      return;
     case '&':
       if (peek() == '&') {
         advance();
@@ -155,7 +160,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kAmp;
       }
-      return t;
+      return;
     case '!':
       if (peek() == '=') {
         advance();
@@ -163,7 +168,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kBang;
       }
-      return t;
+      return;
     case '=':
       if (peek() == '=') {
         advance();
@@ -179,7 +184,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kAssign;
       }
-      return t;
+      return;
     case '<':
       if (peek() == '=') {
         advance();
@@ -190,7 +195,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kLt;
       }
-      return t;
+      return;
     case '>':
       if (peek() == '=') {
         advance();
@@ -206,7 +211,7 @@ Token Lexer::next() {
       } else {
         t.kind = Tok::kGt;
       }
-      return t;
+      return;
     default: break;
   }
   t.kind = Tok::kError;
@@ -219,7 +224,7 @@ Token Lexer::next() {
     err_ += buf;
   }
   err_ += "'";
-  return t;
+  return;
 }
 
 void Lexer::number(Token& t) {
@@ -372,6 +377,7 @@ void Lexer::quoted_name(Token& t) {
   t.kind = Tok::kName;
   t.quoted_name = true;
   t.text = std::move(out);
+  t.name = t.text;
   return;
 }
 

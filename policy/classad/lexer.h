@@ -63,15 +63,17 @@ struct Token {
   int column = 1;
   int64_t int_value = 0;
   double real_value = 0;
-  std::string text;  // string contents (unescaped) or name
+  std::string text;       // string contents (unescaped); quoted names
+  std::string_view name;  // kName: the name (into the source, or into `text` if quoted)
   bool quoted_name = false;
 };
 
 class Lexer {
  public:
   explicit Lexer(std::string_view src) : src_(src) {}
-  // Scans the next token; on kError, `err` says why.
-  Token next();
+  // Scans the next token into `t` (reusing its buffers); on kError, `err`
+  // says why.
+  void next(Token& t);
   const std::string& error() const { return err_; }
   size_t offset() const { return pos_; }
   int line() const { return line_; }

@@ -38,7 +38,7 @@ class Parser {
   const ParseError& error() const { return err_; }
   const Token& token() const { return tok_; }
   void advance() {
-    tok_ = lex_.next();
+    lex_.next(tok_);
     if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
   }
   void fail(const std::string& msg) { fail_at(tok_.line, tok_.column, msg); }
@@ -61,7 +61,7 @@ class Parser {
   Expr* parse_postfix();
   Expr* parse_primary();
   Expr* parse_list();
-  Expr* parse_call(const Token& name);
+  Expr* parse_call(std::string_view name);
 
   static Expr* make_op(Op op, Expr* a, Expr* b = nullptr, Expr* c = nullptr, uint8_t flags = 0) {
     auto* o = new OpExpr(op);
@@ -220,7 +220,7 @@ Expr* Parser::parse_postfix() {
         expr_unref(e);
         return nullptr;
       }
-      InternedName n = intern_name(tok_.text);
+      InternedName n = intern_name(tok_.name);
       auto* a = new AttrExpr(n.id, n.name);
       a->base = e;
       e = a;
@@ -269,7 +269,7 @@ Expr* Parser::parse_list() {
   return new LiteralExpr(static_cast<Value&&>(holder));
 }
 
-Expr* Parser::parse_call(const Token& name) {
+Expr* Parser::parse_call(std::string_view name) {
   advance();  // '('
   std::vector<Expr*> args;
   auto cleanup = [&args]() {
@@ -294,8 +294,8 @@ Expr* Parser::parse_call(const Token& name) {
     }
   }
   advance();  // ')'
-  InternedName n = intern_name(name.text);
-  auto* call = new CallExpr(function_find(name.text), n.name);
+  InternedName n = intern_name(name);
+  auto* call = new CallExpr(function_find(name), n.name);
   call->nargs = static_cast<uint32_t>(args.size());
   if (!args.empty()) {
     call->args = new Expr*[args.size()];
@@ -339,10 +339,11 @@ Expr* Parser::parse_primary() {
       return e;
     }
     case Tok::kName: {
-      Token name = tok_;
+      // Intern before advancing: a quoted name lives in the token's buffer.
+      bool quoted = tok_.quoted_name;
+      InternedName n = intern_name(tok_.name);
       advance();
-      if (at(Tok::kLParen) && !name.quoted_name) return parse_call(name);
-      InternedName n = intern_name(name.text);
+      if (at(Tok::kLParen) && !quoted) return parse_call(n.name->view());
       return new AttrExpr(n.id, n.name);
     }
     case Tok::kDot: {  // .name: lookup from the root scope
@@ -351,7 +352,7 @@ Expr* Parser::parse_primary() {
         fail("expected an attribute name after '.'");
         return nullptr;
       }
-      InternedName n = intern_name(tok_.text);
+      InternedName n = intern_name(tok_.name);
       auto* a = new AttrExpr(n.id, n.name);
       a->bits |= kBitAbsolute;
       advance();
@@ -410,7 +411,7 @@ ClassAd* Parser::parse_ad_literal() {
       --depth_;
       return nullptr;
     }
-    InternedName name = intern_name(tok_.text);
+    InternedName name = intern_name(tok_.name);
     advance();
     if (!at(Tok::kAssign)) {
       fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
