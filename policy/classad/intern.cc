@@ -9,12 +9,27 @@
 namespace kite::classad {
 namespace {
 
+// Hashes 8 bytes at a time; `fold` lower-cases ASCII letters first (by
+// setting bit 5 of letters only, so the two forms of a name hash alike).
 uint64_t hash_bytes(const char* p, size_t n, bool fold) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char c = static_cast<unsigned char>(p[i]);
-    if (fold && c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c + 32);
-    h = (h ^ c) * 1099511628211ull;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  while (n > 0) {
+    uint64_t w = 0;
+    size_t k = n < 8 ? n : 8;
+    std::memcpy(&w, p, k);
+    if (fold) {
+      // Per byte: set 0x20 where the byte is 'A'..'Z'.
+      uint64_t add = 0;
+      for (size_t i = 0; i < k; ++i) {
+        unsigned char c = static_cast<unsigned char>(p[i]);
+        if (c >= 'A' && c <= 'Z') add |= uint64_t{0x20} << (8 * i);
+      }
+      w |= add;
+    }
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    p += k;
+    n -= k;
   }
   return h;
 }

@@ -229,6 +229,20 @@ void Lexer::next(Token& t) {
 
 void Lexer::number(Token& t) {
   size_t start = pos_;
+  // Fast path: a short decimal integer (the common case in ads).
+  if (src_[pos_] != '0' || pos_ + 1 >= src_.size() || !is_digit(src_[pos_ + 1])) {
+    size_t p = pos_;
+    int64_t v = 0;
+    while (p < src_.size() && p - start < 18 && is_digit(src_[p])) v = v * 10 + (src_[p++] - '0');
+    char next = p < src_.size() ? src_[p] : '\0';
+    if (p > start && !is_digit(next) && next != '.' && next != 'e' && next != 'E' &&
+        next != 'x' && next != 'X') {
+      pos_ = p;
+      t.kind = Tok::kInteger;
+      t.int_value = v;
+      return;
+    }
+  }
   bool is_real = false;
   bool hex = false;
   if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
