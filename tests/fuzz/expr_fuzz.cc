@@ -25,8 +25,8 @@ namespace {
 // vectors require them): a selected name is printed without quotes
 // (`x.'y z'` prints as `x.y z`) and a number before `.name` runs into it
 // (`1 .a` prints as `1.a`). Such text does not parse back; skip the round
-// trip for them. Strings holding NUL bytes are skipped too (reported: the
-// lexer accepts them, HTCondor does not).
+// trip for them. Strings holding NUL bytes and empty attribute names are
+// skipped too (reported: the parser accepts them, HTCondor does not).
 bool plain_name(std::string_view n) {
   if (n.empty() || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) {
     return false;
@@ -55,7 +55,7 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
       }
       if (v.is_classad()) {
         for (const ClassAd::Entry& en : v.as_classad()->entries()) {
-          if (en.name->view().find('\0') != std::string_view::npos) return true;
+          if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos) return true;
           if (unparse_may_not_round_trip(en.expr, depth + 1)) return true;
         }
       }
@@ -88,7 +88,7 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
 
 [[maybe_unused]] bool ad_may_not_round_trip(const ClassAd& ad) {
   for (const ClassAd::Entry& en : ad.entries()) {
-    if (en.name->view().find('\0') != std::string_view::npos) return true;
+    if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos) return true;
     if (unparse_may_not_round_trip(en.expr)) return true;
   }
   return false;
