@@ -12,9 +12,6 @@
 namespace kite::classad {
 namespace {
 
-// Bound on the evaluator's recursion (nested operators across attribute
-// references); beyond it the result is ERROR instead of a stack overflow.
-constexpr int kMaxDepth = 3000;
 
 int64_t real_clock() { return static_cast<int64_t>(std::time(nullptr)); }
 int64_t (*g_time_source)() = real_clock;
@@ -131,18 +128,15 @@ struct Evaluator {
     switch (e->kind) {
       case ExprKind::kLiteral: out = as_literal(e)->value; return;
       case ExprKind::kAttr: eval_attr(ctx, as_attr(e), out); return;
-      case ExprKind::kOp: eval_op_guarded(ctx, as_op(e), out); return;
+      case ExprKind::kOp:
+        if (e->bits & kBitFolded) {
+          out = as_folded(e)->value;
+        } else {
+          eval_op(ctx, as_op(e), out);
+        }
+        return;
       case ExprKind::kCall: eval_call(ctx, as_call(e), out); return;
     }
-  }
-  static void eval_op_guarded(EvalContext& ctx, const OpExpr* o, Value& out) {
-    if (++ctx.depth_ > kMaxDepth) {
-      --ctx.depth_;
-      out.set_error();
-      return;
-    }
-    eval_op(ctx, o, out);
-    --ctx.depth_;
   }
   static void eval_call(EvalContext& ctx, const CallExpr* c, Value& out);
   static void eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out);
@@ -155,6 +149,7 @@ struct Evaluator {
   // refcount traffic), else to `tmp` after evaluating into it.
   static inline const Value& eval_ref(EvalContext& ctx, const Expr* e, Value& tmp) {
     if (e->kind == ExprKind::kLiteral) return as_literal(e)->value;
+    if (e->bits & kBitFolded) return as_folded(e)->value;
     if (e->kind == ExprKind::kAttr) {
       const AttrExpr* a = as_attr(e);
       const ClassAd* ad = nullptr;
@@ -197,7 +192,7 @@ void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e
       return;
     }
   }
-  if (ctx.stack_size_ >= EvalContext::kMaxFrames) {
+  if (ctx.stack_size_ >= EvalContext::kMaxFrames || ctx.stack_exhausted()) {
     out = Value::error();
     return;
   }
@@ -469,8 +464,7 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
 }
 
 void Evaluator::eval_call(EvalContext& ctx, const CallExpr* c, Value& out) {
-  if (++ctx.depth_ > kMaxDepth) {
-    --ctx.depth_;
+  if (ctx.stack_exhausted()) {
     out.set_error();
     return;
   }
@@ -479,7 +473,6 @@ void Evaluator::eval_call(EvalContext& ctx, const CallExpr* c, Value& out) {
   } else {
     out.set_error();  // unknown function
   }
-  --ctx.depth_;
 }
 
 void EvalContext::eval(const Expr* e, Value& out) { Evaluator::eval(*this, e, out); }

@@ -15,7 +15,10 @@ namespace kite::classad {
 class EvalContext {
  public:
   // `scope` is MY (may be null); in a match its partner is TARGET.
-  explicit EvalContext(const ClassAd* scope) : scope_(scope) {}
+  explicit EvalContext(const ClassAd* scope) : scope_(scope) {
+    char probe;
+    stack_base_ = reinterpret_cast<uintptr_t>(&probe);
+  }
 
   // Evaluates `e` in the current scope into `out`.
   void eval(const Expr* e, Value& out);
@@ -42,7 +45,14 @@ class EvalContext {
  private:
   friend struct Evaluator;
   const ClassAd* scope_;
-  int depth_ = 0;
+  // Where this evaluation's stack starts: attribute references and function
+  // calls give up with ERROR past a fixed budget instead of overflowing.
+  uintptr_t stack_base_;
+  bool stack_exhausted() const {
+    char probe;
+    return stack_base_ - reinterpret_cast<uintptr_t>(&probe) > kStackBudget;
+  }
+  static constexpr uintptr_t kStackBudget = 2u << 20;
   // Attributes being evaluated right now: a reference back to one of them is
   // a cycle and yields UNDEFINED, as HTCondor does.
   struct Frame {

@@ -20,7 +20,11 @@ void expr_delete(Expr* e) {
       if (o->a) expr_unref(o->a);
       if (o->b) expr_unref(o->b);
       if (o->c) expr_unref(o->c);
-      delete o;
+      if (o->bits & kBitFolded) {
+        delete static_cast<FoldedOpExpr*>(o);
+      } else {
+        delete o;
+      }
       return;
     }
     case ExprKind::kCall: {

@@ -62,6 +62,7 @@ enum : uint8_t { kSpelledIs = 1, kSpelledIsnt = 2 };
 enum : uint8_t {
   kBitAbsolute = 1,    // AttrExpr: `.name`, looked up from the root scope
   kBitSharedRoot = 2,  // root registered in the shared-expression table
+  kBitFolded = 4,      // FoldedOpExpr: a constant operation with its value precomputed
 };
 // Parentheses around a node are kept as a count in the top bits of `flags`
 // (for unparse) instead of as extra nodes the evaluator would have to walk.
@@ -108,6 +109,16 @@ struct OpExpr : Expr {
   Expr* c = nullptr;
   explicit OpExpr(Op o) : Expr(ExprKind::kOp) { op = o; }
 };
+
+// An operation on constants (`15 * 60`), kept whole for unparse but with
+// its value computed once at parse time.
+struct FoldedOpExpr : OpExpr {
+  Value value;
+  FoldedOpExpr(Op o, Value v) : OpExpr(o), value(static_cast<Value&&>(v)) { bits |= kBitFolded; }
+};
+inline const FoldedOpExpr* as_folded(const Expr* e) {
+  return static_cast<const FoldedOpExpr*>(e);
+}
 
 struct CallExpr : Expr {
   const FunctionEntry* fn;  // null: unknown function (evaluates to error)

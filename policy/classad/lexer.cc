@@ -24,7 +24,7 @@ struct CharClasses {
       if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_') v |= kIdentStart | kIdentChar;
       if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
       if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
-      if (i != '"' && i != '\\' && i != '\n') v |= kPlainStringChar;
+      if (i != '"' && i != '\\' && i != '\n' && i != 0) v |= kPlainStringChar;
       c[i] = v;
     }
   }
@@ -315,6 +315,11 @@ void Lexer::string_literal(Token& t) {
       advance();
       break;
     }
+    if (c == '\0') {
+      t.kind = Tok::kError;
+      err_ = "NUL character in string";
+      return;
+    }
     if (c != '\\') {
       // Copy a run of ordinary characters at once.
       size_t run = pos_;
@@ -348,6 +353,11 @@ void Lexer::string_literal(Token& t) {
           v = v * 8 + (peek() - '0');
           advance();
         }
+        if (v == 0) {  // HTCondor refuses NUL in strings
+          t.kind = Tok::kError;
+          err_ = "NUL character (\\0) in string";
+          return;
+        }
         out += static_cast<char>(v);
         break;
       }
@@ -378,8 +388,18 @@ void Lexer::quoted_name(Token& t) {
         advance();
         break;
       }
+      if (c == '\0') {
+        t.kind = Tok::kError;
+        err_ = "NUL character in quoted attribute name";
+        return;
+      }
       if (c == '\\' && pos_ + 1 < src_.size()) {
         advance();
+        if (src_[pos_] == '\0') {
+          t.kind = Tok::kError;
+          err_ = "NUL character in quoted attribute name";
+          return;
+        }
         out += src_[pos_];
         advance();
         continue;
@@ -387,6 +407,11 @@ void Lexer::quoted_name(Token& t) {
       out += c;
       advance();
     }
+  }
+  if (out.empty()) {
+    t.kind = Tok::kError;
+    err_ = "empty quoted attribute name";
+    return;
   }
   t.kind = Tok::kName;
   t.quoted_name = true;

@@ -206,7 +206,9 @@ bool op_identical(const Value& a, const Value& b, bool& is_error) {
     case ValueType::kInteger: return a.as_integer() == b.as_integer();
     case ValueType::kReal: return a.as_real() == b.as_real();
     case ValueType::kString: return a.as_string() == b.as_string();
-    case ValueType::kAbsTime: return a.as_abs_time().secs == b.as_abs_time().secs;
+    case ValueType::kAbsTime:  // identity includes the zone; == compares instants
+      return a.as_abs_time().secs == b.as_abs_time().secs &&
+             a.as_abs_time().offset == b.as_abs_time().offset;
     case ValueType::kRelTime: return a.as_rel_time() == b.as_rel_time();
     case ValueType::kList:
     case ValueType::kClassAd: is_error = true; return false;

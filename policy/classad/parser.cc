@@ -9,6 +9,7 @@
 #include "policy/classad/expr_share.h"
 #include "policy/classad/functions.h"
 #include "policy/classad/lexer.h"
+#include "policy/classad/operators.h"
 
 namespace kite::classad {
 namespace {
@@ -63,7 +64,39 @@ class Parser {
   Expr* parse_list();
   Expr* parse_call(std::string_view name);
 
+  // A number or boolean known at parse time (a literal or a folded op).
+  static const Value* constant_of(const Expr* e) {
+    const Value* v = nullptr;
+    if (e->kind == ExprKind::kLiteral) {
+      v = &as_literal(e)->value;
+    } else if (e->kind == ExprKind::kOp && (e->bits & kBitFolded)) {
+      v = &as_folded(e)->value;
+    }
+    if (v && (v->is_integer() || v->is_real() || v->is_boolean())) return v;
+    return nullptr;
+  }
+
   static Expr* make_op(Op op, Expr* a, Expr* b = nullptr, Expr* c = nullptr, uint8_t flags = 0) {
+    // Fold strict operations on numeric constants (`15 * 60`): same result
+    // as evaluating them every time, computed once.
+    if (!c && op != Op::kAnd && op != Op::kOr && op != Op::kSubscript && op != Op::kParens &&
+        op != Op::kElvis) {
+      const Value* va = constant_of(a);
+      const Value* vb = b ? constant_of(b) : nullptr;
+      if (va && (b ? vb != nullptr : true)) {
+        Value r;
+        if (b) {
+          op_binary(op, *va, *vb, r);
+        } else {
+          op_unary(op, *va, r);
+        }
+        auto* f = new FoldedOpExpr(op, static_cast<Value&&>(r));
+        f->a = a;
+        f->b = b;
+        f->flags = flags;
+        return f;
+      }
+    }
     auto* o = new OpExpr(op);
     o->a = a;
     o->b = b;
@@ -444,6 +477,55 @@ ClassAd* Parser::parse_ad_literal() {
   return ad.release();
 }
 
+// Trees deeper than this are refused, so every recursive walk over a tree
+// (evaluation, unparse, copy, free) has a bounded depth. Measured across
+// nested ads and list items, iteratively (the walk itself cannot overflow).
+constexpr int kMaxTreeHeight = 1000;
+
+bool height_ok(const Expr* root) {
+  struct Item {
+    const Expr* e;
+    int depth;
+  };
+  thread_local std::vector<Item> stack;
+  stack.clear();
+  stack.push_back({root, 1});
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    if (it.depth > kMaxTreeHeight) return false;
+    const Expr* e = it.e;
+    int d = it.depth + 1;
+    switch (e->kind) {
+      case ExprKind::kLiteral: {
+        const Value& v = as_literal(e)->value;
+        if (v.is_list()) {
+          for (const Expr* item : v.as_list()->items) stack.push_back({item, d});
+        } else if (v.is_classad()) {
+          for (const ClassAd::Entry& en : v.as_classad()->entries()) stack.push_back({en.expr, d});
+        }
+        break;
+      }
+      case ExprKind::kAttr:
+        if (as_attr(e)->base) stack.push_back({as_attr(e)->base, d});
+        break;
+      case ExprKind::kOp: {
+        const OpExpr* o = as_op(e);
+        if (o->a) stack.push_back({o->a, d});
+        if (o->b) stack.push_back({o->b, d});
+        if (o->c) stack.push_back({o->c, d});
+        break;
+      }
+      case ExprKind::kCall: {
+        const CallExpr* c = as_call(e);
+        for (uint32_t i = 0; i < c->nargs; ++i) stack.push_back({c->args[i], d});
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 void set_error(ParseError* err, const Parser& p) {
   if (err) *err = p.error();
 }
@@ -460,6 +542,7 @@ ExprPtr parse_expr(std::string_view text, ParseError* err) {
   Parser p(text);
   Expr* e = p.parse_expression();
   if (e) p.expect_end();
+  if (e && !p.failed() && !height_ok(e)) p.fail_at(1, 1, "expression nested too deeply");
   if (p.failed()) {
     if (e) expr_unref(e);
     set_error(err, p);
@@ -477,6 +560,14 @@ AdPtr parse_classad(std::string_view text, ParseError* err) {
   }
   AdPtr ad(p.parse_ad_literal());
   if (ad) p.expect_end();
+  if (ad && !p.failed()) {
+    for (const ClassAd::Entry& en : ad->entries()) {
+      if (!height_ok(en.expr)) {
+        p.fail_at(1, 1, "expression nested too deeply");
+        break;
+      }
+    }
+  }
   if (p.failed()) {
     set_error(err, p);
     return AdPtr();
