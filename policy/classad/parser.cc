@@ -21,6 +21,16 @@ constexpr int kMaxNesting = 256;
 class Parser {
  public:
   explicit Parser(std::string_view text) : lex_(text) { advance(); }
+  // Starts over on new text (reusing buffers).
+  void reset(std::string_view text) {
+    lex_ = Lexer(text);
+    failed_ = false;
+    err_ = ParseError();
+    depth_ = 0;
+    ad_literals_ = 0;
+    tokens_ = 0;
+    advance();
+  }
 
   Expr* parse_expression() {
     if (++depth_ > kMaxNesting) {
@@ -39,6 +49,7 @@ class Parser {
   const ParseError& error() const { return err_; }
   const Token& token() const { return tok_; }
   void advance() {
+    ++tokens_;
     lex_.next(tok_);
     if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
   }
@@ -113,6 +124,7 @@ class Parser {
 
  public:
   int ad_literals_ = 0;  // ad literals parsed so far (to skip scope walks)
+  int tokens_ = 0;       // tokens read; a tree is never taller than this
 };
 
 const char* describe(Tok k) {
@@ -542,7 +554,9 @@ ExprPtr parse_expr(std::string_view text, ParseError* err) {
   Parser p(text);
   Expr* e = p.parse_expression();
   if (e) p.expect_end();
-  if (e && !p.failed() && !height_ok(e)) p.fail_at(1, 1, "expression nested too deeply");
+  if (e && !p.failed() && p.tokens_ > kMaxTreeHeight && !height_ok(e)) {
+    p.fail_at(1, 1, "expression nested too deeply");
+  }
   if (p.failed()) {
     if (e) expr_unref(e);
     set_error(err, p);
@@ -560,7 +574,7 @@ AdPtr parse_classad(std::string_view text, ParseError* err) {
   }
   AdPtr ad(p.parse_ad_literal());
   if (ad) p.expect_end();
-  if (ad && !p.failed()) {
+  if (ad && !p.failed() && p.tokens_ > kMaxTreeHeight) {
     for (const ClassAd::Entry& en : ad->entries()) {
       if (!height_ok(en.expr)) {
         p.fail_at(1, 1, "expression nested too deeply");
@@ -577,6 +591,8 @@ AdPtr parse_classad(std::string_view text, ParseError* err) {
 
 AdPtr parse_classad_old(std::string_view text, ParseError* err) {
   AdPtr ad(ClassAd::make());
+  ad->reserve(16);
+  Parser parser("");
   size_t pos = 0;
   int line = 0;
   while (pos <= text.size()) {
@@ -613,17 +629,28 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
       }
       return AdPtr();
     }
-    ParseError perr;
-    ExprPtr expr = parse_expr(l.substr(eq + 1), &perr);
-    if (!expr) {
+    // One parser for every line (reset per line, buffers reused).
+    parser.reset(l.substr(eq + 1));
+    Expr* expr = parser.parse_expression();
+    if (expr) parser.expect_end();
+    if (expr && !parser.failed() && parser.tokens_ > kMaxTreeHeight && !height_ok(expr)) {
+      parser.fail_at(1, 1, "expression nested too deeply");
+    }
+    if (parser.failed()) {
+      if (expr) expr_unref(expr);
       if (err) {
+        const ParseError& perr = parser.error();
         err->line = line;
-        err->column = static_cast<int>(b + eq + 1) + perr.column;
+        err->column = perr.line == 1 ? static_cast<int>(b + eq + 1) + perr.column : perr.column;
         err->message = perr.message;
       }
       return AdPtr();
     }
-    ad->insert(name, expr_share(expr.release()));
+    if (parser.ad_literals_ == 0) {
+      ad->insert_plain(intern_name(name), expr_share(expr));
+    } else {
+      ad->insert(name, expr);
+    }
     if (eol == text.size()) break;
   }
   ad->shrink();
