@@ -192,8 +192,9 @@ int batch_main(int argc, char** argv) {
 int classad_main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "eval") == 0) return eval_main(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "batch") == 0) return batch_main(argc - 1, argv + 1);
-  std::fprintf(stderr, "usage: kite classad eval [--my AD] [--target AD] EXPR\n"
-                       "       kite classad batch FILE.tsv\n");
+  std::fprintf(stderr,
+               "usage: kite classad eval [--my AD] [--target AD] EXPR\n"
+               "       kite classad batch FILE.tsv\n");
   return 2;
 }
 

@@ -2,8 +2,8 @@
 // large ads, HTCondor's print order, and the convenience evaluators.
 #include "policy/classad/classad.h"
 
-#include <algorithm>
 #include <strings.h>
+#include <algorithm>
 
 #include "policy/classad/eval.h"
 
@@ -13,7 +13,9 @@ namespace {
 // Ads up to this size are searched linearly (faster than hashing).
 constexpr size_t kLinearMax = 8;
 
-inline uint32_t hash_id(uint32_t id) { return id * 2654435761u; }
+inline uint32_t hash_id(uint32_t id) {
+  return id * 2654435761u;
+}
 
 // Walks `e`, calling f(ad) for each ad literal not nested inside another ad.
 template <typename F>
@@ -130,7 +132,9 @@ void ClassAd::insert_plain(const InternedName& name, Expr* e) {
   gen_ = next_generation();
 }
 
-void ClassAd::insert(std::string_view name, Expr* e) { insert(intern_name(name), e); }
+void ClassAd::insert(std::string_view name, Expr* e) {
+  insert(intern_name(name), e);
+}
 
 void ClassAd::insert_value(std::string_view name, Value v) {
   insert(name, new LiteralExpr(static_cast<Value&&>(v)));

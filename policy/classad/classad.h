@@ -98,7 +98,7 @@ class ClassAd {
   const ClassAd* parent_ = nullptr;
   const ClassAd* partner_ = nullptr;
   std::vector<Entry> entries_;
-  std::vector<uint32_t> ids_;  // parallel to entries_
+  std::vector<uint32_t> ids_;            // parallel to entries_
   mutable std::vector<uint16_t> index_;  // open addressing: entry index + 1
   mutable bool index_dirty_ = false;
 };

@@ -12,8 +12,9 @@
 namespace kite::classad {
 namespace {
 
-
-int64_t real_clock() { return static_cast<int64_t>(std::time(nullptr)); }
+int64_t real_clock() {
+  return static_cast<int64_t>(std::time(nullptr));
+}
 int64_t (*g_time_source)() = real_clock;
 
 enum class Truth { kFalse, kTrue, kUndefined, kError };
@@ -475,7 +476,9 @@ void Evaluator::eval_call(EvalContext& ctx, const CallExpr* c, Value& out) {
   }
 }
 
-void EvalContext::eval(const Expr* e, Value& out) { Evaluator::eval(*this, e, out); }
+void EvalContext::eval(const Expr* e, Value& out) {
+  Evaluator::eval(*this, e, out);
+}
 
 void EvalContext::eval_in(const ClassAd* scope, const Expr* e, Value& out) {
   const ClassAd* saved = scope_;
@@ -493,12 +496,17 @@ const Expr* EvalContext::resolve(const AttrExpr* ref, const ClassAd** where) {
     return root ? root->lookup_id(ref->name_id) : nullptr;
   }
   const Expr* e = lookup_in_scope(scope_, ref->name_id, where);
-  if (!e && scope_ && scope_->partner()) e = lookup_in_scope(scope_->partner(), ref->name_id, where);
+  if (!e && scope_ && scope_->partner())
+    e = lookup_in_scope(scope_->partner(), ref->name_id, where);
   return e;
 }
 
-void EvalContext::set_time_source(int64_t (*now)()) { g_time_source = now ? now : real_clock; }
-int64_t EvalContext::now() { return g_time_source(); }
+void EvalContext::set_time_source(int64_t (*now)()) {
+  g_time_source = now ? now : real_clock;
+}
+int64_t EvalContext::now() {
+  return g_time_source();
+}
 
 Value evaluate(const Expr* e) {
   EvalContext ctx(nullptr);

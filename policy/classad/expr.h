@@ -13,10 +13,10 @@ namespace kite::classad {
 struct FunctionEntry;
 
 enum class ExprKind : uint8_t {
-  kLiteral,    // LiteralExpr: a constant value (also list and ad literals)
-  kAttr,       // AttrExpr: `name`, `.name`, or `base.name`
-  kOp,         // OpExpr: unary, binary, ternary operators, subscript, parentheses
-  kCall,       // CallExpr: function call
+  kLiteral,  // LiteralExpr: a constant value (also list and ad literals)
+  kAttr,     // AttrExpr: `name`, `.name`, or `base.name`
+  kOp,       // OpExpr: unary, binary, ternary operators, subscript, parentheses
+  kCall,     // CallExpr: function call
 };
 
 // Operators. The order of the binary block mirrors HTCondor's operator table.
@@ -74,9 +74,9 @@ struct Expr {
   ExprKind kind;
   Op op = Op::kNone;
   uint8_t flags = 0;
-  uint8_t bits = 0;      // kBitAbsolute (AttrExpr `.name`), kBitSharedRoot
+  uint8_t bits = 0;  // kBitAbsolute (AttrExpr `.name`), kBitSharedRoot
   bool is_absolute() const { return bits & kBitAbsolute; }
-  uint32_t refs = 1;     // trees may be shared between ads (roots only)
+  uint32_t refs = 1;  // trees may be shared between ads (roots only)
   explicit Expr(ExprKind k) : kind(k) {}
   // Nodes come from the small-object pool; always delete via the concrete
   // type (expr_delete does) so the sized delete gets the right size.
@@ -89,12 +89,14 @@ struct LiteralExpr : Expr {
   explicit LiteralExpr(Value v) : Expr(ExprKind::kLiteral), value(static_cast<Value&&>(v)) {}
 };
 
-inline int paren_count(const Expr* e) { return e->flags >> kParenShift; }
+inline int paren_count(const Expr* e) {
+  return e->flags >> kParenShift;
+}
 
 struct AttrExpr : Expr {
-  uint32_t name_id;     // interned, case-insensitive
-  StringObj* name;      // as spelled
-  Expr* base = nullptr; // `base.name`; null for `name` and `.name`
+  uint32_t name_id;      // interned, case-insensitive
+  StringObj* name;       // as spelled
+  Expr* base = nullptr;  // `base.name`; null for `name` and `.name`
   // Inline cache of the last unqualified lookup: the ad (and its
   // generation) the name was found directly in, and the entry's expression.
   mutable const ClassAd* cache_ad = nullptr;
@@ -128,14 +130,24 @@ struct CallExpr : Expr {
   CallExpr(const FunctionEntry* f, StringObj* n) : Expr(ExprKind::kCall), fn(f), name(n) {}
 };
 
-inline const LiteralExpr* as_literal(const Expr* e) { return static_cast<const LiteralExpr*>(e); }
-inline const AttrExpr* as_attr(const Expr* e) { return static_cast<const AttrExpr*>(e); }
-inline const OpExpr* as_op(const Expr* e) { return static_cast<const OpExpr*>(e); }
-inline const CallExpr* as_call(const Expr* e) { return static_cast<const CallExpr*>(e); }
+inline const LiteralExpr* as_literal(const Expr* e) {
+  return static_cast<const LiteralExpr*>(e);
+}
+inline const AttrExpr* as_attr(const Expr* e) {
+  return static_cast<const AttrExpr*>(e);
+}
+inline const OpExpr* as_op(const Expr* e) {
+  return static_cast<const OpExpr*>(e);
+}
+inline const CallExpr* as_call(const Expr* e) {
+  return static_cast<const CallExpr*>(e);
+}
 
 // Frees a whole tree (ignores `refs`; use expr_unref for shared roots).
 void expr_delete(Expr* e);
-inline void expr_ref(Expr* e) { ++e->refs; }
+inline void expr_ref(Expr* e) {
+  ++e->refs;
+}
 void expr_forget_shared(Expr* e);  // expr_share.cc
 inline void expr_unref(Expr* e) {
   if (--e->refs == 0) {

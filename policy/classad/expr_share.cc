@@ -239,6 +239,8 @@ void expr_forget_shared(Expr* e) {
   }
 }
 
-size_t expr_shared_count() { return t_table ? t_table->used : 0; }
+size_t expr_shared_count() {
+  return t_table ? t_table->used : 0;
+}
 
 }  // namespace kite::classad

@@ -2,9 +2,9 @@
 // lookup, built once on first use.
 #include "policy/classad/functions.h"
 
+#include <strings.h>
 #include <algorithm>
 #include <string>
-#include <strings.h>
 #include <vector>
 
 namespace kite::classad {
@@ -17,8 +17,8 @@ struct Registry {
 const Registry& registry() {
   static const Registry* r = [] {
     auto* reg = new Registry();
-    FunctionTable (*groups[])() = {functions_core,   functions_math,        functions_string,
-                                   functions_list,   functions_regex,       functions_stringlist,
+    FunctionTable (*groups[])() = {functions_core, functions_math,  functions_string,
+                                   functions_list, functions_regex, functions_stringlist,
                                    functions_time};
     for (auto group : groups) {
       FunctionTable t = group();

@@ -21,7 +21,11 @@ uint32_t intern_find(std::string_view name);
 // Well-known ids, reserved when the table is created.
 constexpr uint32_t kIdMy = 1;
 constexpr uint32_t kIdTarget = 2;
-inline uint32_t intern_id_my() { return kIdMy; }
-inline uint32_t intern_id_target() { return kIdTarget; }
+inline uint32_t intern_id_my() {
+  return kIdMy;
+}
+inline uint32_t intern_id_target() {
+  return kIdTarget;
+}
 
 }  // namespace kite::classad

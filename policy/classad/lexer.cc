@@ -3,12 +3,12 @@
 // HTCONDOR: classad-mechanism "ClassAd Syntax".
 #include "policy/classad/lexer.h"
 
+#include <strings.h>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
-#include <strings.h>
+#include <cstring>
 
 namespace kite::classad {
 namespace {
@@ -21,7 +21,8 @@ struct CharClasses {
   constexpr CharClasses() : c() {
     for (int i = 0; i < 256; ++i) {
       uint8_t v = 0;
-      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_') v |= kIdentStart | kIdentChar;
+      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_')
+        v |= kIdentStart | kIdentChar;
       if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
       if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
       if (i != '"' && i != '\\' && i != '\n' && i != 0) v |= kPlainStringChar;
@@ -34,9 +35,15 @@ constexpr CharClasses kClasses;
 inline bool has_class(char ch, uint8_t cls) {
   return (kClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
 }
-bool is_ident_start(char c) { return has_class(c, kIdentStart); }
-bool is_ident_char(char c) { return has_class(c, kIdentChar); }
-bool is_digit(char c) { return has_class(c, kDigit); }
+bool is_ident_start(char c) {
+  return has_class(c, kIdentStart);
+}
+bool is_ident_char(char c) {
+  return has_class(c, kIdentChar);
+}
+bool is_digit(char c) {
+  return has_class(c, kDigit);
+}
 
 }  // namespace
 
@@ -110,16 +117,24 @@ void Lexer::next(Token& t) {
       return true;
     };
     switch (word.size()) {
-      case 2: if (kw("is", 2)) t.kind = Tok::kIs; break;
+      case 2:
+        if (kw("is", 2)) t.kind = Tok::kIs;
+        break;
       case 4:
-        if (kw("true", 4)) t.kind = Tok::kTrue;
-        else if (kw("isnt", 4)) t.kind = Tok::kIsnt;
+        if (kw("true", 4))
+          t.kind = Tok::kTrue;
+        else if (kw("isnt", 4))
+          t.kind = Tok::kIsnt;
         break;
       case 5:
-        if (kw("false", 5)) t.kind = Tok::kFalse;
-        else if (kw("error", 5)) t.kind = Tok::kErrorKw;
+        if (kw("false", 5))
+          t.kind = Tok::kFalse;
+        else if (kw("error", 5))
+          t.kind = Tok::kErrorKw;
         break;
-      case 9: if (kw("undefined", 9)) t.kind = Tok::kUndefined; break;
+      case 9:
+        if (kw("undefined", 9)) t.kind = Tok::kUndefined;
+        break;
       default: break;
     }
     if (t.kind == Tok::kName) t.name = word;
@@ -235,8 +250,8 @@ void Lexer::number(Token& t) {
     int64_t v = 0;
     while (p < src_.size() && p - start < 18 && is_digit(src_[p])) v = v * 10 + (src_[p++] - '0');
     char next = p < src_.size() ? src_[p] : '\0';
-    if (p > start && !is_digit(next) && next != '.' && next != 'e' && next != 'E' &&
-        next != 'x' && next != 'X') {
+    if (p > start && !is_digit(next) && next != '.' && next != 'e' && next != 'E' && next != 'x' &&
+        next != 'X') {
       pos_ = p;
       t.kind = Tok::kInteger;
       t.int_value = v;
@@ -345,7 +360,14 @@ void Lexer::string_literal(Token& t) {
       case 'v': out += '\v'; break;
       case 'r': out += '\r'; break;
       case 'a': out += '\a'; break;
-      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
         int v = e - '0';
         // Up to three octal digits; a leading 4-7 allows only two.
         int max_digits = (e <= '3') ? 2 : 1;

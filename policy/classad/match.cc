@@ -59,7 +59,11 @@ bool MatchPair::left_accepts() const {
 bool MatchPair::right_accepts() const {
   return requirements_accept(eval_attr_id(right_, requirements_id()));
 }
-double MatchPair::left_rank() const { return as_rank(eval_attr_id(left_, rank_id())); }
-double MatchPair::right_rank() const { return as_rank(eval_attr_id(right_, rank_id())); }
+double MatchPair::left_rank() const {
+  return as_rank(eval_attr_id(left_, rank_id()));
+}
+double MatchPair::right_rank() const {
+  return as_rank(eval_attr_id(right_, rank_id()));
+}
 
 }  // namespace kite::classad

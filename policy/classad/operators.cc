@@ -5,8 +5,8 @@
 // HTCONDOR: classad-mechanism "Operators", "Comparison Operators".
 #include "policy/classad/operators.h"
 
-#include <cmath>
 #include <strings.h>
+#include <cmath>
 
 #include "policy/classad/classad.h"
 
@@ -18,8 +18,14 @@ enum class Num { kNone, kInt, kReal };
 // Integer view for arithmetic: booleans promote to 0/1.
 Num numeric(const Value& v, int64_t& i, double& r) {
   switch (v.type()) {
-    case ValueType::kInteger: i = v.as_integer(); r = static_cast<double>(i); return Num::kInt;
-    case ValueType::kBoolean: i = v.as_boolean() ? 1 : 0; r = static_cast<double>(i); return Num::kInt;
+    case ValueType::kInteger:
+      i = v.as_integer();
+      r = static_cast<double>(i);
+      return Num::kInt;
+    case ValueType::kBoolean:
+      i = v.as_boolean() ? 1 : 0;
+      r = static_cast<double>(i);
+      return Num::kInt;
     case ValueType::kReal: r = v.as_real(); return Num::kReal;
     default: return Num::kNone;
   }

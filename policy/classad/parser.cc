@@ -624,8 +624,8 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
       if (err) {
         err->line = line;
         err->column = static_cast<int>(b) + 1;
-        err->message = eq == std::string_view::npos ? "expected 'Name = expression'"
-                                                    : "bad attribute name";
+        err->message =
+            eq == std::string_view::npos ? "expected 'Name = expression'" : "bad attribute name";
       }
       return AdPtr();
     }
@@ -659,8 +659,8 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
 
 AdPtr parse_classad_any(std::string_view text, ParseError* err) {
   size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
-                             text[i] == '\r')) {
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
     ++i;
   }
   if (i < text.size() && text[i] == '[') return parse_classad(text, err);

@@ -24,7 +24,9 @@ struct Pool {
 
 thread_local Pool t_pool;
 
-inline size_t size_class(size_t n) { return (n + 7) / 8; }
+inline size_t size_class(size_t n) {
+  return (n + 7) / 8;
+}
 
 }  // namespace
 
@@ -68,6 +70,8 @@ void pool_free(void* p, size_t n) {
   pool.free_lists[c] = f;
 }
 
-size_t pool_slab_bytes() { return t_pool.slab_bytes; }
+size_t pool_slab_bytes() {
+  return t_pool.slab_bytes;
+}
 
 }  // namespace kite::classad

@@ -291,10 +291,18 @@ void unparse_attr_name(std::string& out, std::string_view name) {
   }
 }
 
-void unparse_value(std::string& out, const Value& v) { Unparser{out, false}.value(v); }
-void unparse_expr(std::string& out, const Expr* e) { Unparser{out, false}.expr(e); }
-void unparse_classad(std::string& out, const ClassAd& ad) { Unparser{out, false}.ad(ad); }
-void unparse_pretty(std::string& out, const Expr* e) { Unparser{out, true}.expr(e); }
+void unparse_value(std::string& out, const Value& v) {
+  Unparser{out, false}.value(v);
+}
+void unparse_expr(std::string& out, const Expr* e) {
+  Unparser{out, false}.expr(e);
+}
+void unparse_classad(std::string& out, const ClassAd& ad) {
+  Unparser{out, false}.ad(ad);
+}
+void unparse_pretty(std::string& out, const Expr* e) {
+  Unparser{out, true}.expr(e);
+}
 
 std::string to_string(const Value& v) {
   std::string s;

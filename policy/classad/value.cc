@@ -19,7 +19,9 @@ StringObj* StringObj::make(std::string_view s) {
   return obj;
 }
 
-void StringObj::destroy() { pool_free(this, sizeof(StringObj) + len + 1); }
+void StringObj::destroy() {
+  pool_free(this, sizeof(StringObj) + len + 1);
+}
 
 ListObj::~ListObj() {
   for (Expr* e : items) expr_unref(e);

@@ -193,8 +193,7 @@ class Value {
   ValueType type() const { return type_; }
   // Holds a reference to a shared heap object (string, list or ad).
   bool is_heap() const {
-    return type_ == ValueType::kString || type_ == ValueType::kList ||
-           type_ == ValueType::kClassAd;
+    return type_ == ValueType::kString || type_ == ValueType::kList || type_ == ValueType::kClassAd;
   }
   bool is_undefined() const { return type_ == ValueType::kUndefined; }
   bool is_error() const { return type_ == ValueType::kError; }

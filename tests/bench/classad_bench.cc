@@ -243,8 +243,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     double rate = measure(pass, 10000);
-    results.push_back({"c", "symmetric match + both Ranks, 1 job x 10,000 machines", rate,
-                       330500, 3});
+    results.push_back(
+        {"c", "symmetric match + both Ranks, 1 job x 10,000 machines", rate, 330500, 3});
   }
 
   // (d) parse, new syntax; (d-old) parse, old line syntax.
@@ -283,8 +283,8 @@ int main(int argc, char** argv) {
     std::printf("{\"peak_rss_mb\": %.1f}\n", rss_mb);
     return 0;
   }
-  std::printf("%-6s %-55s %14s %14s %7s %6s\n", "id", "workload", "kite/s", "htcondor/s",
-              "ratio", "goal");
+  std::printf("%-6s %-55s %14s %14s %7s %6s\n", "id", "workload", "kite/s", "htcondor/s", "ratio",
+              "goal");
   for (const Result& r : results) {
     double ratio = r.rate / r.reference;
     std::printf("%-6s %-55s %14.0f %14.0f %6.2fx %5.0fx %s\n", r.id, r.what, r.rate, r.reference,
