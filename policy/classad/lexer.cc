@@ -49,6 +49,7 @@ bool is_digit(char c) {
 
 bool Lexer::skip_space_and_comments() {
   for (;;) {
+    while (pos_ < src_.size() && has_class(src_[pos_], kSpace)) ++pos_;
     char c = peek();
     if (has_class(c, kSpace)) {
       advance();
@@ -80,12 +81,10 @@ void Lexer::next(Token& t) {
   t.quoted_name = false;
   if (!skip_space_and_comments()) {
     t.kind = Tok::kError;
-    t.line = line_;
-    t.column = column();
+    t.offset = static_cast<uint32_t>(pos_);
     return;
   }
-  t.line = line_;
-  t.column = column();
+  t.offset = static_cast<uint32_t>(pos_);
   if (pos_ >= src_.size()) {
     t.kind = Tok::kEnd;
     return;

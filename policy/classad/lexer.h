@@ -59,8 +59,7 @@ enum class Tok : uint8_t {
 
 struct Token {
   Tok kind = Tok::kEnd;
-  int line = 1;
-  int column = 1;
+  uint32_t offset = 0;  // where the token starts in the source
   int64_t int_value = 0;
   double real_value = 0;
   std::string text;       // string contents (unescaped); quoted names
@@ -76,8 +75,19 @@ class Lexer {
   void next(Token& t);
   const std::string& error() const { return err_; }
   size_t offset() const { return pos_; }
-  int line() const { return line_; }
-  int column() const { return static_cast<int>(pos_ - line_start_) + 1; }
+  // Line and column (1-based) of a source offset; computed only for errors.
+  void position(size_t offset, int* line, int* column) const {
+    int l = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < offset && i < src_.size(); ++i) {
+      if (src_[i] == '\n') {
+        ++l;
+        start = i + 1;
+      }
+    }
+    *line = l;
+    *column = static_cast<int>(offset - start) + 1;
+  }
 
  private:
   bool skip_space_and_comments();
@@ -85,18 +95,10 @@ class Lexer {
   void string_literal(Token& t);
   void quoted_name(Token& t);
   char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
-  void advance() {
-    if (src_[pos_] == '\n') {
-      ++line_;
-      line_start_ = pos_ + 1;
-    }
-    ++pos_;
-  }
+  void advance() { ++pos_; }
 
   std::string_view src_;
   size_t pos_ = 0;
-  int line_ = 1;
-  size_t line_start_ = 0;
   std::string err_;
 };
 

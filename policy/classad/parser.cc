@@ -53,7 +53,11 @@ class Parser {
     lex_.next(tok_);
     if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
   }
-  void fail(const std::string& msg) { fail_at(tok_.line, tok_.column, msg); }
+  void fail(const std::string& msg) {
+    int line, col;
+    lex_.position(tok_.offset, &line, &col);
+    fail_at(line, col, msg);
+  }
   void fail_at(int line, int col, const std::string& msg) {
     if (failed_) return;
     failed_ = true;
