@@ -175,7 +175,8 @@ void JsonWriter::expr(const Expr* e) {
   }
   // Kite parses `-1` as unary minus on 1; HTCondor's lexer reads it as the
   // literal -1 and prints a JSON number, so fold that case back.
-  if (e->kind == ExprKind::kOp && e->op == Op::kUnaryMinus && as_op(e)->a->kind == ExprKind::kLiteral) {
+  if (e->kind == ExprKind::kOp && e->op == Op::kUnaryMinus &&
+      as_op(e)->a->kind == ExprKind::kLiteral) {
     const Value& v = as_literal(as_op(e)->a)->value;
     if (v.is_integer() && v.as_integer() >= 0) {
       value(Value::integer(-v.as_integer()));

@@ -32,7 +32,6 @@ std::string classads_to_json(std::span<const ClassAd* const> ads, bool pretty);
 AdPtr classad_from_json(std::string_view text, ParseError* err = nullptr);
 // Parses a JSON array of objects (`[ {...}, {...} ]`). On error returns false,
 // leaves `out` empty and fills `err`.
-bool classads_from_json(std::string_view text, std::vector<AdPtr>& out,
-                        ParseError* err = nullptr);
+bool classads_from_json(std::string_view text, std::vector<AdPtr>& out, ParseError* err = nullptr);
 
 }  // namespace kite::classad

@@ -26,8 +26,8 @@ namespace {
 // vectors require them): a selected name is printed without quotes
 // (`x.'y z'` prints as `x.y z`) and a number before `.name` runs into it
 // (`1 .a` prints as `1.a`). Such text does not parse back; skip the round
-// trip for them. Strings holding NUL bytes and empty attribute names are
-// skipped too (reported: the parser accepts them, HTCondor does not).
+// trip for them. NUL bytes in strings and empty attribute names are skipped
+// too (the parser once accepted them; JSON cannot carry them).
 bool plain_name(std::string_view n) {
   if (n.empty() || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) {
     return false;
@@ -56,7 +56,8 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
       }
       if (v.is_classad()) {
         for (const ClassAd::Entry& en : v.as_classad()->entries()) {
-          if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos) return true;
+          if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos)
+            return true;
           if (unparse_may_not_round_trip(en.expr, depth + 1)) return true;
         }
       }
@@ -67,7 +68,8 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
       if (a->name->view().find('\0') != std::string_view::npos) return true;
       if (!a->base) return false;
       if (!plain_name(a->name->view())) return true;
-      if (a->base->kind == ExprKind::kLiteral && as_literal(a->base)->value.is_number()) return true;
+      if (a->base->kind == ExprKind::kLiteral && as_literal(a->base)->value.is_number())
+        return true;
       return unparse_may_not_round_trip(a->base, depth + 1);
     }
     case ExprKind::kOp: {

@@ -25,8 +25,8 @@ namespace {
 // vectors require them): a selected name is printed without quotes
 // (`x.'y z'` prints as `x.y z`) and a number before `.name` runs into it
 // (`1 .a` prints as `1.a`). Such text does not parse back; skip the round
-// trip for them. Strings holding NUL bytes and empty attribute names are
-// skipped too (reported: the parser accepts them, HTCondor does not).
+// trip for them. NUL bytes in strings and empty attribute names are skipped
+// too (the parser once accepted them; JSON cannot carry them).
 bool plain_name(std::string_view n) {
   if (n.empty() || !((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z') || n[0] == '_')) {
     return false;
@@ -55,7 +55,8 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
       }
       if (v.is_classad()) {
         for (const ClassAd::Entry& en : v.as_classad()->entries()) {
-          if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos) return true;
+          if (en.name->len == 0 || en.name->view().find('\0') != std::string_view::npos)
+            return true;
           if (unparse_may_not_round_trip(en.expr, depth + 1)) return true;
         }
       }
@@ -66,7 +67,8 @@ bool unparse_may_not_round_trip(const Expr* e, int depth = 0) {
       if (a->name->view().find('\0') != std::string_view::npos) return true;
       if (!a->base) return false;
       if (!plain_name(a->name->view())) return true;
-      if (a->base->kind == ExprKind::kLiteral && as_literal(a->base)->value.is_number()) return true;
+      if (a->base->kind == ExprKind::kLiteral && as_literal(a->base)->value.is_number())
+        return true;
       return unparse_may_not_round_trip(a->base, depth + 1);
     }
     case ExprKind::kOp: {
@@ -108,8 +110,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static ClassAd* my = scope_ad(
       "[ a = 1; b = \"x\"; c = { 1, 2.5, \"s\" }; d = [ e = 3; f = a ]; s = s + 1; "
       "t = u; u = t; Memory = 1024; Requirements = TARGET.Cpus > 0; Rank = Memory ]");
-  static ClassAd* target = scope_ad(
-      "[ Cpus = 2; Memory = 512; b = 2; Requirements = MY.Cpus > 1; Rank = b * 2 ]");
+  static ClassAd* target =
+      scope_ad("[ Cpus = 2; Memory = 512; b = 2; Requirements = MY.Cpus > 1; Rank = b * 2 ]");
 
   std::string_view text(reinterpret_cast<const char*>(data), size);
   ParseError err;

@@ -20,8 +20,8 @@ std::string eval_text(const char* text) {
 }
 
 TEST(EvalLiterals, EvaluateToThemselves) {
-  const char* literals[] = {"1", "-0.0", "\"s\"", "true", "undefined", "error",
-                            "{ 1,2 }", "[ a = 1 ]", "0.0"};
+  const char* literals[] = {"1",     "-0.0",    "\"s\"",     "true", "undefined",
+                            "error", "{ 1,2 }", "[ a = 1 ]", "0.0"};
   for (const char* text : literals) EXPECT_EQ(eval_text(text), text) << text;
 }
 
@@ -55,7 +55,7 @@ TEST(EvalAttributes, TypedHelpers) {
   EXPECT_EQ(r, 3.0);
   EXPECT_TRUE(ad->evaluate_bool("b", b));
   EXPECT_TRUE(b);
-  EXPECT_FALSE(ad->evaluate_int("b", i));   // booleans do not convert
+  EXPECT_FALSE(ad->evaluate_int("b", i));  // booleans do not convert
   EXPECT_FALSE(ad->evaluate_real("b", r));
   EXPECT_FALSE(ad->evaluate_bool("i", b));
   EXPECT_TRUE(ad->evaluate_string("s", s));
@@ -84,7 +84,9 @@ TEST(EvalTruth, PolicyReading) {
   EXPECT_FALSE(value_is_true(Value::string("true")));
 }
 
-int64_t fixed_now() { return 1700000000; }
+int64_t fixed_now() {
+  return 1700000000;
+}
 
 TEST(EvalTime, InstalledTimeSource) {
   EvalContext::set_time_source(fixed_now);

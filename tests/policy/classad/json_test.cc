@@ -46,8 +46,7 @@ TEST(JsonEncode, ObservedCondorQLayout) {
 TEST(JsonEncode, EmptyListAsCondorStatusPrintsIt) {
   // condor_status -json: "ChildCpus": [\n  ],
   AdPtr ad = ad_of("[ ChildCpus = {}; ClockDay = 0 ]");
-  EXPECT_EQ(classad_to_json(*ad, true),
-            "{\n  \"ChildCpus\": [\n  ],\n  \"ClockDay\": 0\n}");
+  EXPECT_EQ(classad_to_json(*ad, true), "{\n  \"ChildCpus\": [\n  ],\n  \"ClockDay\": 0\n}");
 }
 
 TEST(JsonEncode, ExpressionsAreQuotedWithEscapedSlashes) {
@@ -109,10 +108,8 @@ TEST(JsonEncode, ValuesOfEveryKindInserted) {
   EXPECT_NE(j.find("\"inf\": \"\\/Expr(real(\\\"INF\\\"))\\/\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"ninf\": \"\\/Expr(real(\\\"-INF\\\"))\\/\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"nan\": \"\\/Expr(real(\\\"NaN\\\"))\\/\""), std::string::npos) << j;
-  EXPECT_NE(j.find("\"rel\": \"\\/Expr(relTime(\\\"01:01:01\\\"))\\/\""), std::string::npos)
-      << j;
-  EXPECT_NE(j.find("\"abs\": \"\\/Expr(absTime(\\\"1970-01-01T00:00:00"), std::string::npos)
-      << j;
+  EXPECT_NE(j.find("\"rel\": \"\\/Expr(relTime(\\\"01:01:01\\\"))\\/\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"abs\": \"\\/Expr(absTime(\\\"1970-01-01T00:00:00"), std::string::npos) << j;
   EXPECT_NE(j.find("\"err\": \"\\/Expr(error)\\/\""), std::string::npos) << j;
 }
 
@@ -148,8 +145,9 @@ TEST(JsonDecode, LiteralsAndExpressions) {
 }
 
 TEST(JsonDecode, NestedAdSeesParentScope) {
-  AdPtr ad = classad_from_json("{\"x\": 5, \"n\": {\"y\": \"\\/Expr(x + 1)\\/\"}, "
-                               "\"z\": \"\\/Expr(n.y)\\/\"}");
+  AdPtr ad = classad_from_json(
+      "{\"x\": 5, \"n\": {\"y\": \"\\/Expr(x + 1)\\/\"}, "
+      "\"z\": \"\\/Expr(n.y)\\/\"}");
   ASSERT_TRUE(ad);
   int64_t z = 0;
   EXPECT_TRUE(ad->evaluate_int("z", z));

@@ -41,15 +41,16 @@ TEST(MatchPair, SymmetricMatchAndRanks) {
 
 TEST(MatchPair, EitherSideCanRefuse) {
   AdPtr job = ad_of(kJob);
-  AdPtr small = ad_of(
-      "[ Arch = \"X86_64\"; Memory = 512; Cpus = 2; Requirements = true; Rank = 0 ]");
+  AdPtr small =
+      ad_of("[ Arch = \"X86_64\"; Memory = 512; Cpus = 2; Requirements = true; Rank = 0 ]");
   {
     MatchPair pair(*job, *small);
     EXPECT_FALSE(pair.left_accepts());
     EXPECT_TRUE(pair.right_accepts());
     EXPECT_FALSE(pair.symmetric());
   }
-  AdPtr banned = ad_of("[ Owner = \"banned\"; RequestMemory = 1; RequestCpus = 1; Requirements = true ]");
+  AdPtr banned =
+      ad_of("[ Owner = \"banned\"; RequestMemory = 1; RequestCpus = 1; Requirements = true ]");
   AdPtr machine = ad_of(kMachine);
   MatchPair pair(*banned, *machine);
   EXPECT_TRUE(pair.left_accepts());
@@ -73,11 +74,20 @@ TEST(MatchPair, RequirementsValuesThatAccept) {
     const char* requirements;
     bool accepts;
   } cases[] = {
-      {"true", true},         {"false", false},          {"1", true},
-      {"7", true},            {"0", false},              {"undefined", false},
-      {"error", false},       {"\"true\"", false},       {"TARGET.missing", false},
-      {"TARGET.missing =?= undefined", true},            {"1 / 0", false},
-      {"TARGET.x > 1", true}, {"MY.x > 1", false},       {"{ true }", false},
+      {"true", true},
+      {"false", false},
+      {"1", true},
+      {"7", true},
+      {"0", false},
+      {"undefined", false},
+      {"error", false},
+      {"\"true\"", false},
+      {"TARGET.missing", false},
+      {"TARGET.missing =?= undefined", true},
+      {"1 / 0", false},
+      {"TARGET.x > 1", true},
+      {"MY.x > 1", false},
+      {"{ true }", false},
   };
   for (const auto& c : cases) {
     std::string text = std::string("[ x = 1; Requirements = ") + c.requirements + " ]";
@@ -109,8 +119,13 @@ TEST(MatchPair, RanksThatAreNotNumbers) {
     const char* rank;
     double value;
   } cases[] = {
-      {"2.5", 2.5},  {"-3", -3.0}, {"undefined", 0.0}, {"error", 0.0},
-      {"\"x\"", 0.0}, {"TARGET.Memory * 2", 200.0}, {"TARGET.nothere", 0.0},
+      {"2.5", 2.5},
+      {"-3", -3.0},
+      {"undefined", 0.0},
+      {"error", 0.0},
+      {"\"x\"", 0.0},
+      {"TARGET.Memory * 2", 200.0},
+      {"TARGET.nothere", 0.0},
   };
   for (const auto& c : cases) {
     std::string text = std::string("[ Requirements = true; Rank = ") + c.rank + " ]";

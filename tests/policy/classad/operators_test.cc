@@ -34,21 +34,21 @@ void expect_cases(const Case* cases, size_t n) {
 
 // One operand of each value type (besides UNDEFINED and ERROR).
 const char* const kTypedOperands[] = {
-    "3",                                   // integer
-    "2.5",                                 // real
-    "true",                                // boolean
-    "\"s\"",                               // string
-    "{ 1, 2 }",                            // list
-    "[ a = 1 ]",                           // ad
-    "absTime(\"2020-01-01T00:00:00Z\")",   // absolute time
-    "relTime(60)",                         // relative time
+    "3",                                  // integer
+    "2.5",                                // real
+    "true",                               // boolean
+    "\"s\"",                              // string
+    "{ 1, 2 }",                           // list
+    "[ a = 1 ]",                          // ad
+    "absTime(\"2020-01-01T00:00:00Z\")",  // absolute time
+    "relTime(60)",                        // relative time
 };
 
 // Operators strict in both UNDEFINED and ERROR (reference: arithmetic and
 // comparison operators "are strict with respect to both UNDEFINED and
 // ERROR"; the bit operators likewise, e.g. vector `0 & undefined`).
-const char* const kStrictBinary[] = {"+",  "-",  "*",  "/",  "%",  "<", "<=", ">",  ">=",
-                                     "==", "!=", "&",  "|",  "^",  "<<", ">>", ">>>"};
+const char* const kStrictBinary[] = {
+    "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&", "|", "^", "<<", ">>", ">>>"};
 
 TEST(OperatorsStrict, ErrorOperandGivesError) {
   for (const char* op : kStrictBinary) {
@@ -81,7 +81,7 @@ TEST(OperatorsStrict, UndefinedOperandGivesUndefined) {
 
 TEST(OperatorsStrict, UnaryOnExceptionalValues) {
   const Case cases[] = {
-      {"-undefined", "undefined"}, {"-error", "error"},      {"!undefined", "undefined"},
+      {"-undefined", "undefined"}, {"-error", "error"},         {"!undefined", "undefined"},
       {"!error", "error"},         {"~undefined", "undefined"}, {"~error", "error"},
       {"+undefined", "undefined"}, {"+error", "error"},
   };
@@ -114,18 +114,18 @@ TEST(OperatorsMeta, IdentityWithExceptionalValues) {
 
 TEST(OperatorsMeta, IdentityByType) {
   const Case cases[] = {
-      {"\"abc\" =?= \"ABC\"", "false"},   // case-sensitive
+      {"\"abc\" =?= \"ABC\"", "false"},  // case-sensitive
       {"\"abc\" =?= \"abc\"", "true"},
       {"\"abc\" isnt \"ABC\"", "true"},
-      {"1 =?= 1.0", "false"},             // different types
+      {"1 =?= 1.0", "false"},  // different types
       {"1 =!= 1.0", "true"},
       {"1.0 =?= 1.0", "true"},
       {"true =?= 1", "false"},
       {"true =?= true", "true"},
       {"{1} =?= 1", "false"},
-      {"{ } =?= { }", "error"},           // list vs list
+      {"{ } =?= { }", "error"},  // list vs list
       {"{ 1 } is { 1 }", "error"},
-      {"[ ] is [ ]", "error"},            // ad vs ad
+      {"[ ] is [ ]", "error"},  // ad vs ad
       {"[a = 1] =?= true", "false"},
       {"relTime(5) =?= relTime(5.0)", "true"},
       {"absTime(\"2020-01-01T00:00:00Z\") =?= absTime(1577836800, 0)", "true"},
@@ -150,20 +150,34 @@ TEST(OperatorsLogical, ThreeValuedTruthTables) {
   // Vectors (logic.tsv) and the reference: && and || squash UNDEFINED and
   // ERROR where the other side decides.
   const Case cases[] = {
-      {"undefined && false", "false"},   {"false && undefined", "false"},
-      {"undefined && true", "undefined"}, {"true && undefined", "undefined"},
-      {"undefined || true", "true"},     {"true || undefined", "true"},
-      {"undefined || false", "undefined"}, {"false || undefined", "undefined"},
-      {"undefined && undefined", "undefined"}, {"undefined || undefined", "undefined"},
-      {"true && error", "error"},        {"false && error", "false"},
-      {"undefined && error", "error"},   {"error && true", "error"},
-      {"error && false", "error"},       {"error || true", "error"},
-      {"error || false", "error"},       {"error && error", "error"},
-      {"1 && error", "error"},           {"0 && error", "false"},
-      {"2.5 && error", "error"},         {"undefined || 1", "true"},
-      {"undefined && 2.5", "undefined"}, {"0.0 || 0", "false"},
-      {"!undefined", "undefined"},       {"!0", "true"},
-      {"!2.5", "false"},                 {"!true", "false"},
+      {"undefined && false", "false"},
+      {"false && undefined", "false"},
+      {"undefined && true", "undefined"},
+      {"true && undefined", "undefined"},
+      {"undefined || true", "true"},
+      {"true || undefined", "true"},
+      {"undefined || false", "undefined"},
+      {"false || undefined", "undefined"},
+      {"undefined && undefined", "undefined"},
+      {"undefined || undefined", "undefined"},
+      {"true && error", "error"},
+      {"false && error", "false"},
+      {"undefined && error", "error"},
+      {"error && true", "error"},
+      {"error && false", "error"},
+      {"error || true", "error"},
+      {"error || false", "error"},
+      {"error && error", "error"},
+      {"1 && error", "error"},
+      {"0 && error", "false"},
+      {"2.5 && error", "error"},
+      {"undefined || 1", "true"},
+      {"undefined && 2.5", "undefined"},
+      {"0.0 || 0", "false"},
+      {"!undefined", "undefined"},
+      {"!0", "true"},
+      {"!2.5", "false"},
+      {"!true", "false"},
   };
   EXPECT_CASES(cases);
 }
@@ -195,36 +209,56 @@ TEST(OperatorsLogical, NonBooleanOperandsAreErrors) {
 
 TEST(OperatorsTernary, ConditionTypes) {
   const Case cases[] = {
-      {"true ? 1 : 2", "1"},       {"false ? 1 : 2", "2"},
-      {"1 ? \"a\" : \"b\"", "\"a\""}, {"0.0 ? 1 : 2", "2"},
-      {"undefined ? 1 : 2", "undefined"}, {"error ? 1 : 2", "error"},
-      {"{ } ? 1 : 2", "error"},    {"\"s\" ? 1 : 2", "error"},
-      {"[ ] ? 1 : 2", "error"},    {"true ? 1 : 1 / 0", "1"},  // lazy branches
-      {"false ? 1 / 0 : 2", "2"},  {"undefined ?: 7", "7"},
-      {"error ?: 7", "error"},     {"3 ?: 7", "3"},
-      {"false ?: 7", "false"},     {"\"\" ?: 7", "\"\""},
+      {"true ? 1 : 2", "1"},
+      {"false ? 1 : 2", "2"},
+      {"1 ? \"a\" : \"b\"", "\"a\""},
+      {"0.0 ? 1 : 2", "2"},
+      {"undefined ? 1 : 2", "undefined"},
+      {"error ? 1 : 2", "error"},
+      {"{ } ? 1 : 2", "error"},
+      {"\"s\" ? 1 : 2", "error"},
+      {"[ ] ? 1 : 2", "error"},
+      {"true ? 1 : 1 / 0", "1"},  // lazy branches
+      {"false ? 1 / 0 : 2", "2"},
+      {"undefined ?: 7", "7"},
+      {"error ?: 7", "error"},
+      {"3 ?: 7", "3"},
+      {"false ?: 7", "false"},
+      {"\"\" ?: 7", "\"\""},
   };
   EXPECT_CASES(cases);
 }
 
 TEST(OperatorsArithmetic, NumbersAndPromotion) {
   const Case cases[] = {
-      {"7 + 2", "9"},                 {"7 - 2.0", "5.000000000000000E+00"},
-      {"0.1 * 0.1", "1.000000000000000E-02"}, {"3 * 0", "0"},
-      {"7 / 2", "3"},                 {"-7 / 2", "-3"},
-      {"7 / -3", "-2"},               {"7 / 2.0", "3.500000000000000E+00"},
-      {"7 % 2", "1"},                 {"-7 % -2", "-1"},
-      {"5.5 % 2", "error"},           {"1 / 0", "error"},
-      {"1 / 0.0", "error"},           {"7 % 0", "error"},
-      {"1.0e308 + 1.0e308", "error"}, {"-7.0 - -7", "0.0"},
-      {"0 * -0.0", "-0.0"},           {"-7 - 2147483648", "-2147483655"},
+      {"7 + 2", "9"},
+      {"7 - 2.0", "5.000000000000000E+00"},
+      {"0.1 * 0.1", "1.000000000000000E-02"},
+      {"3 * 0", "0"},
+      {"7 / 2", "3"},
+      {"-7 / 2", "-3"},
+      {"7 / -3", "-2"},
+      {"7 / 2.0", "3.500000000000000E+00"},
+      {"7 % 2", "1"},
+      {"-7 % -2", "-1"},
+      {"5.5 % 2", "error"},
+      {"1 / 0", "error"},
+      {"1 / 0.0", "error"},
+      {"7 % 0", "error"},
+      {"1.0e308 + 1.0e308", "error"},
+      {"-7.0 - -7", "0.0"},
+      {"0 * -0.0", "-0.0"},
+      {"-7 - 2147483648", "-2147483655"},
       // Booleans promote to 0/1 in arithmetic (HTCONDOR coerceToNumber;
       // vector `(1 + true < 1 - -4) + (3 >= 3 == -4)` is 1).
-      {"true + 1", "2"},              {"true + true", "2"},
+      {"true + 1", "2"},
+      {"true + true", "2"},
       {"false * 2.5", "0.0"},
       // ... but not under unary minus (vector `-true` is error).
-      {"-true", "error"},             {"-false", "error"},
-      {"-(2.5)", "-2.500000000000000E+00"}, {"+3", "3"},
+      {"-true", "error"},
+      {"-false", "error"},
+      {"-(2.5)", "-2.500000000000000E+00"},
+      {"+3", "3"},
       {"- -3", "3"},
   };
   EXPECT_CASES(cases);
@@ -242,7 +276,7 @@ TEST(OperatorsArithmetic, NonNumbersAreErrors) {
     }
   }
   const Case cases[] = {
-      {"\"a\" + \"b\"", "error"}, {"3 * \"2\"", "error"}, {"-\"abc\"", "error"},
+      {"\"a\" + \"b\"", "error"}, {"3 * \"2\"", "error"},  {"-\"abc\"", "error"},
       {"-{ 1 }", "error"},        {"-[ a = 1 ]", "error"},
   };
   EXPECT_CASES(cases);
@@ -254,10 +288,8 @@ TEST(OperatorsArithmetic, Times) {
   const Case cases[] = {
       {"absTime(\"2020-01-01T00:00:00Z\") - relTime(3600)",
        "absTime(\"2019-12-31T23:00:00-00:00\")"},
-      {"absTime(\"2020-01-01T00:00:00Z\") + relTime(60)",
-       "absTime(\"2020-01-01T00:01:00-00:00\")"},
-      {"relTime(60) + absTime(\"2020-01-01T00:00:00Z\")",
-       "absTime(\"2020-01-01T00:01:00-00:00\")"},
+      {"absTime(\"2020-01-01T00:00:00Z\") + relTime(60)", "absTime(\"2020-01-01T00:01:00-00:00\")"},
+      {"relTime(60) + absTime(\"2020-01-01T00:00:00Z\")", "absTime(\"2020-01-01T00:01:00-00:00\")"},
       {"absTime(\"2020-01-01T00:01:00Z\") - absTime(\"2020-01-01T00:00:00Z\")",
        "relTime(\"01:00\")"},
       {"relTime(60) - relTime(90)", "relTime(\"-30\")"},
@@ -281,19 +313,29 @@ TEST(OperatorsArithmetic, Times) {
 
 TEST(OperatorsComparison, ByType) {
   const Case cases[] = {
-      {"1 == 1.0", "true"},            {"1 != 1.0", "false"},
-      {"1 < 1.5", "true"},             {"2.5 >= 2", "true"},
-      {"true <= 2", "true"},           {"true == 1", "true"},
-      {"false < true", "true"},        {"true > false", "true"},
+      {"1 == 1.0", "true"},
+      {"1 != 1.0", "false"},
+      {"1 < 1.5", "true"},
+      {"2.5 >= 2", "true"},
+      {"true <= 2", "true"},
+      {"true == 1", "true"},
+      {"false < true", "true"},
+      {"true > false", "true"},
       {"\"abc\" == \"ABC\"", "true"},  // case-insensitive
-      {"\"abc\" < \"abd\"", "true"},   {"\"B\" > \"a\"", "true"},
+      {"\"abc\" < \"abd\"", "true"},
+      {"\"B\" > \"a\"", "true"},
       {"\"abc\" != \"ABC\"", "false"},
-      {"\"1\" == 1", "error"},         {"\"b\" < 2.5", "error"},
+      {"\"1\" == 1", "error"},
+      {"\"b\" < 2.5", "error"},
       {"\"ABC\" > false", "error"},
-      {"{ 1 } == { 1 }", "error"},     {"[ a = 1 ] == [ a = 1 ]", "error"},
-      {"[ a = 1 ] < 2", "error"},      {"{1} <= false", "error"},
-      {"relTime(5) == relTime(5.0)", "true"}, {"relTime(5) < relTime(6)", "true"},
-      {"relTime(60) == 60", "error"},  {"relTime(5) > 1", "error"},
+      {"{ 1 } == { 1 }", "error"},
+      {"[ a = 1 ] == [ a = 1 ]", "error"},
+      {"[ a = 1 ] < 2", "error"},
+      {"{1} <= false", "error"},
+      {"relTime(5) == relTime(5.0)", "true"},
+      {"relTime(5) < relTime(6)", "true"},
+      {"relTime(60) == 60", "error"},
+      {"relTime(5) > 1", "error"},
       {"absTime(\"2020-01-01T00:00:00Z\") == absTime(1577836800, 0)", "true"},
       {"absTime(0, 0) < absTime(1, 0)", "true"},
       {"absTime(\"2020-01-01T00:00:00Z\") == 1577836800", "error"},
@@ -305,26 +347,36 @@ TEST(OperatorsComparison, ByType) {
 
 TEST(OperatorsBitwise, IntegersOnly) {
   const Case cases[] = {
-      {"5 & 3", "1"},          {"6 | 3", "7"},           {"6 ^ 3", "5"},
-      {"~0", "-1"},            {"1 << 3", "8"},          {"-8 >> 1", "-4"},
-      {"-8 >>> 1", "9223372036854775804"},               {"8 >>> 2", "2"},
+      {"5 & 3", "1"},
+      {"6 | 3", "7"},
+      {"6 ^ 3", "5"},
+      {"~0", "-1"},
+      {"1 << 3", "8"},
+      {"-8 >> 1", "-4"},
+      {"-8 >>> 1", "9223372036854775804"},
+      {"8 >>> 2", "2"},
       {"6 & 3 == 2", "error"},  // == binds tighter: 6 & false
-      {"true ^ true", "error"}, {"2 | 1.0", "error"},    {"1.5 << 1", "error"},
-      {"~5.0", "error"},        {"~\"s\"", "error"},     {"~{ 1 }", "error"},
-      {"\"a\" & 1", "error"},   {"{ 1 } | 1", "error"},  {"[ ] ^ 1", "error"},
-      {"relTime(1) << 1", "error"}, {"absTime(0, 0) & 1", "error"},
+      {"true ^ true", "error"},
+      {"2 | 1.0", "error"},
+      {"1.5 << 1", "error"},
+      {"~5.0", "error"},
+      {"~\"s\"", "error"},
+      {"~{ 1 }", "error"},
+      {"\"a\" & 1", "error"},
+      {"{ 1 } | 1", "error"},
+      {"[ ] ^ 1", "error"},
+      {"relTime(1) << 1", "error"},
+      {"absTime(0, 0) & 1", "error"},
   };
   EXPECT_CASES(cases);
 }
 
 TEST(OperatorsSubscript, ListsAndExceptional) {
   const Case cases[] = {
-      {"{1, 2, 3}[0]", "1"},        {"{1, 2, 3}[-1]", "error"},
-      {"{1, 2, 3}[3]", "error"},    {"{1, 2, 3}[true]", "error"},
-      {"{1, 2, 3}[\"1\"]", "error"}, {"{1, 2, 3}[error]", "error"},
-      {"{}[0]", "error"},           {"undefined[0]", "undefined"},
-      {"{ 1, 1/0, 3 }[2]", "3"},    {"[ a = 1 ].a", "1"},
-      {"[ a = 1 ].b", "undefined"}, {"\"str\".a", "error"},
+      {"{1, 2, 3}[0]", "1"},        {"{1, 2, 3}[-1]", "error"},    {"{1, 2, 3}[3]", "error"},
+      {"{1, 2, 3}[true]", "error"}, {"{1, 2, 3}[\"1\"]", "error"}, {"{1, 2, 3}[error]", "error"},
+      {"{}[0]", "error"},           {"undefined[0]", "undefined"}, {"{ 1, 1/0, 3 }[2]", "3"},
+      {"[ a = 1 ].a", "1"},         {"[ a = 1 ].b", "undefined"},  {"\"str\".a", "error"},
       {"error.a", "error"},         {"[ a = 1 ].a.b", "error"},
   };
   EXPECT_CASES(cases);

@@ -29,14 +29,14 @@ struct BadInput {
 
 TEST(ParserErrors, ExpressionsNameLineAndColumn) {
   const BadInput cases[] = {
-      {"1 +", 1, 4},          // end of input where an operand should be
-      {"(1", 1, 3},           // missing ')'
-      {"1 2", 1, 3},          // text after a complete expression
-      {"f(1,", 1, 5},         // unfinished argument list
-      {"{1, 2", 1, 6},        // unfinished list
-      {"a.", 1, 3},           // no name after '.'
-      {"1 + * 2", 1, 5},      // operator where an operand should be
-      {"a ? b", 1, 6},        // ternary without ':'
+      {"1 +", 1, 4},      // end of input where an operand should be
+      {"(1", 1, 3},       // missing ')'
+      {"1 2", 1, 3},      // text after a complete expression
+      {"f(1,", 1, 5},     // unfinished argument list
+      {"{1, 2", 1, 6},    // unfinished list
+      {"a.", 1, 3},       // no name after '.'
+      {"1 + * 2", 1, 5},  // operator where an operand should be
+      {"a ? b", 1, 6},    // ternary without ':'
       {"1 +\n  (2 *\n   )", 3, 4},
       {"x == \n\n   ]", 3, 4},
   };
@@ -60,14 +60,9 @@ TEST(ParserErrors, UnterminatedTokens) {
 
 TEST(ParserErrors, NewSyntaxAdsNameLineAndColumn) {
   const BadInput cases[] = {
-      {"[ a = 1; b = ]", 1, 14},
-      {"[ a = 1 b = 2 ]", 1, 9},
-      {"[ 1 = 2 ]", 1, 3},
-      {"[ a 1 ]", 1, 5},
-      {"[ a = 1", 1, 8},
-      {"[\n  a = 1;\n  b = 2 +;\n]", 3, 10},
-      {"[ a = 1 ] x", 1, 11},
-      {"  \n  a = 1", 2, 3},  // not an ad at all
+      {"[ a = 1; b = ]", 1, 14}, {"[ a = 1 b = 2 ]", 1, 9}, {"[ 1 = 2 ]", 1, 3},
+      {"[ a 1 ]", 1, 5},         {"[ a = 1", 1, 8},         {"[\n  a = 1;\n  b = 2 +;\n]", 3, 10},
+      {"[ a = 1 ] x", 1, 11},    {"  \n  a = 1", 2, 3},  // not an ad at all
   };
   for (const BadInput& c : cases) {
     ParseError err;
@@ -80,10 +75,10 @@ TEST(ParserErrors, NewSyntaxAdsNameLineAndColumn) {
 
 TEST(ParserErrors, OldSyntaxAdsNameLineAndColumn) {
   const BadInput cases[] = {
-      {"A = 1\nB 2\n", 2, 1},            // no '='
-      {"A = 1\nB = (1 +\n", 2, 9},       // expression error, column within the line
+      {"A = 1\nB 2\n", 2, 1},       // no '='
+      {"A = 1\nB = (1 +\n", 2, 9},  // expression error, column within the line
       {"# c\n\nA = 1\n  C = 1 2\n", 4, 9},
-      {"A = 1\nB-C = 2\n", 2, 1},        // bad attribute name
+      {"A = 1\nB-C = 2\n", 2, 1},  // bad attribute name
   };
   for (const BadInput& c : cases) {
     ParseError err;
@@ -133,26 +128,26 @@ TEST(ParserPrecedence, BindingOrder) {
   } cases[] = {
       {"1 + 2 * 3", "7"},
       {"(1 + 2) * 3", "9"},
-      {"2 * 3 % 4", "2"},          // left to right
-      {"1 - 2 - 3", "-4"},         // left to right
+      {"2 * 3 % 4", "2"},   // left to right
+      {"1 - 2 - 3", "-4"},  // left to right
       {"2 * 3 / 4", "1"},
       {"10 - 2 + 3", "11"},
-      {"1 << 2 + 1", "8"},         // + above shifts
+      {"1 << 2 + 1", "8"},  // + above shifts
       {"2 + 3 << 1", "10"},
       {"8 >> 1 + 1", "2"},
-      {"1 < 2 == true", "true"},   // relational above equality
-      {"6 & 3 == 2", "error"},     // equality above &: 6 & false
-      {"1 | 2 ^ 3 & 1", "3"},      // & above ^ above |
+      {"1 < 2 == true", "true"},           // relational above equality
+      {"6 & 3 == 2", "error"},             // equality above &: 6 & false
+      {"1 | 2 ^ 3 & 1", "3"},              // & above ^ above |
       {"true || false && false", "true"},  // && above ||
       {"false && true || true", "true"},
       {"1 + 2 == 3 && 4 > 3 || false", "true"},
-      {"false ? 1 : true ? 2 : 3", "2"},   // ?: groups to the right
+      {"false ? 1 : true ? 2 : 3", "2"},  // ?: groups to the right
       {"true ? false ? 1 : 2 : 3", "2"},
       {"!true == false", "true"},  // unary above binary
       {"-2 * -3", "6"},
       {"- 2 * 3", "-6"},
       {"~1 & 3", "2"},
-      {"{1, 2, 3}[1] + 1", "3"},   // subscript above +
+      {"{1, 2, 3}[1] + 1", "3"},  // subscript above +
       {"[a = [b = 5]].a.b * 2", "10"},
       {"\"a\" == \"A\" =?= true", "true"},  // same level, left to right
       {"undefined ?: 1 + 1", "2"},
@@ -165,9 +160,9 @@ TEST(ParserPrecedence, UnparseKeepsTheTreeShape) {
   // Unparse prints no parentheses it was not given; the shape survives
   // because the text re-parses with the same precedence. (Unary operators
   // print with a leading space, as in the vectors: `unparse(e)` is " ~a".)
-  for (const char* text : {"a + b * c", "(a + b) * c", "a || b && c", "(a || b) && c",
-                           "a ? b : c ? d : e", "(a ? b : c) ? d : e", "a - (b - c)",
-                           " !(a && b)", " -(a + 1)", "a.b.c[1][2]"}) {
+  for (const char* text :
+       {"a + b * c", "(a + b) * c", "a || b && c", "(a || b) && c", "a ? b : c ? d : e",
+        "(a ? b : c) ? d : e", "a - (b - c)", " !(a && b)", " -(a + 1)", "a.b.c[1][2]"}) {
     ExprPtr e = parse_expr(text);
     ASSERT_TRUE(e) << text;
     EXPECT_EQ(to_string(e.get()), text);
@@ -219,7 +214,9 @@ TEST(ParserFuzzRegression, UnparsedSelectionOnANumber) {
 
 TEST(ParserFuzzRegression, ArbitraryBytesNeverCrash) {
   const std::string inputs[] = {
-      std::string("'\xfa\xff" "a\x04r\x93\x93\x93\x93'''''  '.['\x9f'''\xb0 1 ' 0", 31),
+      std::string("'\xfa\xff"
+                  "a\x04r\x93\x93\x93\x93'''''  '.['\x9f'''\xb0 1 ' 0",
+                  31),
       std::string("1.7976931348623157e308"),
       std::string("MY && TsET.tsMY && TsET.'stritring", 34),
       std::string("\"\\", 2),

@@ -46,7 +46,7 @@ TEST(ScopingPrefixes, MyAndTarget) {
   EXPECT_EQ(eval_match("[x = 1]", "[y = z]", "TARGET.y"), "undefined");
   EXPECT_EQ(eval_match("[a = 1]", "[b = 4]", "my.a + target.b"), "5");
   EXPECT_EQ(eval_match("[]", "[]", "MY.x =?= TARGET.x"), "true");
-  EXPECT_EQ(eval_match("[a = 1]", "[b = 4]", "MY.b"), "undefined");   // no fallback
+  EXPECT_EQ(eval_match("[a = 1]", "[b = 4]", "MY.b"), "undefined");  // no fallback
   EXPECT_EQ(eval_match("[a = 1]", "[b = 4]", "TARGET.a"), "undefined");
 }
 
@@ -105,14 +105,14 @@ TEST(ScopingNested, ParentScope) {
     const char* expr;
     const char* expected;
   } cases[] = {
-      {"[x = 1; a = [y = 2; b = x + y]].a.b", "3"},      // nested-ad-016
-      {"[x = 1; a = [x = 2; b = x]].a.b", "2"},          // inner name shadows
+      {"[x = 1; a = [y = 2; b = x + y]].a.b", "3"},  // nested-ad-016
+      {"[x = 1; a = [x = 2; b = x]].a.b", "2"},      // inner name shadows
       {"[a = [b = [c = 42]]].a.b.c", "42"},
-      {"[a = [b = [c = 42]]].a.b.d", "undefined"},       // nested-ad-007
-      {"[a = 1].a.b", "error"},                          // nested-ad-013
-      {"[a = {[b = 1], [b = 2]}].a.b", "{ 1,2 }"},       // nested-ad-019
+      {"[a = [b = [c = 42]]].a.b.d", "undefined"},  // nested-ad-007
+      {"[a = 1].a.b", "error"},                     // nested-ad-013
+      {"[a = {[b = 1], [b = 2]}].a.b", "{ 1,2 }"},  // nested-ad-019
       {"{[a = 1], [a = 2], [b = 3]}.a", "{ 1,2,undefined }"},
-      {"[x = 5; a = { [y = x] }].a[0].y", "5"},          // ads inside lists see the parent
+      {"[x = 5; a = { [y = x] }].a[0].y", "5"},  // ads inside lists see the parent
       {"[x = 1; a = [y = z]].a.y", "undefined"},
   };
   for (const auto& c : cases) EXPECT_EQ(eval_text(c.expr), c.expected) << c.expr;
@@ -162,7 +162,8 @@ TEST(ScopingCycles, DeepRecursionTerminates) {
   // instead of overflowing the stack.
   auto chain = [](int n) {
     std::string text = "[";
-    for (int i = 0; i < n; ++i) text += " a" + std::to_string(i) + " = a" + std::to_string(i + 1) + " + 1;";
+    for (int i = 0; i < n; ++i)
+      text += " a" + std::to_string(i) + " = a" + std::to_string(i + 1) + " + 1;";
     text += " a" + std::to_string(n) + " = 0 ]";
     return text;
   };

@@ -88,12 +88,18 @@ TEST(UnparseValue, Reals) {
     const char* in;
     const char* out;
   } cases[] = {
-      {"1e10", "1.000000000000000E+10"},    {"1e-10", "1.000000000000000E-10"},
-      {"0.0", "0.0"},                       {"1e309", "real(\"INF\")"},
-      {"1e-400", "0.0"},                    {"real(\"-INF\")", "real(\"-INF\")"},
-      {"2.0 / 3", "6.666666666666666E-01"}, {"100.0", "1.000000000000000E+02"},
-      {"-1.5e-5", "-1.500000000000000E-05"}, {"-(0.0 / 0.0)", "real(\"NaN\")"},
-      {"1.7976931348623157e308", "1.797693134862316E+308"}, {"0 * -0.0", "-0.0"},
+      {"1e10", "1.000000000000000E+10"},
+      {"1e-10", "1.000000000000000E-10"},
+      {"0.0", "0.0"},
+      {"1e309", "real(\"INF\")"},
+      {"1e-400", "0.0"},
+      {"real(\"-INF\")", "real(\"-INF\")"},
+      {"2.0 / 3", "6.666666666666666E-01"},
+      {"100.0", "1.000000000000000E+02"},
+      {"-1.5e-5", "-1.500000000000000E-05"},
+      {"-(0.0 / 0.0)", "real(\"NaN\")"},
+      {"1.7976931348623157e308", "1.797693134862316E+308"},
+      {"0 * -0.0", "-0.0"},
   };
   for (const auto& c : cases) EXPECT_EQ(value_text(c.in), c.out) << c.in;
 }
@@ -114,13 +120,15 @@ TEST(UnparseAd, AttributeOrder) {
   // HTCondor prints shorter names first, then case-insensitive alphabetical
   // (vector: splitTime(...) prints Day, Type, Year, Hours, Month, Offset,
   // Minutes, Seconds).
-  AdPtr ad = parse_classad("[ Seconds = 1; Minutes = 2; Offset = 3; month = 4; Hours = 5; "
-                           "Year = 6; type = 7; Day = 8 ]");
+  AdPtr ad = parse_classad(
+      "[ Seconds = 1; Minutes = 2; Offset = 3; month = 4; Hours = 5; "
+      "Year = 6; type = 7; Day = 8 ]");
   ASSERT_TRUE(ad);
   std::string out;
   unparse_classad(out, *ad);
-  EXPECT_EQ(out, "[ Day = 8; type = 7; Year = 6; Hours = 5; month = 4; Offset = 3; "
-                 "Minutes = 2; Seconds = 1 ]");
+  EXPECT_EQ(out,
+            "[ Day = 8; type = 7; Year = 6; Hours = 5; month = 4; Offset = 3; "
+            "Minutes = 2; Seconds = 1 ]");
 }
 
 TEST(UnparseAd, EmptyAndNested) {
