@@ -140,6 +140,7 @@ struct Evaluator {
     }
   }
   static void eval_call(EvalContext& ctx, const CallExpr* c, Value& out);
+  static void logic(EvalContext& ctx, const OpExpr* o, Truth decisive, Value& out);
   static void eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out);
   static void eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out);
   static void eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out);
@@ -347,45 +348,30 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
   eval_bound(ctx, where, e, out);
 }
 
+// `&&` (decisive = false) and `||` (decisive = true), lazily: the left side
+// decides alone when it is the decisive value or ERROR; an UNDEFINED left
+// side yields to a decisive value or ERROR on the right.
+void Evaluator::logic(EvalContext& ctx, const OpExpr* o, Truth decisive, Value& out) {
+  Value lt;
+  Truth tl = truth(eval_ref(ctx, o->a, lt));
+  if (tl == decisive || tl == Truth::kError) {
+    set_truth(tl, out);
+    return;
+  }
+  Value rt;
+  Truth tr = truth(eval_ref(ctx, o->b, rt));
+  if (tl != Truth::kUndefined || tr == decisive || tr == Truth::kError) {
+    set_truth(tr, out);
+  } else {
+    out.set_undefined();
+  }
+}
+
 void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
   switch (o->op) {
     case Op::kParens: eval(ctx, o->a, out); return;
-    case Op::kAnd: {
-      Value lt;
-      Truth tl = truth(eval_ref(ctx, o->a, lt));
-      if (tl == Truth::kFalse || tl == Truth::kError) {
-        set_truth(tl, out);
-        return;
-      }
-      Value rt;
-      Truth tr = truth(eval_ref(ctx, o->b, rt));
-      if (tl == Truth::kTrue) {
-        set_truth(tr, out);
-      } else if (tr == Truth::kFalse || tr == Truth::kError) {
-        set_truth(tr, out);
-      } else {
-        out = Value::undefined();
-      }
-      return;
-    }
-    case Op::kOr: {
-      Value lt;
-      Truth tl = truth(eval_ref(ctx, o->a, lt));
-      if (tl == Truth::kTrue || tl == Truth::kError) {
-        set_truth(tl, out);
-        return;
-      }
-      Value rt;
-      Truth tr = truth(eval_ref(ctx, o->b, rt));
-      if (tl == Truth::kFalse) {
-        set_truth(tr, out);
-      } else if (tr == Truth::kTrue || tr == Truth::kError) {
-        set_truth(tr, out);
-      } else {
-        out = Value::undefined();
-      }
-      return;
-    }
+    case Op::kAnd: logic(ctx, o, Truth::kFalse, out); return;
+    case Op::kOr: logic(ctx, o, Truth::kTrue, out); return;
     case Op::kTernary: {
       Value c;
       eval(ctx, o->a, c);

@@ -31,6 +31,21 @@ Num numeric(const Value& v, int64_t& i, double& r) {
   }
 }
 
+// Both operands as numbers (booleans promote to integers); false if either
+// is not a number.
+struct NumPair {
+  Num na, nb;
+  int64_t ia = 0, ib = 0;
+  double ra = 0, rb = 0;
+  bool both_int() const { return na == Num::kInt && nb == Num::kInt; }
+};
+
+bool numeric_pair(const Value& a, const Value& b, NumPair& p) {
+  p.na = numeric(a, p.ia, p.ra);
+  p.nb = numeric(b, p.ib, p.rb);
+  return p.na != Num::kNone && p.nb != Num::kNone;
+}
+
 int compare_strings_nocase(std::string_view a, std::string_view b) {
   size_t n = a.size() < b.size() ? a.size() : b.size();
   for (size_t k = 0; k < n; ++k) {
@@ -89,15 +104,14 @@ void arithmetic(Op op, const Value& a, const Value& b, Value& out) {
     out = Value::error();
     return;
   }
-  int64_t ia = 0, ib = 0;
-  double ra = 0, rb = 0;
-  Num na = numeric(a, ia, ra);
-  Num nb = numeric(b, ib, rb);
-  if (na == Num::kNone || nb == Num::kNone) {
+  NumPair p;
+  if (!numeric_pair(a, b, p)) {
     out = Value::error();
     return;
   }
-  if (na == Num::kInt && nb == Num::kInt) {
+  const int64_t ia = p.ia, ib = p.ib;
+  const double ra = p.ra, rb = p.rb;
+  if (p.both_int()) {
     uint64_t ua = static_cast<uint64_t>(ia), ub = static_cast<uint64_t>(ib);
     switch (op) {
       case Op::kAdd: out = Value::integer(static_cast<int64_t>(ua + ub)); return;
@@ -145,20 +159,17 @@ void comparison(Op op, const Value& a, const Value& b, Value& out) {
     double x = a.as_rel_time(), y = b.as_rel_time();
     cmp = x < y ? -1 : (x > y ? 1 : 0);
   } else {
-    int64_t ia = 0, ib = 0;
-    double ra = 0, rb = 0;
-    Num na = numeric(a, ia, ra);
-    Num nb = numeric(b, ib, rb);
-    if (na == Num::kNone || nb == Num::kNone) {
+    NumPair p;
+    if (!numeric_pair(a, b, p)) {
       out = Value::error();
       return;
     }
-    if (na == Num::kInt && nb == Num::kInt) {
-      cmp = ia < ib ? -1 : (ia > ib ? 1 : 0);
-    } else if (std::isnan(ra) || std::isnan(rb)) {
+    if (p.both_int()) {
+      cmp = p.ia < p.ib ? -1 : (p.ia > p.ib ? 1 : 0);
+    } else if (std::isnan(p.ra) || std::isnan(p.rb)) {
       unordered = true;
     } else {
-      cmp = ra < rb ? -1 : (ra > rb ? 1 : 0);
+      cmp = p.ra < p.rb ? -1 : (p.ra > p.rb ? 1 : 0);
     }
   }
   bool r = false;
