@@ -76,7 +76,31 @@ bool Lexer::skip_space_and_comments() {
   }
 }
 
-void Lexer::next(Token& t) {
+// As HTCondor's lexer does, a '-' directly followed by a digit (or by '.'
+// and a digit) is the sign of a numeric literal unless the previous token
+// ends an operand, where it can only be subtraction: `[ a = -1 ]` holds the
+// literal -1 while `x -1` subtracts.
+bool Lexer::minus_starts_number() const {
+  switch (prev_) {
+    case Tok::kInteger:
+    case Tok::kReal:
+    case Tok::kTrue:
+    case Tok::kFalse:
+    case Tok::kString:
+    case Tok::kUndefined:
+    case Tok::kErrorKw:
+    case Tok::kName:
+    case Tok::kDot:
+    case Tok::kRBracket:
+    case Tok::kRParen:
+    case Tok::kRBrace: return false;
+    default: break;
+  }
+  char n1 = peek(1);
+  return is_digit(n1) || (n1 == '.' && is_digit(peek(2)));
+}
+
+void Lexer::scan(Token& t) {
   t.kind = Tok::kEnd;
   t.quoted_name = false;
   if (!skip_space_and_comments()) {
@@ -90,7 +114,7 @@ void Lexer::next(Token& t) {
     return;
   }
   char c = src_[pos_];
-  if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
+  if (is_digit(c) || (c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {
     number(t);
     return;
   }
@@ -242,6 +266,11 @@ void Lexer::next(Token& t) {
 }
 
 void Lexer::number(Token& t) {
+  bool negative = false;
+  if (src_[pos_] == '-') {
+    negative = true;
+    ++pos_;
+  }
   size_t start = pos_;
   // Fast path: a short decimal integer (the common case in ads).
   if (src_[pos_] != '0' || pos_ + 1 >= src_.size() || !is_digit(src_[pos_ + 1])) {
@@ -253,7 +282,7 @@ void Lexer::number(Token& t) {
         next != 'X') {
       pos_ = p;
       t.kind = Tok::kInteger;
-      t.int_value = v;
+      t.int_value = negative ? -v : v;
       return;
     }
   }
@@ -279,7 +308,9 @@ void Lexer::number(Token& t) {
       while (is_digit(peek())) advance();
     }
   }
-  // strtod/strtoll need a terminated copy; numbers are short.
+  // strtod/strtoll need a terminated copy (sign included); numbers are short.
+  size_t digits = start;
+  if (negative) --start;
   char small[64];
   std::string big;
   const char* text;
@@ -299,12 +330,14 @@ void Lexer::number(Token& t) {
   }
   t.kind = Tok::kInteger;
   errno = 0;
-  int base = hex ? 16 : (len > 1 && text[0] == '0' ? 8 : 10);
+  size_t ndigits = pos_ - digits;
+  int base = hex ? 16 : (ndigits > 1 && src_[digits] == '0' ? 8 : 10);
   char* end = nullptr;
   long long v;
-  if (base == 10 && len <= 18) {  // cannot overflow: no strtoll needed
+  if (base == 10 && ndigits <= 18) {  // cannot overflow: no strtoll needed
     v = 0;
-    for (size_t k = 0; k < len; ++k) v = v * 10 + (text[k] - '0');
+    for (size_t k = digits; k < pos_; ++k) v = v * 10 + (src_[k] - '0');
+    if (negative) v = -v;
     end = const_cast<char*>(text + len);
   } else {
     v = std::strtoll(text, &end, base);

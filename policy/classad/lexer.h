@@ -72,7 +72,10 @@ class Lexer {
   explicit Lexer(std::string_view src) : src_(src) {}
   // Scans the next token into `t` (reusing its buffers); on kError, `err`
   // says why.
-  void next(Token& t);
+  void next(Token& t) {
+    scan(t);
+    prev_ = t.kind;
+  }
   const std::string& error() const { return err_; }
   size_t offset() const { return pos_; }
   // Line and column (1-based) of a source offset; computed only for errors.
@@ -90,7 +93,9 @@ class Lexer {
   }
 
  private:
+  void scan(Token& t);
   bool skip_space_and_comments();
+  bool minus_starts_number() const;
   void number(Token& t);
   void string_literal(Token& t);
   void quoted_name(Token& t);
@@ -99,6 +104,7 @@ class Lexer {
 
   std::string_view src_;
   size_t pos_ = 0;
+  Tok prev_ = Tok::kEnd;  // the last token scanned (decides what '-' starts)
   std::string err_;
 };
 

@@ -177,13 +177,12 @@ TEST(UnparseRoundTrip, TextIsStable) {
   }
 }
 
-// KNOWN BUG: the parser (policy/classad/parser.cc) reads `-1` as unary minus
-// applied to 1, so `[ a = -1 ]` unparses as `[ a =  -1 ]`. HTCondor's lexer
+// Was a bug (fixed): the parser read `-1` as unary minus applied to 1, so
+// `[ a = -1 ]` unparsed as `[ a =  -1 ]`. HTCondor's lexer
 // reads a '-' followed by a digit as part of a numeric literal unless the
 // previous token ends an operand (lexer.cpp tokenizeNumber), so HTCondor
 // prints `[ a = -1 ]` and `{ -1 }`; `1 - -1` prints as `1 - -1`.
-TEST(UnparseKnownBug, NegativeLiterals) {
-  GTEST_SKIP() << "KNOWN BUG: -1 parses as unary minus; unparse differs from HTCondor";
+TEST(UnparseNegativeLiterals, LexedAsLiterals) {
   EXPECT_EQ(reparsed("[ a = -1 ]"), "[ a = -1 ]");
   EXPECT_EQ(reparsed("{ -1, -2.5 }"), "{ -1,-2.500000000000000E+00 }");
   EXPECT_EQ(reparsed("1 - -1"), "1 - -1");
