@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"version", version_main, "print the version"},
     {"classad", kite::cli::classad_main, "evaluate ClassAd expressions (eval, batch)"},
     {"config-val", kite::cli::config_val_main, "print configuration values"},
+    {"policy", kite::cli::policy_main, "simulate startd policy scenarios (simulate FILE)"},
 };
 
 void usage() {

@@ -1,0 +1,677 @@
+// The scenario runner behind `kite policy simulate` (see scenario.h): parse, then drive the
+// startd core through time like the daemon would, simulating the jobs' and backfill's reactions.
+#include "policy/startd/scenario.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "policy/classad/eval.h"
+#include "policy/classad/parser.h"
+#include "policy/classad/unparse.h"
+#include "policy/config/config.h"
+#include "policy/startd/startd.h"
+
+namespace kite::startd {
+
+namespace {
+
+using classad::AdPtr;
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
+    --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// Drops a `#` comment that is outside quotes and brackets.
+std::string strip_comment(const std::string& line) {
+  bool q = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (q) {
+      if (c == '\\') ++i;
+      else if (c == '"') q = false;
+    } else if (c == '"') {
+      q = true;
+    } else if (c == '#') {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
+// Splits on blanks outside quotes, brackets and parentheses.
+std::vector<std::string> tokens(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  bool q = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (q) {
+      cur += c;
+      if (c == '\\' && i + 1 < s.size()) cur += s[++i];
+      else if (c == '"') q = false;
+      continue;
+    }
+    if (c == '"') q = true;
+    if (c == '[' || c == '(' || c == '{') ++depth;
+    if ((c == ']' || c == ')' || c == '}') && depth > 0) --depth;
+    if ((c == ' ' || c == '\t') && depth == 0) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+enum class Cmd {
+  kSet, kMatch, kClaim, kActivate, kDeactivate, kStarterExit, kRelease, kVacate, kVacateFast,
+  kDrain, kCancelDrain, kIgnoresSoftkill, kStarterStuck, kWithdraw, kLeaseExpire, kAlive,
+  kShutdown, kExpect, kExpectAttr
+};
+
+struct CmdName {
+  const char* name;
+  Cmd cmd;
+};
+const CmdName kCmds[] = {
+    {"set", Cmd::kSet},
+    {"match", Cmd::kMatch},
+    {"claim", Cmd::kClaim},
+    {"activate", Cmd::kActivate},
+    {"deactivate", Cmd::kDeactivate},
+    {"starter-exit", Cmd::kStarterExit},
+    {"release", Cmd::kRelease},
+    {"vacate", Cmd::kVacate},
+    {"vacate-fast", Cmd::kVacateFast},
+    {"drain", Cmd::kDrain},
+    {"cancel-drain", Cmd::kCancelDrain},
+    {"job-ignores-softkill", Cmd::kIgnoresSoftkill},
+    {"starter-stuck", Cmd::kStarterStuck},
+    {"withdraw", Cmd::kWithdraw},
+    {"lease-expire", Cmd::kLeaseExpire},
+    {"alive", Cmd::kAlive},
+    {"shutdown", Cmd::kShutdown},
+    {"expect", Cmd::kExpect},
+    {"expect-attr", Cmd::kExpectAttr},
+};
+
+struct Step {
+  int line = 0;
+  int64_t time = 0;
+  Cmd cmd;
+  std::string text;  // the step after the time, for messages
+  std::string slot;
+  std::vector<std::pair<std::string, std::string>> sets;
+  AdPtr ad;
+  int code = 0;
+  DrainMode drain = DrainMode::kGraceful;
+  ShutdownMode shutdown = ShutdownMode::kGraceful;
+  std::string state_text;  // expect: "Claimed/Busy", "Claimed", "absent"
+  classad::ExprPtr expr;   // expect-attr
+};
+
+bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "line %d: ", line);
+  std::string pre = buf;
+  std::string s = trim(strip_comment(raw));
+  std::vector<std::string> tk = tokens(s);
+  if (tk.size() < 2 || strcasecmp(tk[0].c_str(), "at") != 0) {
+    *err = pre + "expected 'at SECONDS COMMAND ...', got '" + s + "'";
+    return false;
+  }
+  char* end = nullptr;
+  long long t = std::strtoll(tk[1].c_str(), &end, 10);
+  if (!end || *end || t < 0 || tk[1].empty() || t > 100LL * 365 * 86400) {
+    *err = pre + "bad time '" + tk[1] + "' (seconds from 0)";
+    return false;
+  }
+  st->line = line;
+  st->time = t;
+  if (tk.size() < 3) {
+    *err = pre + "missing command after 'at " + tk[1] + "'";
+    return false;
+  }
+  bool found = false;
+  for (const CmdName& c : kCmds) {
+    if (strcasecmp(c.name, tk[2].c_str()) == 0) {
+      st->cmd = c.cmd;
+      found = true;
+    }
+  }
+  if (!found) {
+    *err = pre + "unknown command '" + tk[2] + "'";
+    return false;
+  }
+  size_t cmdpos = s.find(tk[2]);
+  st->text = trim(s.substr(cmdpos));
+  std::vector<std::string> args(tk.begin() + 3, tk.end());
+  auto need_slot = [&]() -> bool {
+    if (args.empty() || args[0][0] == '[') {
+      *err = pre + tk[2] + ": missing slot name";
+      return false;
+    }
+    st->slot = args[0];
+    return true;
+  };
+  auto opt_ad = [&](size_t i) -> bool {
+    if (i >= args.size()) {
+      st->ad = AdPtr(classad::ClassAd::make());
+      return true;
+    }
+    std::string rest;
+    for (size_t k = i; k < args.size(); ++k) rest += (k > i ? " " : "") + args[k];
+    classad::ParseError pe;
+    st->ad = classad::parse_classad(rest, &pe);
+    if (!st->ad) {
+      *err = pre + "bad ad '" + rest + "': " + pe.to_string();
+      return false;
+    }
+    return true;
+  };
+  switch (st->cmd) {
+    case Cmd::kSet: {
+      size_t i = 0;
+      if (!args.empty() && args[0].find('=') == std::string::npos) {
+        st->slot = args[0];
+        i = 1;
+      }
+      if (i >= args.size()) {
+        *err = pre + "set: nothing to set (want Attr=value ...)";
+        return false;
+      }
+      for (; i < args.size(); ++i) {
+        size_t eq = args[i].find('=');
+        if (eq == std::string::npos || eq == 0) {
+          *err = pre + "set: '" + args[i] + "' is not Attr=value";
+          return false;
+        }
+        std::string name = args[i].substr(0, eq), val = args[i].substr(eq + 1);
+        classad::ParseError pe;
+        if (!classad::parse_expr(val, &pe)) {
+          *err = pre + "set: " + name + ": bad value '" + val + "': " + pe.to_string();
+          return false;
+        }
+        st->sets.emplace_back(name, val);
+      }
+      return true;
+    }
+    case Cmd::kMatch:
+    case Cmd::kClaim:
+    case Cmd::kActivate:
+      return need_slot() && opt_ad(1);
+    case Cmd::kStarterExit:
+      if (!need_slot()) return false;
+      if (args.size() > 1) {
+        st->code = static_cast<int>(std::strtol(args[1].c_str(), &end, 10));
+        if (*end) {
+          *err = pre + "starter-exit: bad exit code '" + args[1] + "'";
+          return false;
+        }
+      }
+      return true;
+    case Cmd::kDeactivate:
+    case Cmd::kRelease:
+    case Cmd::kIgnoresSoftkill:
+    case Cmd::kStarterStuck:
+    case Cmd::kWithdraw:
+    case Cmd::kLeaseExpire:
+    case Cmd::kAlive:
+      return need_slot();
+    case Cmd::kVacate:
+    case Cmd::kVacateFast:
+      if (!args.empty()) st->slot = args[0];
+      return true;
+    case Cmd::kDrain:
+      if (!args.empty()) {
+        std::string m = args[0];
+        if (!m.empty() && m[0] == '-') m = m.substr(1);
+        if (strcasecmp(m.c_str(), "graceful") == 0) st->drain = DrainMode::kGraceful;
+        else if (strcasecmp(m.c_str(), "quick") == 0) st->drain = DrainMode::kQuick;
+        else if (strcasecmp(m.c_str(), "fast") == 0) st->drain = DrainMode::kFast;
+        else {
+          *err = pre + "drain: mode must be graceful, quick or fast, not '" + args[0] + "'";
+          return false;
+        }
+      }
+      return true;
+    case Cmd::kCancelDrain:
+      return true;
+    case Cmd::kShutdown:
+      if (!args.empty()) {
+        if (strcasecmp(args[0].c_str(), "peaceful") == 0) st->shutdown = ShutdownMode::kPeaceful;
+        else if (strcasecmp(args[0].c_str(), "graceful") == 0) st->shutdown = ShutdownMode::kGraceful;
+        else if (strcasecmp(args[0].c_str(), "fast") == 0) st->shutdown = ShutdownMode::kFast;
+        else {
+          *err = pre + "shutdown: mode must be peaceful, graceful or fast, not '" + args[0] + "'";
+          return false;
+        }
+      }
+      return true;
+    case Cmd::kExpect: {
+      if (!need_slot()) return false;
+      if (args.size() != 2) {
+        *err = pre + "expect: want 'expect SLOT State/Activity'";
+        return false;
+      }
+      std::string sa = args[1];
+      if (strcasecmp(sa.c_str(), "absent") != 0) {
+        size_t slash = sa.find('/');
+        std::string sn = sa.substr(0, slash);
+        State x;
+        Activity y;
+        if (!state_parse(sn.c_str(), static_cast<int>(sn.size()), &x)) {
+          *err = pre + "expect: unknown state '" + sn + "'";
+          return false;
+        }
+        if (slash != std::string::npos) {
+          std::string an = sa.substr(slash + 1);
+          if (!activity_parse(an.c_str(), static_cast<int>(an.size()), &y)) {
+            *err = pre + "expect: unknown activity '" + an + "'";
+            return false;
+          }
+        }
+      }
+      st->state_text = sa;
+      return true;
+    }
+    case Cmd::kExpectAttr: {
+      if (!need_slot()) return false;
+      std::string rest;
+      for (size_t k = 1; k < args.size(); ++k) rest += (k > 1 ? " " : "") + args[k];
+      if (trim(rest).empty()) {
+        *err = pre + "expect-attr: missing expression";
+        return false;
+      }
+      classad::ParseError pe;
+      st->expr = classad::parse_expr(rest, &pe);
+      if (!st->expr) {
+        *err = pre + "expect-attr: bad expression '" + rest + "': " + pe.to_string();
+        return false;
+      }
+      st->text = "expect-attr " + st->slot + " " + rest;
+      return true;
+    }
+  }
+  return true;
+}
+
+class Runner {
+ public:
+  Runner(Startd& sd, VirtualClock& clock, int64_t origin, ScenarioResult* r)
+      : sd_(sd), clock_(clock), origin_(origin), r_(r) {}
+
+  void line(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    r_->output += buf;
+    r_->output += '\n';
+  }
+
+  int64_t rel() const { return clock_.now() - origin_; }
+
+  // Prints the output and lets the simulated world react to the actions, until quiet.
+  void drain_output(Output& out) {
+    size_t oi = 0;
+    while (oi < out.order.size()) {
+      int k = out.order[oi++];
+      if (k >= 0) {
+        const TransitionRecord& t = out.transitions[k];
+        if (t.number > 0) {
+          line("t=%lld %s %s/%s -> %s/%s (%s) [%d]", static_cast<long long>(t.time - origin_),
+               t.slot.c_str(), state_name(t.from_state), activity_name(t.from_activity),
+               state_name(t.to_state), activity_name(t.to_activity), t.cause.c_str(), t.number);
+        } else {
+          line("t=%lld %s %s/%s -> %s/%s (%s)", static_cast<long long>(t.time - origin_),
+               t.slot.c_str(), state_name(t.from_state), activity_name(t.from_activity),
+               state_name(t.to_state), activity_name(t.to_activity), t.cause.c_str());
+        }
+        continue;
+      }
+      const Action& a = out.actions[~k];
+      if (a.kind != ActionKind::kPublishAds) {
+        line("t=%lld %s action %s%s%s", static_cast<long long>(a.time - origin_), a.slot.c_str(),
+             action_name(a.kind), a.detail.empty() ? "" : " ", a.detail.c_str());
+      }
+      // The simulated world.
+      SlotView v;
+      bool have = sd_.slot(a.slot, &v);
+      Event ev;
+      ev.slot = a.slot;
+      std::string err;
+      switch (a.kind) {
+        case ActionKind::kSoftKill:
+          if (have && v.starter_running && !v.job_ignores_softkill) {
+            ev.kind = EventKind::kStarterExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
+        case ActionKind::kHardKill:
+          if (have && v.starter_running && !v.starter_stuck) {
+            ev.kind = EventKind::kStarterExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
+        case ActionKind::kKillStarter:
+          if (have && v.starter_running) {
+            ev.kind = EventKind::kStarterExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
+        case ActionKind::kKillBackfill:
+          if (have) {
+            ev.kind = EventKind::kBackfillExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  void evaluate() {
+    Output out;
+    sd_.evaluate(&out);
+    drain_output(out);
+  }
+
+  // Advances the clock to `target` (absolute), stopping at every poll and timer on the way
+  // and at `target` itself.
+  void advance_to(int64_t target) {
+    int64_t poll = sd_.polling_interval();
+    while (true) {
+      int64_t now = clock_.now();
+      int64_t r = now - origin_;
+      int64_t next_poll = origin_ + (r / poll + 1) * poll;
+      int64_t next = next_poll;
+      int64_t timer = sd_.next_timer();
+      if (timer != INT64_MAX && timer <= now) timer = now + 1;
+      if (timer < next) next = timer;
+      if (next > target) break;
+      clock_.set(next);
+      evaluate();
+      if (sd_.shut_down()) break;
+    }
+    clock_.set(target);
+  }
+
+  bool run_step(const Step& st) {
+    Output out;
+    std::string err;
+    Event ev;
+    ev.slot = st.slot;
+    ev.ad = st.ad.get();
+    bool is_event = true;
+    switch (st.cmd) {
+      case Cmd::kSet:
+        if (!sd_.set_inputs(st.slot, st.sets, &err)) {
+          line("ERROR line %d: %s", st.line, err.c_str());
+          r_->failed++;
+        }
+        return true;
+      case Cmd::kMatch: ev.kind = EventKind::kMatch; break;
+      case Cmd::kClaim: ev.kind = EventKind::kClaim; break;
+      case Cmd::kActivate: ev.kind = EventKind::kActivate; break;
+      case Cmd::kDeactivate: ev.kind = EventKind::kDeactivate; break;
+      case Cmd::kStarterExit:
+        ev.kind = EventKind::kStarterExited;
+        ev.exit_code = st.code;
+        break;
+      case Cmd::kRelease: ev.kind = EventKind::kRelease; break;
+      case Cmd::kVacate: ev.kind = EventKind::kVacate; break;
+      case Cmd::kVacateFast: ev.kind = EventKind::kVacateFast; break;
+      case Cmd::kDrain:
+        ev.kind = EventKind::kDrain;
+        ev.drain = st.drain;
+        break;
+      case Cmd::kCancelDrain: ev.kind = EventKind::kCancelDrain; break;
+      case Cmd::kWithdraw: ev.kind = EventKind::kWithdraw; break;
+      case Cmd::kLeaseExpire: ev.kind = EventKind::kLeaseExpired; break;
+      case Cmd::kAlive: ev.kind = EventKind::kAlive; break;
+      case Cmd::kShutdown:
+        ev.kind = EventKind::kShutdown;
+        ev.shutdown = st.shutdown;
+        break;
+      case Cmd::kIgnoresSoftkill:
+      case Cmd::kStarterStuck:
+        is_event = false;
+        if (!sd_.set_job_flags(st.slot, st.cmd == Cmd::kIgnoresSoftkill,
+                               st.cmd == Cmd::kStarterStuck, &err)) {
+          line("ERROR line %d: %s", st.line, err.c_str());
+          r_->failed++;
+        }
+        break;
+      case Cmd::kExpect:
+      case Cmd::kExpectAttr:
+        return true;  // checked after the evaluation
+    }
+    if (!is_event) return true;
+    line("t=%lld > %s", static_cast<long long>(rel()), st.text.c_str());
+    if ((st.cmd == Cmd::kVacate || st.cmd == Cmd::kVacateFast) && st.slot.empty()) {
+      for (const SlotView& v : sd_.slots()) {
+        if (v.dynamic) continue;
+        ev.slot = v.name;
+        sd_.handle(ev, &out, &err);
+      }
+    } else if (!sd_.handle(ev, &out, &err)) {
+      line("ERROR line %d: %s: %s", st.line, st.text.c_str(), err.c_str());
+      r_->failed++;
+    }
+    drain_output(out);
+    return true;
+  }
+
+  void check(const Step& st) {
+    SlotView v;
+    bool have = sd_.slot(st.slot, &v);
+    long long t = static_cast<long long>(rel());
+    if (st.cmd == Cmd::kExpect) {
+      bool ok;
+      std::string got;
+      if (strcasecmp(st.state_text.c_str(), "absent") == 0) {
+        ok = !have;
+        got = have ? std::string(state_name(v.state)) + "/" + activity_name(v.activity) : "absent";
+      } else if (!have) {
+        ok = false;
+        got = "absent (no such slot)";
+      } else {
+        got = std::string(state_name(v.state)) + "/" + activity_name(v.activity);
+        size_t slash = st.state_text.find('/');
+        if (slash == std::string::npos) {
+          ok = strcasecmp(st.state_text.c_str(), state_name(v.state)) == 0;
+        } else {
+          ok = strcasecmp(st.state_text.c_str(), got.c_str()) == 0;
+        }
+      }
+      if (ok) {
+        r_->passed++;
+      } else {
+        r_->failed++;
+        line("FAIL line %d: t=%lld expect %s %s: %s is %s", st.line, t, st.slot.c_str(),
+             st.state_text.c_str(), st.slot.c_str(), got.c_str());
+      }
+      return;
+    }
+    if (!have) {
+      r_->failed++;
+      line("FAIL line %d: t=%lld %s: no slot named '%s'", st.line, t, st.text.c_str(),
+           st.slot.c_str());
+      return;
+    }
+    classad::Value val = v.ad->evaluate_expr(st.expr.get());
+    if (val.is_boolean() && val.as_boolean()) {
+      r_->passed++;
+      return;
+    }
+    r_->failed++;
+    // Show the attributes the expression names, to say why.
+    std::string why;
+    std::string src = classad::to_string(st.expr.get());
+    for (const auto* e : v.ad->sorted_entries()) {
+      std::string n(e->name->view());
+      size_t p = 0;
+      bool named = false;
+      while ((p = src.find(n, p)) != std::string::npos) {
+        bool lb = p == 0 || !(isalnum(static_cast<unsigned char>(src[p - 1])) || src[p - 1] == '_');
+        size_t q = p + n.size();
+        bool rb = q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
+        if (lb && rb) {
+          named = true;
+          break;
+        }
+        p = q;
+      }
+      if (named) {
+        why += " " + n + " = " + classad::to_string(v.ad->evaluate_attr(n)) + ";";
+      }
+    }
+    line("FAIL line %d: t=%lld %s: got %s;%s", st.line, t, st.text.c_str(),
+         classad::to_string(val).c_str(), why.c_str());
+  }
+
+ private:
+  Startd& sd_;
+  VirtualClock& clock_;
+  int64_t origin_;
+  ScenarioResult* r_;
+};
+
+}  // namespace
+
+void scenario_run(std::string_view text, const std::string& name, ScenarioResult* res) {
+  *res = ScenarioResult{};
+  // Split at the `---` line.
+  std::vector<std::string> lines;
+  size_t p = 0;
+  while (p <= text.size()) {
+    size_t nl = text.find('\n', p);
+    lines.emplace_back(text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
+    if (nl == std::string_view::npos) break;
+    p = nl + 1;
+  }
+  int sep = -1;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]) == "---") {
+      sep = static_cast<int>(i);
+      break;
+    }
+  }
+  if (sep < 0) {
+    res->error = true;
+    res->output = name + ": no '---' line between the configuration and the steps\n";
+    return;
+  }
+  std::string cfg_text;
+  for (int i = 0; i < sep; ++i) cfg_text += lines[i] + "\n";
+  std::vector<Step> steps;
+  for (size_t i = sep + 1; i < lines.size(); ++i) {
+    std::string l = trim(strip_comment(lines[i]));
+    if (l.empty()) continue;
+    Step st;
+    std::string err;
+    if (!parse_step(lines[i], static_cast<int>(i + 1), &st, &err)) {
+      res->error = true;
+      res->output += name + ": " + err + "\n";
+      continue;
+    }
+    steps.push_back(std::move(st));
+  }
+  if (res->error) return;
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.time < b.time; });
+
+  // HTCONDOR: the simulated machine: 1 CPU, 1024 MB, 10 GiB disk, no swap unless configured.
+  config::Config cfg;
+  cfg.set_detected("DETECTED_CPUS", "1");
+  cfg.set_detected("DETECTED_CORES", "1");
+  cfg.set_detected("DETECTED_PHYSICAL_CPUS", "1");
+  cfg.set_detected("DETECTED_MEMORY", "1024");
+  cfg.set_detected("FULL_HOSTNAME", "localhost");
+  cfg.set_detected("HOSTNAME", "localhost");
+  cfg.set_detected("UID_DOMAIN", "localhost");
+  cfg.set_detected("FILESYSTEM_DOMAIN", "localhost");
+  config::Status st = cfg.load_string(cfg_text, name);
+  if (st.ok) st = cfg.finish();
+  if (!st.ok) {
+    res->error = true;
+    res->output = st.message + "\n";
+    return;
+  }
+  MachineFacts facts;
+  std::string v;
+  auto get_num = [&](const char* n, int64_t dflt) -> int64_t {
+    std::string s;
+    if (!cfg.get(n, &s)) return dflt;
+    classad::ExprPtr e = classad::parse_expr(trim(s));
+    if (!e) return dflt;
+    double d;
+    if (!classad::evaluate(e.get()).to_number(d) || d < 0) return dflt;
+    return static_cast<int64_t>(d);
+  };
+  facts.cpus = static_cast<int>(get_num("NUM_CPUS", 1));
+  if (facts.cpus < 1) facts.cpus = 1;
+  facts.memory_mb = get_num("MEMORY", 1024);
+  cfg.set_detected("DETECTED_CPUS", std::to_string(facts.cpus));
+  cfg.set_detected("DETECTED_CORES", std::to_string(facts.cpus));
+  cfg.set_detected("DETECTED_MEMORY", std::to_string(facts.memory_mb));
+  if (cfg.get("FULL_HOSTNAME", &v) && !trim(v).empty()) facts.hostname = trim(v);
+  int64_t origin = 0;
+  if (cfg.get("SIMULATION_START", &v) && !trim(v).empty()) {
+    if (!iso8601_parse(v, &origin)) {
+      res->error = true;
+      res->output = name + ": SIMULATION_START = " + v +
+                    ": not an ISO 8601 UTC time (2024-01-01T00:00:00Z)\n";
+      return;
+    }
+  }
+  VirtualClock clock(origin);
+  clock_install(&clock);
+  {
+    Startd sd(cfg, facts, clock);
+    std::string err;
+    if (!sd.init(&err)) {
+      res->error = true;
+      res->output = name + ": " + err + "\n";
+      clock_install(nullptr);
+      return;
+    }
+    Runner run(sd, clock, origin, res);
+    // HTCONDOR: issue 5 "policy is evaluated once before the first step"
+    run.evaluate();
+    size_t i = 0;
+    while (i < steps.size()) {
+      int64_t t = steps[i].time;
+      run.advance_to(origin + t);
+      size_t j = i;
+      while (j < steps.size() && steps[j].time == t) run.run_step(steps[j++]);
+      run.evaluate();
+      for (size_t k = i; k < j; ++k) {
+        if (steps[k].cmd == Cmd::kExpect || steps[k].cmd == Cmd::kExpectAttr) run.check(steps[k]);
+      }
+      i = j;
+    }
+  }
+  clock_install(nullptr);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%d passed, %d failed\n", res->passed, res->failed);
+  res->output += buf;
+}
+
+}  // namespace kite::startd

@@ -1,0 +1,194 @@
+// The startd core: slots and their machine ads, the policy expressions, claims, jobs, draining
+// and shutdown, driven by events and a Clock and answering with actions. Pure: no sockets, no
+// processes, no real time; the agent (and `kite policy simulate`) executes the actions.
+// HTCONDOR: ep-policy "condor_startd Policy Configuration" through the multi-core sections.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/classad/classad.h"
+#include "policy/config/config.h"
+#include "policy/startd/clock.h"
+#include "policy/startd/machine.h"
+#include "policy/startd/slot_layout.h"
+#include "policy/startd/state_table.h"
+
+namespace kite::startd {
+
+#define KITE_STARTD_ACTIONS(X)                                                     \
+  X(SpawnStarter, "spawn-starter")    /* start a starter for the activated job */  \
+  X(Suspend, "suspend")               /* freeze the job */                         \
+  X(Continue, "continue")             /* thaw the job */                           \
+  X(SoftKill, "soft-kill")            /* job's KillSig (detail) */                 \
+  X(HardKill, "hard-kill")            /* SIGKILL the job */                        \
+  X(KillStarter, "kill-starter")      /* KILLING_TIMEOUT: SIGKILL starter + kids */ \
+  X(NotifyClaimant, "notify-claimant") /* claim broken / refused (detail) */       \
+  X(PublishAds, "publish-ads")        /* send the slot's ad to the collector */    \
+  X(SpawnBackfill, "spawn-backfill")  /* start the backfill client */              \
+  X(KillBackfill, "kill-backfill")    /* kill the backfill client */               \
+  X(RunBenchmarks, "run-benchmarks")  /* measure Mips/KFlops */                    \
+  X(CreateSlot, "create-slot")        /* dynamic slot carved (detail: resources) */ \
+  X(DeleteSlot, "delete-slot")        /* dynamic slot gone, resources returned */  \
+  X(Refuse, "refuse")                 /* a request the slot would not take */      \
+  X(Exit, "exit")                     /* shutdown complete */
+
+enum class ActionKind : uint8_t {
+#define X(n, s) k##n,
+  KITE_STARTD_ACTIONS(X)
+#undef X
+};
+const char* action_name(ActionKind k);
+
+struct Action {
+  int64_t time = 0;
+  ActionKind kind;
+  std::string slot;
+  std::string detail;
+};
+
+/// One state/activity change and why.
+struct TransitionRecord {
+  int64_t time = 0;
+  std::string slot;
+  State from_state;
+  Activity from_activity;
+  State to_state;
+  Activity to_activity;
+  int number = 0;     // reference transition number, 0 when unnumbered
+  std::string cause;  // "starter exited", "PREEMPT is true", ...
+};
+
+/// What one call produced, in order.
+struct Output {
+  std::vector<TransitionRecord> transitions;
+  std::vector<Action> actions;
+  // Interleaved order: each entry indexes transitions (>= 0) or actions (~index).
+  std::vector<int> order;
+};
+
+enum class DrainMode : uint8_t { kGraceful, kQuick, kFast };
+enum class ShutdownMode : uint8_t { kPeaceful, kGraceful, kFast };
+
+#define KITE_STARTD_EVENTS(X) \
+  X(Match)                    \
+  X(Claim)                    \
+  X(Activate)                 \
+  X(Deactivate)               \
+  X(Release)                  \
+  X(Vacate)                   \
+  X(VacateFast)               \
+  X(Drain)                    \
+  X(CancelDrain)              \
+  X(StarterExited)            \
+  X(BackfillExited)           \
+  X(Alive)                    \
+  X(LeaseExpired)             \
+  X(Withdraw)                 \
+  X(Shutdown)
+
+enum class EventKind : uint8_t {
+#define X(n) k##n,
+  KITE_STARTD_EVENTS(X)
+#undef X
+};
+
+/// An event from the world. `slot` names a slot ("slot1", "slot1_2"); empty for machine-wide
+/// events (drain, cancel drain, shutdown). `ad` is the match/claim/job ad where one applies.
+struct Event {
+  EventKind kind;
+  std::string slot;
+  const classad::ClassAd* ad = nullptr;
+  int exit_code = 0;
+  DrainMode drain = DrainMode::kGraceful;
+  ShutdownMode shutdown = ShutdownMode::kGraceful;
+};
+
+/// Snapshot of one slot for callers and tests.
+struct SlotView {
+  std::string name;
+  State state;
+  Activity activity;
+  bool dynamic = false;
+  bool partitionable = false;
+  bool starter_running = false;
+  bool job_ignores_softkill = false;
+  bool starter_stuck = false;
+  const classad::ClassAd* ad = nullptr;
+};
+
+struct SlotImpl;
+
+class Startd {
+ public:
+  Startd(const config::Config& cfg, const MachineFacts& facts, const Clock& clock);
+  ~Startd();
+  Startd(const Startd&) = delete;
+  Startd& operator=(const Startd&) = delete;
+
+  /// Lays out the slots (all Owner/Idle) and parses the policy. False with a message on an
+  /// impossible layout or an expression that does not parse.
+  bool init(std::string* err);
+
+  /// Applies one event at clock.now(), then follows the consequences on the slots it touched.
+  /// False (with a message) when the event names no such slot; a refused request is an
+  /// action, not an error.
+  bool handle(const Event& ev, Output* out, std::string* err);
+
+  /// Sets input attributes (KeyboardIdle=..., any expression) on one slot or, with an empty
+  /// slot name, on every slot. `assignments` are (name, expression text) pairs.
+  bool set_inputs(const std::string& slot,
+                  const std::vector<std::pair<std::string, std::string>>& assignments,
+                  std::string* err);
+
+  /// Evaluates the policy of every slot at clock.now(), following chains until stable, and
+  /// fires the timers due now.
+  void evaluate(Output* out);
+
+  /// The next second at which a timer (MATCH_TIMEOUT, retirement, vacate, KILLING_TIMEOUT,
+  /// lease, CLAIM_WORKLIFE, benchmarks) falls due, or INT64_MAX.
+  int64_t next_timer() const;
+  /// POLLING_INTERVAL and UPDATE_INTERVAL, seconds.
+  int64_t polling_interval() const { return polling_interval_; }
+  int64_t update_interval() const { return update_interval_; }
+
+  /// Slots in ad order (static/partitionable by id, dynamic after their parent).
+  std::vector<SlotView> slots() const;
+  bool slot(const std::string& name, SlotView* out) const;
+  /// Marks the current (or next) job of a slot, for the simulator's world model.
+  bool set_job_flags(const std::string& slot, bool ignores_softkill, bool stuck, std::string* err);
+  bool shut_down() const { return shut_down_; }
+
+  const Layout& layout() const { return layout_; }
+
+ private:
+  friend struct Engine;
+  const config::Config& cfg_;
+  MachineFacts facts_;
+  const Clock& clock_;
+  Layout layout_;
+  std::vector<std::unique_ptr<SlotImpl>> slots_;
+  std::vector<std::pair<std::string, std::string>> machine_inputs_;
+  int64_t polling_interval_ = 5;
+  int64_t update_interval_ = 300;
+  int64_t start_time_ = 0;
+  bool draining_ = false;
+  DrainMode drain_mode_ = DrainMode::kGraceful;
+  int64_t drain_start_ = 0;
+  double drain_badput_ = 0;
+  double drain_unclaimed_ = 0;
+  int64_t acct_time_ = 0;
+  bool shutting_down_ = false;
+  ShutdownMode shutdown_mode_ = ShutdownMode::kGraceful;
+  int64_t shutdown_start_ = 0;
+  bool shut_down_ = false;
+  int64_t claim_counter_ = 0;
+  std::vector<std::string> slot_attrs_;  // STARTD_SLOT_ATTRS
+};
+
+/// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.
+bool iso8601_parse(const std::string& text, int64_t* out);
+
+}  // namespace kite::startd

@@ -1,0 +1,130 @@
+// The numbered transition table of the startd (see state_table.h) and the step over it.
+#include "policy/startd/state_table.h"
+
+#include <strings.h>
+
+namespace kite::startd {
+
+namespace {
+
+const char* const kStateNames[] = {
+#define X(n) #n,
+    KITE_STARTD_STATES(X)
+#undef X
+};
+const char* const kActivityNames[] = {
+#define X(n) #n,
+    KITE_STARTD_ACTIVITIES(X)
+#undef X
+};
+const char* const kTriggerText[] = {
+#define X(n, d) d,
+    KITE_STARTD_TRIGGERS(X)
+#undef X
+};
+
+using S = State;
+using A = Activity;
+using T = Trigger;
+
+// clang-format off
+const TransitionRow kTable[] = {
+  // HTCONDOR: ep-policy "Owner State": transition 36 (drain), 1 (IS_OWNER false)
+  {36, S::kOwner, A::kIdle, T::kDrainRequested, S::kDrained, A::kRetiring},
+  {0,  S::kOwner, A::kIdle, T::kClaimInOwner, S::kClaimed, A::kIdle},
+  {1,  S::kOwner, A::kIdle, T::kIsOwnerFalse, S::kUnclaimed, A::kIdle},
+  // HTCONDOR: ep-policy "Unclaimed State": 37, 2, 5, 6, 3, 7
+  {37, S::kUnclaimed, A::kIdle, T::kDrainRequested, S::kDrained, A::kRetiring},
+  {2,  S::kUnclaimed, A::kIdle, T::kShutdown, S::kOwner, A::kIdle},
+  {2,  S::kUnclaimed, A::kIdle, T::kIsOwnerTrue, S::kOwner, A::kIdle},
+  {5,  S::kUnclaimed, A::kIdle, T::kClaimAccepted, S::kClaimed, A::kIdle},
+  {6,  S::kUnclaimed, A::kIdle, T::kMatchAccepted, S::kMatched, A::kIdle},
+  {3,  S::kUnclaimed, A::kIdle, T::kRunBenchmarks, S::kUnclaimed, A::kBenchmarking},
+  {7,  S::kUnclaimed, A::kIdle, T::kStartBackfill, S::kBackfill, A::kIdle},
+  {37, S::kUnclaimed, A::kBenchmarking, T::kDrainRequested, S::kDrained, A::kRetiring},
+  {4,  S::kUnclaimed, A::kBenchmarking, T::kBenchmarkDone, S::kUnclaimed, A::kIdle},
+  // HTCONDOR: ep-policy "Matched State": 9 (claimed), 8 (START false, MATCH_TIMEOUT, vacate)
+  {9,  S::kMatched, A::kIdle, T::kClaimAccepted, S::kClaimed, A::kIdle},
+  {8,  S::kMatched, A::kIdle, T::kMatchEnds, S::kOwner, A::kIdle},
+  // HTCONDOR: ep-policy "Claimed State": 10, 11
+  {10, S::kClaimed, A::kIdle, T::kClaimEnds, S::kPreempting, A::kVacating},
+  {11, S::kClaimed, A::kIdle, T::kActivated, S::kClaimed, A::kBusy},
+  // Claimed/Busy: 12 (starter exit), fast eviction, 14 (suspend), 13 (retire)
+  {12, S::kClaimed, A::kBusy, T::kStarterExited, S::kClaimed, A::kIdle},
+  {0,  S::kClaimed, A::kBusy, T::kFastEviction, S::kPreempting, A::kKilling},
+  {14, S::kClaimed, A::kBusy, T::kSuspend, S::kClaimed, A::kSuspended},
+  {13, S::kClaimed, A::kBusy, T::kRetire, S::kClaimed, A::kRetiring},
+  // Claimed/Suspended: 15, 16, 17
+  {0,  S::kClaimed, A::kSuspended, T::kFastEviction, S::kPreempting, A::kKilling},
+  {17, S::kClaimed, A::kSuspended, T::kRetirementOver, S::kPreempting, A::kVacating},
+  {16, S::kClaimed, A::kSuspended, T::kContinueRetiring, S::kClaimed, A::kRetiring},
+  {15, S::kClaimed, A::kSuspended, T::kContinue, S::kClaimed, A::kBusy},
+  {16, S::kClaimed, A::kSuspended, T::kPreemptSuspended, S::kClaimed, A::kRetiring},
+  // Claimed/Retiring: 18, 19, 20
+  {0,  S::kClaimed, A::kRetiring, T::kFastEviction, S::kPreempting, A::kKilling},
+  {18, S::kClaimed, A::kRetiring, T::kStarterExited, S::kPreempting, A::kVacating},
+  {18, S::kClaimed, A::kRetiring, T::kRetirementOver, S::kPreempting, A::kVacating},
+  {19, S::kClaimed, A::kRetiring, T::kUnretire, S::kClaimed, A::kBusy},
+  {20, S::kClaimed, A::kRetiring, T::kSuspend, S::kClaimed, A::kSuspended},
+  // HTCONDOR: ep-policy "Preempting State": 23/22 (starter gone), 21 (KILL / vacate time)
+  {23, S::kPreempting, A::kVacating, T::kGoneToNewClaim, S::kClaimed, A::kIdle},
+  {22, S::kPreempting, A::kVacating, T::kGoneToOwner, S::kOwner, A::kIdle},
+  {21, S::kPreempting, A::kVacating, T::kKillNow, S::kPreempting, A::kKilling},
+  {24, S::kPreempting, A::kKilling, T::kGoneToNewClaim, S::kClaimed, A::kIdle},
+  {25, S::kPreempting, A::kKilling, T::kGoneToOwner, S::kOwner, A::kIdle},
+  // HTCONDOR: ep-policy "Backfill State": 26..32
+  {30, S::kBackfill, A::kIdle, T::kBackfillToOwner, S::kOwner, A::kIdle},
+  {31, S::kBackfill, A::kIdle, T::kBackfillToClaimed, S::kClaimed, A::kIdle},
+  {32, S::kBackfill, A::kIdle, T::kBackfillToMatched, S::kMatched, A::kIdle},
+  {26, S::kBackfill, A::kIdle, T::kBackfillSpawned, S::kBackfill, A::kBusy},
+  {28, S::kBackfill, A::kBusy, T::kBackfillEvict, S::kBackfill, A::kKilling},
+  {27, S::kBackfill, A::kBusy, T::kBackfillExited, S::kBackfill, A::kIdle},
+  {29, S::kBackfill, A::kKilling, T::kBackfillExited, S::kBackfill, A::kIdle},
+  // HTCONDOR: ep-policy "Drained State": 33, 34, 35
+  {35, S::kDrained, A::kRetiring, T::kDrainCanceled, S::kOwner, A::kIdle},
+  {33, S::kDrained, A::kRetiring, T::kAllDrained, S::kDrained, A::kIdle},
+  {34, S::kDrained, A::kIdle, T::kDrainCanceled, S::kOwner, A::kIdle},
+};
+// clang-format on
+
+}  // namespace
+
+const char* state_name(State s) { return kStateNames[static_cast<int>(s)]; }
+const char* activity_name(Activity a) { return kActivityNames[static_cast<int>(a)]; }
+const char* trigger_text(Trigger t) { return kTriggerText[static_cast<int>(t)]; }
+
+bool state_parse(const char* s, int len, State* out) {
+  for (int i = 0; i < static_cast<int>(sizeof kStateNames / sizeof *kStateNames); ++i) {
+    if (static_cast<int>(__builtin_strlen(kStateNames[i])) == len &&
+        strncasecmp(kStateNames[i], s, len) == 0) {
+      *out = static_cast<State>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool activity_parse(const char* s, int len, Activity* out) {
+  for (int i = 0; i < static_cast<int>(sizeof kActivityNames / sizeof *kActivityNames); ++i) {
+    if (static_cast<int>(__builtin_strlen(kActivityNames[i])) == len &&
+        strncasecmp(kActivityNames[i], s, len) == 0) {
+      *out = static_cast<Activity>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const TransitionRow* transition_table(int* count) {
+  *count = static_cast<int>(sizeof kTable / sizeof *kTable);
+  return kTable;
+}
+
+const TransitionRow* transition_step(State s, Activity a, TriggerFn holds, void* ctx) {
+  for (const TransitionRow& r : kTable) {
+    if (r.from_state == s && r.from_activity == a && holds(r.trigger, ctx)) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace kite::startd
