@@ -140,6 +140,7 @@ struct Evaluator {
     }
   }
   static void eval_call(EvalContext& ctx, const CallExpr* c, Value& out);
+  static void special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, Value& out);
   static void logic(EvalContext& ctx, const OpExpr* o, Truth decisive, Value& out);
   static void eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out);
   static void eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out);
@@ -209,12 +210,17 @@ void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e
 void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out) {
   if (base.is_classad()) {
     const ClassAd* ad = base.as_classad();
-    if (a->name_id == intern_id_my()) {
-      out = base;
-      return;
+    const ClassAd* where = ad;
+    const Expr* e;
+    if (a->name_id <= kIdLastReserved && a->name_id != kIdTarget) {
+      e = ad->lookup_id(a->name_id);
+      if (!e) {
+        special_name(ctx, ad, a->name_id, out);
+        return;
+      }
+    } else {
+      e = lookup_in_scope(ad, a->name_id, &where);
     }
-    const ClassAd* where = nullptr;
-    const Expr* e = lookup_in_scope(ad, a->name_id, &where);
     if (!e) {
       out = Value::undefined();
       return;
@@ -247,11 +253,32 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
   out = base.is_undefined() ? Value::undefined() : Value::error();
 }
 
+// The value of a special name (self/MY, parent, root/toplevel, CurrentTime)
+// that `ad` does not define.
+void Evaluator::special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, Value& out) {
+  (void)ctx;
+  const ClassAd* r = nullptr;
+  switch (id) {
+    case kIdMy:
+    case kIdSelf: r = ad; break;
+    case kIdParent: r = ad ? ad->parent() : nullptr; break;
+    case kIdRoot:
+    case kIdTopLevel: r = root_of(ad); break;
+    case kIdCurrentTime: out.set_integer(EvalContext::now()); return;
+    default: break;
+  }
+  if (r) {
+    out = Value::classad(const_cast<ClassAd*>(r));
+  } else {
+    out.set_undefined();
+  }
+}
+
 // `ad.name` where `ad` is MY or TARGET: lookup from `ad` up its parents,
 // through the node's inline cache.
 void Evaluator::eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* a, Value& out) {
-  if (a->name_id == kIdMy) {
-    out = Value::classad(const_cast<ClassAd*>(ad));
+  if (a->name_id <= kIdLastReserved && a->name_id != kIdTarget && !ad->lookup_id(a->name_id)) {
+    special_name(ctx, ad, a->name_id, out);
     return;
   }
   const ClassAd* where = ad;
@@ -312,6 +339,14 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
   const Expr* e;
   if (scope && a->cache_ad == scope && a->cache_gen == scope->generation()) {
     e = a->cache_expr;
+  } else if (a->name_id <= kIdLastReserved && a->name_id != kIdTarget) {
+    // HTCONDOR: classad.cpp LookupInScope: a special name the current ad
+    // does not define resolves at once, without searching enclosing ads.
+    e = scope ? scope->lookup_id(a->name_id) : nullptr;
+    if (!e) {
+      special_name(ctx, scope, a->name_id, out);
+      return;
+    }
   } else {
     e = lookup_in_scope(scope, a->name_id, &where);
     if (e && where == scope) {
@@ -321,15 +356,7 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     }
   }
   if (!e) {
-    if (a->name_id == intern_id_my()) {
-      if (scope) {
-        out = Value::classad(const_cast<ClassAd*>(scope));
-      } else {
-        out = Value::undefined();
-      }
-      return;
-    }
-    if (a->name_id == intern_id_target()) {
+    if (a->name_id == kIdTarget) {
       const ClassAd* t = target_of(ctx);
       if (t) {
         out = Value::classad(const_cast<ClassAd*>(t));

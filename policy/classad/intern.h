@@ -21,6 +21,14 @@ uint32_t intern_find(std::string_view name);
 // Well-known ids, reserved when the table is created.
 constexpr uint32_t kIdMy = 1;
 constexpr uint32_t kIdTarget = 2;
+// The other names HTCondor's old-ClassAd semantics treat specially when an
+// ad does not define them: self (= MY), parent, root, toplevel, CurrentTime.
+constexpr uint32_t kIdSelf = 3;
+constexpr uint32_t kIdParent = 4;
+constexpr uint32_t kIdRoot = 5;
+constexpr uint32_t kIdTopLevel = 6;
+constexpr uint32_t kIdCurrentTime = 7;
+constexpr uint32_t kIdLastReserved = 7;
 inline uint32_t intern_id_my() {
   return kIdMy;
 }

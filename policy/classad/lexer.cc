@@ -348,7 +348,42 @@ void Lexer::number(Token& t) {
   return;
 }
 
+// HTCONDOR: lexer.cpp tokenizeStringOld: no escapes but \" inside the text.
+void Lexer::string_literal_old(Token& t) {
+  advance();  // opening quote
+  std::string out;
+  for (;;) {
+    if (pos_ >= src_.size() || src_[pos_] == '\0') {
+      t.kind = Tok::kError;
+      err_ = pos_ >= src_.size() ? "unterminated string" : "NUL character in string";
+      return;
+    }
+    char c = src_[pos_];
+    if (c != '"') {
+      out += c;
+      advance();
+      continue;
+    }
+    // A quote after a backslash is part of the text unless the line ends
+    // right after it (then the string ends with a backslash).
+    bool escaped = !out.empty() && out.back() == '\\';
+    bool more = pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n';
+    advance();
+    if (escaped && more) {
+      out.back() = '"';
+      continue;
+    }
+    break;
+  }
+  t.kind = Tok::kString;
+  t.text = std::move(out);
+}
+
 void Lexer::string_literal(Token& t) {
+  if (old_strings_) {
+    string_literal_old(t);
+    return;
+  }
   advance();  // opening quote
   std::string out;
   for (;;) {

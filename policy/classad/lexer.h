@@ -69,7 +69,10 @@ struct Token {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view src) : src_(src) {}
+  // `old_strings`: strings as in HTCondor's old ad syntax, where a backslash
+  // is an ordinary character except before a quote that does not end the line.
+  explicit Lexer(std::string_view src, bool old_strings = false)
+      : src_(src), old_strings_(old_strings) {}
   // Scans the next token into `t` (reusing its buffers); on kError, `err`
   // says why.
   void next(Token& t) {
@@ -98,13 +101,15 @@ class Lexer {
   bool minus_starts_number() const;
   void number(Token& t);
   void string_literal(Token& t);
+  void string_literal_old(Token& t);
   void quoted_name(Token& t);
   char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
   void advance() { ++pos_; }
 
   std::string_view src_;
   size_t pos_ = 0;
-  Tok prev_ = Tok::kEnd;  // the last token scanned (decides what '-' starts)
+  Tok prev_ = Tok::kEnd;
+  bool old_strings_ = false;  // the last token scanned (decides what '-' starts)
   std::string err_;
 };
 

@@ -22,8 +22,8 @@ class Parser {
  public:
   explicit Parser(std::string_view text) : lex_(text) { advance(); }
   // Starts over on new text (reusing buffers).
-  void reset(std::string_view text) {
-    lex_ = Lexer(text);
+  void reset(std::string_view text, bool old_strings = false) {
+    lex_ = Lexer(text, old_strings);
     failed_ = false;
     err_ = ParseError();
     depth_ = 0;
@@ -634,7 +634,7 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
       return AdPtr();
     }
     // One parser for every line (reset per line, buffers reused).
-    parser.reset(l.substr(eq + 1));
+    parser.reset(l.substr(eq + 1), /*old_strings=*/true);
     Expr* expr = parser.parse_expression();
     if (expr) parser.expect_end();
     if (expr && !parser.failed() && parser.tokens_ > kMaxTreeHeight && !height_ok(expr)) {

@@ -269,5 +269,23 @@ TEST(ParserFuzzRegression, EmptyAttributeNameOldSyntax) {
   EXPECT_FALSE(parse_classad_old(" = 66"));
 }
 
+// Old line syntax keeps HTCondor's old string rules (lexer.cpp
+// tokenizeStringOld): a backslash is an ordinary character, except that a
+// backslash-quote inside the text stands for a quote.
+TEST(ParserOldSyntax, StringsKeepBackslashes) {
+  AdPtr ad = parse_classad_old(
+      "A = \"C:\\temp\\new\"\n"
+      "B = \"say \\\"hi\\\" now\"\n"
+      "C = \"ends\\\"\n");
+  ASSERT_TRUE(ad);
+  std::string a, b, c;
+  ASSERT_TRUE(ad->evaluate_string("A", a));
+  ASSERT_TRUE(ad->evaluate_string("B", b));
+  ASSERT_TRUE(ad->evaluate_string("C", c));
+  EXPECT_EQ(a, "C:\\temp\\new");
+  EXPECT_EQ(b, "say \"hi\" now");
+  EXPECT_EQ(c, "ends\\");
+}
+
 }  // namespace
 }  // namespace kite::classad

@@ -188,5 +188,28 @@ TEST(ScopingCycles, DeepRecursionTerminates) {
   EXPECT_EQ(to_string(deep->evaluate_expr(e.get())), "1");
 }
 
+// HTCondor's old-ClassAd semantics (its default) treat self/MY, parent,
+// root/toplevel and CurrentTime specially when the current ad does not define
+// them, resolving them at once without searching enclosing ads
+// (classad-mechanism "Attribute References"; HTCondor's LookupInScope).
+TEST(ScopingSpecialNames, SelfParentRootAndCurrentTime) {
+  EXPECT_EQ(eval_text("[ a = 1; n = [ b = parent.a ] ].n.b"), "1");
+  EXPECT_EQ(eval_text("[ a = 1; n = [ b = root.a ] ].n.b"), "1");
+  EXPECT_EQ(eval_text("[ a = 1; n = [ b = toplevel.a ] ].n.b"), "1");
+  EXPECT_EQ(eval_text("[ a = 1; n = [ a = 2; b = self.a ] ].n.b"), "2");
+  // A special name is not looked up in enclosing ads: MY inside n is n.
+  EXPECT_EQ(eval_text("[ my = 5; n = [ y = my.z; z = 7 ] ].n.y"), "7");
+  // An ad that defines the name keeps its own value.
+  EXPECT_EQ(eval_text("[ CurrentTime = 5 ].CurrentTime"), "5");
+  EXPECT_EQ(eval_text("[ parent = 3 ].parent"), "3");
+}
+
+TEST(ScopingSpecialNames, CurrentTimeFollowsTheTimeSource) {
+  EvalContext::set_time_source([]() -> int64_t { return 1700000000; });
+  EXPECT_EQ(eval_text("CurrentTime"), "1700000000");
+  EXPECT_EQ(eval_text("CurrentTime == time()"), "true");
+  EvalContext::set_time_source(nullptr);
+}
+
 }  // namespace
 }  // namespace kite::classad
