@@ -1,0 +1,43 @@
+# Shared part of Kite's static/cross toolchain files (included by
+# toolchains/TRIPLE.cmake after it sets KITE_TRIPLE and CMAKE_SYSTEM_PROCESSOR):
+# Debian's TRIPLE-gcc/g++, every library found only in the static prefix that
+# scripts/deps builds (build/deps/TRIPLE, override with -DKITE_DEPS_PREFIX=),
+# fully static links, and qemu-user as the emulator for tests of foreign targets.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_C_COMPILER ${KITE_TRIPLE}-gcc)
+set(CMAKE_CXX_COMPILER ${KITE_TRIPLE}-g++)
+set(CMAKE_AR ${KITE_TRIPLE}-gcc-ar CACHE FILEPATH "")
+set(CMAKE_RANLIB ${KITE_TRIPLE}-gcc-ranlib CACHE FILEPATH "")
+set(CMAKE_STRIP ${KITE_TRIPLE}-strip CACHE FILEPATH "")
+
+if(NOT KITE_DEPS_PREFIX)
+  if(DEFINED ENV{KITE_DEPS_PREFIX})
+    set(KITE_DEPS_PREFIX "$ENV{KITE_DEPS_PREFIX}")
+  else()
+    get_filename_component(KITE_DEPS_PREFIX
+      "${CMAKE_CURRENT_LIST_DIR}/../build/deps/${KITE_TRIPLE}" ABSOLUTE)
+  endif()
+endif()
+# try_compile projects re-read this file: pass the prefix along.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES KITE_DEPS_PREFIX)
+
+# Look for libraries, headers and packages only in the static prefix (plus the
+# cross compiler's own sysroot); programs on the build host.
+set(CMAKE_FIND_ROOT_PATH "${KITE_DEPS_PREFIX}")
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+set(ENV{PKG_CONFIG_LIBDIR} "${KITE_DEPS_PREFIX}/lib/pkgconfig")
+set(ENV{PKG_CONFIG_PATH} "")
+set(PKG_CONFIG_EXECUTABLE pkg-config CACHE FILEPATH "")
+
+# Fully static executables: no dynamic loader, no shared libraries.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
+
+# Foreign targets run under qemu-user (Debian's qemu-user-static); static
+# binaries need no sysroot. CTest and gtest_discover_tests use this.
+if(NOT CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL CMAKE_SYSTEM_PROCESSOR)
+  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-${KITE_QEMU_ARCH}-static)
+endif()
