@@ -133,6 +133,7 @@ struct Policy {
   ExprPtr start, is_owner, rank, mjrt, mmvt, runbench, start_backfill, evict_backfill;
   ExprPtr suspend[2], cont[2], preempt[2], kill[2], want_suspend[2], want_vacate[2];
   ExprPtr draining_start;
+  bool has_draining_start = false;
   int64_t claim_worklife = 1200;
   int64_t killing_timeout = 30;
   int64_t match_timeout = 120;
@@ -626,8 +627,9 @@ struct Engine {
     ins(s, "JobStarts", Value::integer(s.job_starts));
     // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
     // State ... advertises its Requirements expression as False".
+    // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
     if (s.state == State::kMatched || s.state == State::kPreempting || sd.shutting_down_ ||
-        sd.shut_down_) {
+        sd.shut_down_ || (sd.draining_ && !s.pol.has_draining_start)) {
       ins(s, "Requirements", Value::boolean(false));
     } else {
       static ExprPtr ref = classad::parse_expr("START");
@@ -1025,6 +1027,25 @@ struct Engine {
     sd.drain_unclaimed_ += static_cast<double>(idle_cpus) * static_cast<double>(dt);
   }
 
+  // STARTD_LATCH_EXPRS: <Name>Value is the sampled value, <Name>Time when it last changed.
+  void latch(SlotImpl& s) {
+    for (const std::string& n : sd.latch_exprs_) {
+      const Expr* e = s.ad->lookup(n);
+      if (!e) continue;
+      Value v = s.ad->evaluate_expr(e);
+      std::string vn = n + "Value", tn = n + "Time";
+      const Expr* old = s.ad->lookup(vn);
+      std::string before = old ? classad::to_string(s.ad->evaluate_attr(vn)) : "";
+      Value num = v;
+      if (v.is_boolean()) num = Value::integer(v.as_boolean() ? 1 : 0);
+      std::string after = classad::to_string(num);
+      if (!old || before != after) {
+        s.ad->insert_value(vn, num);
+        s.ad->insert_value(tn, Value::integer(now));
+      }
+    }
+  }
+
   void evaluate_all() {
     if (sd.shut_down_) return;
     accounting();
@@ -1032,6 +1053,7 @@ struct Engine {
       SlotImpl& s = *sd.slots_[i];
       if (s.dead) continue;
       refresh_time(s);
+      latch(s);
     }
     for (int round = 0; round < 8; ++round) {
       size_t before = out->transitions.size();
@@ -1155,6 +1177,7 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
   std::string ds;
   if (cfg.get("DEFAULT_DRAINING_START_EXPR", &ds) && !trim(ds).empty()) {
     p->draining_start = classad::parse_expr(trim(ds));
+    p->has_draining_start = static_cast<bool>(p->draining_start);
   }
   if (!p->draining_start) p->draining_start = classad::parse_expr("undefined");
   int64_t n;
@@ -1194,8 +1217,15 @@ static void build_static_ad(Startd& sd, const config::Config& cfg, const Machine
   ad.insert_value("CondorLoadAvg", Value::real(0));
   ad.insert_value("TotalLoadAvg", Value::real(f.load_avg));
   ad.insert_value("TotalCondorLoadAvg", Value::real(0));
-  ad.insert_value("CpuBusy", Value::boolean(false));
   ad.insert_value("CpuBusyTime", Value::integer(0));
+  {
+    // CpuBusy as the configured expression (the latch below samples it).
+    std::string cb;
+    ExprPtr e;
+    if (cfg.get("CpuBusy", &cb) && !trim(cb).empty()) e = classad::parse_expr(trim(cb));
+    if (e) ad.insert("CpuBusy", e.release());
+    else ad.insert_value("CpuBusy", Value::boolean(false));
+  }
   ad.insert_value("TotalCpus", Value::integer(sd.layout().slots.empty() ? f.cpus : 0));
   ad.insert_value("DetectedCpus", Value::integer(f.cpus));
   ad.insert_value("DetectedMemory", Value::integer(f.memory_mb));
@@ -1257,6 +1287,7 @@ bool Startd::init(std::string* err) {
   if (cfg_.get("STARTD_VM_ATTRS", &sa)) {
     for (auto& x : split_list(sa)) slot_attrs_.push_back(x);
   }
+  if (cfg_.get("STARTD_LATCH_EXPRS", &sa)) latch_exprs_ = split_list(sa);
   if (!layout_build(cfg_, facts_, &layout_, err)) return false;
   start_time_ = acct_time_ = clock_.now();
   Output scratch;
