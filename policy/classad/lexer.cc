@@ -292,6 +292,11 @@ void Lexer::number(Token& t) {
     hex = true;
     advance();
     advance();
+    if (!std::isxdigit(static_cast<unsigned char>(peek()))) {
+      t.kind = Tok::kError;
+      err_ = "hexadecimal literal without digits";
+      return;
+    }
     while (std::isxdigit(static_cast<unsigned char>(peek()))) advance();
   } else {
     while (is_digit(peek())) advance();
@@ -331,10 +336,26 @@ void Lexer::number(Token& t) {
   t.kind = Tok::kInteger;
   errno = 0;
   size_t ndigits = pos_ - digits;
-  int base = hex ? 16 : (ndigits > 1 && src_[digits] == '0' ? 8 : 10);
+  // HTCONDOR: lexer.cpp tokenizeNumber: with old-ClassAd semantics (the
+  // default unless STRICT_CLASSAD_EVALUATION) integers are read in base 10,
+  // so 010 is 10 and 0x10 reads as 0; a leading-zero literal must still
+  // consist of octal digits.
+  if (!hex && ndigits > 1 && src_[digits] == '0') {
+    for (size_t k = digits; k < pos_; ++k) {
+      if (src_[k] == '8' || src_[k] == '9') {
+        t.kind = Tok::kError;
+        err_ = "bad octal integer literal";
+        return;
+      }
+    }
+  }
+  int base = 10;
   char* end = nullptr;
   long long v;
-  if (base == 10 && ndigits <= 18) {  // cannot overflow: no strtoll needed
+  if (hex) {
+    v = 0;  // base 10 stops at the 'x'
+    end = const_cast<char*>(text + len);
+  } else if (ndigits <= 18) {  // cannot overflow: no strtoll needed
     v = 0;
     for (size_t k = digits; k < pos_; ++k) v = v * 10 + (src_[k] - '0');
     if (negative) v = -v;

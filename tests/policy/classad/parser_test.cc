@@ -287,5 +287,16 @@ TEST(ParserOldSyntax, StringsKeepBackslashes) {
   EXPECT_EQ(c, "ends\\");
 }
 
+// With HTCondor's default (old-ClassAd) semantics integer literals are read
+// in base 10 (lexer.cpp tokenizeNumber): 010 is 10, 0x10 stops at the x and
+// is 0, and a leading-zero literal with an 8 or 9 is a syntax error.
+TEST(ParserNumbers, IntegersAreDecimal) {
+  EXPECT_EQ(to_string(evaluate(parse_expr("010").get())), "10");
+  EXPECT_EQ(to_string(evaluate(parse_expr("0x10").get())), "0");
+  EXPECT_EQ(to_string(evaluate(parse_expr("-010").get())), "-10");
+  EXPECT_FALSE(parse_expr("09"));
+  EXPECT_FALSE(parse_expr("0x"));
+}
+
 }  // namespace
 }  // namespace kite::classad
