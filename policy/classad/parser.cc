@@ -332,7 +332,8 @@ Expr* Parser::parse_call(std::string_view name) {
         return nullptr;
       }
       args.push_back(arg);
-      if (at(Tok::kComma)) {
+      // Old-ClassAd semantics also accept ';' between arguments.
+      if (at(Tok::kComma) || at(Tok::kSemicolon)) {
         advance();
         continue;
       }
