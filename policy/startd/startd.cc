@@ -444,6 +444,11 @@ struct Engine {
         }
         return false;
       case Trigger::kRetirementOver:
+        // HTCONDOR: ep-policy "The Claimed State and Leases": an expired lease evicts the job.
+        if (s.has_claim && s.claim.lease_expires <= now && s.retire != Retire::kLease) {
+          s.retire = Retire::kLease;
+          s.retire_end_override = kNever;
+        }
         return s.retire != Retire::kNone && retirement_over(s);
       case Trigger::kUnretire:
         return (s.retire == Retire::kRank && !s.has_preempting) ||
@@ -511,6 +516,7 @@ struct Engine {
       case Trigger::kFastEviction:
         return s.end_cause.empty() ? "fast eviction" : s.end_cause;
       case Trigger::kRetirementOver:
+        if (s.retire == Retire::kLease) return "claim lease expired";
         return "retirement over (soft kill before its end)";
       case Trigger::kDrainRequested:
         return "draining";
