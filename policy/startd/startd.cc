@@ -981,12 +981,20 @@ struct Engine {
   }
 
   // Follows transitions of one slot until none applies.
+  // A policy that flips back and forth (SUSPEND and CONTINUE both true) moves once per
+  // evaluation: a chain stops before revisiting a state/activity it has left.
   void settle(SlotImpl& s) {
+    uint64_t seen = 0;
     for (int guard = 0; guard < 64 && !s.dead; ++guard) {
       if (sd.shut_down_) return;
+      seen |= uint64_t{1} << (static_cast<int>(s.state) * 8 + static_cast<int>(s.activity));
       Ctx c{this, &s};
       const TransitionRow* r = transition_step(s.state, s.activity, holds_cb, &c);
       if (!r) return;
+      uint64_t to = uint64_t{1} << (static_cast<int>(r->to_state) * 8 + static_cast<int>(r->to_activity));
+      if ((seen & to) && r->number != 1 && r->number != 29 && r->number != 23 && r->number != 24 &&
+          r->number != 12 && r->number != 4)
+        return;
       if (!apply(s, *r)) return;
       refresh_cross();
     }
