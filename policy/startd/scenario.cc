@@ -185,6 +185,10 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
   switch (st->cmd) {
     case Cmd::kSet: {
       size_t i = 0;
+      if (args.size() == 1 && args[0].find('=') == std::string::npos) {
+        *err = pre + "set: '" + args[0] + "' is not Attr=value";
+        return false;
+      }
       if (!args.empty() && args[0].find('=') == std::string::npos) {
         st->slot = args[0];
         i = 1;

@@ -202,7 +202,11 @@ bool eval_constraint(const std::string& constraint, const std::string& id, const
   if (!e) return false;
   if (constraint[0] == '"') {
     classad::Value v = classad::evaluate(e.get());
-    return v.is_string() && strcasecmp(std::string(v.as_string()).c_str(), id.c_str()) == 0;
+    if (!v.is_string()) return false;
+    // A literal names the device by id; the short form ("GPU-6a96bd13") names the full id too.
+    std::string want(v.as_string());
+    return strncasecmp(want.c_str(), id.c_str(), want.size()) == 0 &&
+           (id.size() == want.size() || id[want.size()] == '-');
   }
   classad::AdPtr ad = classad::parse_classad_old(props);
   if (!ad) ad = classad::AdPtr(classad::ClassAd::make());

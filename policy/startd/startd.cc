@@ -993,7 +993,7 @@ struct Engine {
       if (!r) return;
       uint64_t to = uint64_t{1} << (static_cast<int>(r->to_state) * 8 + static_cast<int>(r->to_activity));
       if ((seen & to) && r->number != 1 && r->number != 29 && r->number != 23 && r->number != 24 &&
-          r->number != 12 && r->number != 4)
+          r->number != 12 && r->number != 4 && r->number != 26)
         return;
       if (!apply(s, *r)) return;
       refresh_cross();

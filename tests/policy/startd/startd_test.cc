@@ -1,0 +1,326 @@
+// Tests for the startd core and the scenario runner: every transition number 1..37 is taken by
+// some scenario (exact timers, virtual clock), the API directly (events in, actions out),
+// partitionable carving/quantization/return, and line-numbered errors for bad scenarios.
+#include "policy/startd/startd.h"
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "policy/classad/parser.h"
+#include "policy/startd/scenario.h"
+
+namespace kite::startd {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::string s;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return s;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  std::string dir = std::string(KITE_SOURCE_DIR) + "/tests/scenarios";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 9 && n.substr(n.size() - 9) == ".scenario") out.push_back(dir + "/" + n);
+  }
+  closedir(d);
+  return out;
+}
+
+ScenarioResult run(const std::string& text) {
+  ScenarioResult r;
+  scenario_run(text, "test.scenario", &r);
+  return r;
+}
+
+TEST(Scenarios, EveryNumberedTransitionIsExercised) {
+  std::set<int> seen;
+  auto files = scenario_files();
+  ASSERT_GT(files.size(), 30u);
+  for (const std::string& f : files) {
+    ScenarioResult r;
+    scenario_run(read_all(f), f, &r);
+    EXPECT_FALSE(r.error) << f << "\n" << r.output;
+    EXPECT_EQ(r.failed, 0) << f << "\n" << r.output;
+    EXPECT_GT(r.passed, 0) << f;
+    size_t p = 0;
+    while ((p = r.output.find(") [", p)) != std::string::npos) {
+      seen.insert(std::atoi(r.output.c_str() + p + 3));
+      p += 3;
+    }
+  }
+  for (int k = 1; k <= 37; ++k) {
+    if (k == 27) continue;  // the backfill client exiting on its own: see BackfillClientExits
+    EXPECT_TRUE(seen.count(k)) << "no scenario takes transition " << k;
+  }
+}
+
+TEST(Scenarios, TraceFormat) {
+  ScenarioResult r = run(
+      "NUM_SLOTS = 1\n---\n"
+      "at 6 claim slot1 [Owner=\"alice\"]\n"
+      "at 6 activate slot1 [Owner=\"alice\"; JobUniverse=5; KillSig=\"SIGTERM\"]\n"
+      "at 100 starter-exit slot1 0\n"
+      "at 110 vacate slot1\n");
+  EXPECT_NE(r.output.find("t=100 slot1 Claimed/Busy -> Claimed/Idle (starter exited) [12]\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("0 passed, 0 failed\n"), std::string::npos);
+}
+
+TEST(Scenarios, FailedExpectationsAreReported) {
+  ScenarioResult r = run(
+      "NUM_SLOTS = 1\n---\n"
+      "at 0 expect slot1 Owner/Idle\n"
+      "at 0 expect-attr slot1 Cpus == 2\n"
+      "at 0 expect slot1 Unclaimed\n");
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_EQ(r.failed, 2);
+  EXPECT_NE(r.output.find("FAIL line 3: t=0 expect slot1 Owner/Idle: slot1 is Unclaimed/Idle"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL line 4:"), std::string::npos);
+  EXPECT_NE(r.output.find("Cpus = 1"), std::string::npos) << r.output;
+}
+
+TEST(Scenarios, BadInputGivesLineNumberedErrors) {
+  struct Case {
+    const char* text;
+    const char* want;
+  } cases[] = {
+      {"NUM_SLOTS = 1\n", "no '---' line"},
+      {"---\nat x expect slot1 Owner\n", "line 2: bad time 'x'"},
+      {"---\n\nat 5 frobnicate slot1\n", "line 3: unknown command 'frobnicate'"},
+      {"---\nat 5 claim slot1 [Owner=]\n", "line 2: bad ad"},
+      {"---\nat 5 expect slot1 Sleeping/Idle\n", "line 2: expect: unknown state 'Sleeping'"},
+      {"---\nat 5 set KeyboardIdle\n", "line 2: set: 'KeyboardIdle' is not Attr=value"},
+      {"---\nat 5 drain slowly\n", "line 2: drain: mode must be graceful, quick or fast"},
+      {"---\nexpect slot1 Owner\n", "line 2: expected 'at SECONDS COMMAND"},
+      {"START = (\n---\n", "line 1"},
+      {"NUM_SLOTS = 4\n---\n", "NUM_SLOTS = 4: more slots than the 1 CPUs"},
+      {"SIMULATION_START = yesterday\n---\n", "SIMULATION_START"},
+  };
+  for (const Case& c : cases) {
+    ScenarioResult r = run(c.text);
+    EXPECT_TRUE(r.error) << c.text;
+    EXPECT_NE(r.output.find(c.want), std::string::npos) << "case: " << c.text << "\n" << r.output;
+  }
+  // A step naming no slot is an error line but the scenario goes on.
+  ScenarioResult r = run("NUM_SLOTS = 1\n---\nat 1 claim slot9 [Owner=\"a\"]\nat 2 expect slot1 Unclaimed\n");
+  EXPECT_FALSE(r.error);
+  EXPECT_EQ(r.passed, 1);
+  EXPECT_NE(r.output.find("ERROR line 3"), std::string::npos) << r.output;
+}
+
+TEST(Scenarios, RefusedClaimIsATraceLine) {
+  ScenarioResult r = run(
+      "NUM_SLOTS = 1\nSTART = Owner == \"bob\"\n---\n"
+      "at 1 claim slot1 [Owner=\"alice\"]\n"
+      "at 1 expect slot1 Unclaimed/Idle\n");
+  EXPECT_EQ(r.failed, 0) << r.output;
+  EXPECT_NE(r.output.find("t=1 slot1 action refuse claim refused: START is not true"),
+            std::string::npos)
+      << r.output;
+}
+
+// ---- the API directly ------------------------------------------------------------------------
+
+struct Fixture {
+  config::Config cfg;
+  MachineFacts facts;
+  VirtualClock clock{1000};
+  std::unique_ptr<Startd> sd;
+  Output out;
+
+  explicit Fixture(const char* conf) {
+    cfg.set_detected("DETECTED_CPUS", "4");
+    EXPECT_TRUE(cfg.load_string(conf, "t.conf").ok);
+    facts.cpus = 4;
+    facts.memory_mb = 8192;
+    clock_install(&clock);
+    sd = std::make_unique<Startd>(cfg, facts, clock);
+    std::string err;
+    EXPECT_TRUE(sd->init(&err)) << err;
+    sd->evaluate(&out);
+  }
+  ~Fixture() { clock_install(nullptr); }
+  std::string state(const char* slot) {
+    SlotView v;
+    if (!sd->slot(slot, &v)) return "absent";
+    return std::string(state_name(v.state)) + "/" + activity_name(v.activity);
+  }
+  void ev(EventKind k, const char* slot, const char* ad = nullptr) {
+    classad::AdPtr a;
+    if (ad) a = classad::parse_classad(ad);
+    Event e;
+    e.kind = k;
+    e.slot = slot;
+    e.ad = a.get();
+    std::string err;
+    EXPECT_TRUE(sd->handle(e, &out, &err)) << err;
+  }
+  bool has_action(ActionKind k, const char* slot) {
+    for (const Action& a : out.actions)
+      if (a.kind == k && a.slot == slot) return true;
+    return false;
+  }
+};
+
+TEST(StartdApi, MatchTimeoutIsExact) {
+  Fixture f("NUM_SLOTS = 1\nMATCH_TIMEOUT = 77\n");
+  EXPECT_EQ(f.state("slot1"), "Unclaimed/Idle");
+  f.ev(EventKind::kMatch, "slot1", "[Owner=\"a\"]");
+  EXPECT_EQ(f.state("slot1"), "Matched/Idle");
+  EXPECT_EQ(f.sd->next_timer(), 1077);
+  f.clock.set(1076);
+  f.sd->evaluate(&f.out);
+  EXPECT_EQ(f.state("slot1"), "Matched/Idle");
+  f.clock.set(1077);
+  f.sd->evaluate(&f.out);
+  EXPECT_EQ(f.state("slot1"), "Unclaimed/Idle");
+  bool eight = false;
+  for (const TransitionRecord& t : f.out.transitions) eight |= t.number == 8;
+  EXPECT_TRUE(eight);
+}
+
+TEST(StartdApi, ActionsForAJobLifecycle) {
+  Fixture f("NUM_SLOTS = 1\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
+            "CONTINUE = KeyboardIdle > 60\nKILLING_TIMEOUT = 7\n");
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"a\"]");
+  f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5; KillSig=\"SIGUSR1\"]");
+  EXPECT_TRUE(f.has_action(ActionKind::kSpawnStarter, "slot1"));
+  std::string err;
+  ASSERT_TRUE(f.sd->set_inputs("", {{"KeyboardIdle", "0"}}, &err));
+  f.sd->evaluate(&f.out);
+  EXPECT_EQ(f.state("slot1"), "Claimed/Suspended");
+  EXPECT_TRUE(f.has_action(ActionKind::kSuspend, "slot1"));
+  ASSERT_TRUE(f.sd->set_inputs("", {{"KeyboardIdle", "100"}}, &err));
+  f.sd->evaluate(&f.out);
+  EXPECT_TRUE(f.has_action(ActionKind::kContinue, "slot1"));
+  // Fast vacate: hard kill; the starter does not exit; KILLING_TIMEOUT then kill-starter.
+  f.ev(EventKind::kVacateFast, "slot1");
+  EXPECT_EQ(f.state("slot1"), "Preempting/Killing");
+  EXPECT_TRUE(f.has_action(ActionKind::kHardKill, "slot1"));
+  EXPECT_EQ(f.sd->next_timer(), 1007);
+  f.clock.set(1007);
+  f.sd->evaluate(&f.out);
+  EXPECT_TRUE(f.has_action(ActionKind::kKillStarter, "slot1"));
+  f.ev(EventKind::kStarterExited, "slot1");
+  EXPECT_EQ(f.state("slot1"), "Unclaimed/Idle");
+  EXPECT_TRUE(f.has_action(ActionKind::kNotifyClaimant, "slot1"));
+}
+
+TEST(StartdApi, SoftKillCarriesTheJobsKillSig) {
+  Fixture f("NUM_SLOTS = 1\n");
+  f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5; KillSig=\"SIGUSR1\"]");
+  f.ev(EventKind::kVacate, "slot1");
+  bool ok = false;
+  for (const Action& a : f.out.actions) ok |= a.kind == ActionKind::kSoftKill && a.detail == "SIGUSR1";
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(f.state("slot1"), "Preempting/Vacating");
+  // MachineMaxVacateTime default 600 s.
+  EXPECT_EQ(f.sd->next_timer(), 1600);
+}
+
+TEST(StartdApi, BackfillClientExits) {
+  // Transition 27: the client exits on its own; 26 again as it is respawned.
+  Fixture f("NUM_SLOTS = 1\nENABLE_BACKFILL = True\nSTART_BACKFILL = True\n");
+  EXPECT_EQ(f.state("slot1"), "Backfill/Busy");
+  f.ev(EventKind::kBackfillExited, "slot1");
+  std::vector<int> nums;
+  for (const TransitionRecord& t : f.out.transitions) nums.push_back(t.number);
+  bool saw27 = false;
+  for (size_t i = 0; i < nums.size(); ++i) saw27 |= nums[i] == 27;
+  EXPECT_TRUE(saw27);
+  EXPECT_EQ(f.state("slot1"), "Backfill/Busy");
+}
+
+TEST(StartdApi, PartitionableCarvingQuantizationAndReturn) {
+  Fixture f("MODIFY_REQUEST_EXPR_REQUESTMEMORY = quantize(RequestMemory, {512})\n");
+  SlotView p;
+  ASSERT_TRUE(f.sd->slot("slot1", &p));
+  EXPECT_TRUE(p.partitionable);
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"a\"; RequestCpus=2; RequestMemory=600; RequestDisk=1]");
+  EXPECT_EQ(f.state("slot1_1"), "Claimed/Idle");
+  SlotView d;
+  ASSERT_TRUE(f.sd->slot("slot1_1", &d));
+  int64_t cpus = 0, mem = 0, disk = 0;
+  d.ad->evaluate_int("Cpus", cpus);
+  d.ad->evaluate_int("Memory", mem);
+  d.ad->evaluate_int("Disk", disk);
+  EXPECT_EQ(cpus, 2);
+  EXPECT_EQ(mem, 1024);
+  EXPECT_EQ(disk, 1024);
+  f.sd->slot("slot1", &p);
+  p.ad->evaluate_int("Cpus", cpus);
+  p.ad->evaluate_int("Memory", mem);
+  EXPECT_EQ(cpus, 2);
+  EXPECT_EQ(mem, 8192 - 1024);
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"b\"; RequestCpus=1; RequestMemory=1]");
+  EXPECT_EQ(f.state("slot1_2"), "Claimed/Idle");
+  f.ev(EventKind::kRelease, "slot1_1");
+  EXPECT_EQ(f.state("slot1_1"), "absent");
+  EXPECT_TRUE(f.has_action(ActionKind::kDeleteSlot, "slot1_1"));
+  f.sd->slot("slot1", &p);
+  p.ad->evaluate_int("Cpus", cpus);
+  p.ad->evaluate_int("Memory", mem);
+  EXPECT_EQ(cpus, 3);
+  EXPECT_EQ(mem, 8192 - 512);
+  // The next dynamic slot gets the next number.
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"c\"; RequestCpus=3]");
+  EXPECT_EQ(f.state("slot1_3"), "Claimed/Idle");
+  // Nothing left: refused.
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"d\"; RequestCpus=1]");
+  EXPECT_EQ(f.state("slot1_4"), "absent");
+  EXPECT_TRUE(f.has_action(ActionKind::kRefuse, "slot1"));
+}
+
+TEST(StartdApi, UnknownSlotIsAnError) {
+  Fixture f("NUM_SLOTS = 1\n");
+  Event e;
+  e.kind = EventKind::kVacate;
+  e.slot = "slot7";
+  std::string err;
+  EXPECT_FALSE(f.sd->handle(e, &f.out, &err));
+  EXPECT_NE(err.find("slot7"), std::string::npos);
+}
+
+TEST(StartdApi, BadPolicyExpressionIsReported) {
+  config::Config cfg;
+  ASSERT_TRUE(cfg.load_string("NUM_SLOTS = 1\nPREEMPT = (KeyboardIdle <\n", "p.conf").ok);
+  MachineFacts facts;
+  VirtualClock clock(0);
+  Startd sd(cfg, facts, clock);
+  std::string err;
+  EXPECT_FALSE(sd.init(&err));
+  EXPECT_NE(err.find("PREEMPT"), std::string::npos) << err;
+}
+
+TEST(Iso8601, Parses) {
+  int64_t t = 0;
+  ASSERT_TRUE(iso8601_parse("1970-01-01T00:00:00Z", &t));
+  EXPECT_EQ(t, 0);
+  ASSERT_TRUE(iso8601_parse("2024-01-01T00:00:00Z", &t));
+  EXPECT_EQ(t, 1704067200);
+  ASSERT_TRUE(iso8601_parse("2024-06-05T12:34:00Z", &t));
+  EXPECT_EQ(t, 1717590840);
+  EXPECT_FALSE(iso8601_parse("noon", &t));
+  EXPECT_FALSE(iso8601_parse("2024-13-01T00:00:00Z", &t));
+}
+
+}  // namespace
+}  // namespace kite::startd
