@@ -22,6 +22,7 @@ const Command kCommands[] = {
     {"classad", kite::cli::classad_main, "evaluate ClassAd expressions (eval, batch)"},
     {"config-val", kite::cli::config_val_main, "print configuration values"},
     {"policy", kite::cli::policy_main, "simulate startd policy scenarios (simulate FILE)"},
+    {"hal", kite::cli::hal_main, "print the detected hardware as a machine ad"},
 };
 
 void usage() {
