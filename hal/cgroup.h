@@ -83,7 +83,9 @@ struct OomWatch {
   int fd = -1;
   int aux_fd = -1;    // v1: the open memory.oom_control
   std::string file;   // the file holding the oom_kill counter (node path)
-  int64_t seen = 0;   // oom_kill count already reported
+  int64_t base = 0;      // oom_kill count when the watch started
+  int64_t events = 0;    // v1 eventfd notifications so far
+  int64_t reported = 0;  // OOM kills already returned by cgroup_oom_read()
   bool v2 = false;
 };
 
@@ -140,7 +142,9 @@ class Cgroups {
   std::string base_;
 };
 
-/// New OOM kills since the last call (drains the fd). 0 if none.
+/// New OOM kills since the last call (drains the fd). 0 if none. On v1 the eventfd fires when
+/// the cgroup goes under OOM, which can be before the kernel counts the kill: an event counts
+/// as a kill then, and the counter catching up later is not reported twice.
 int64_t cgroup_oom_read(const Root& root, OomWatch* w);
 void cgroup_oom_close(OomWatch* w);
 

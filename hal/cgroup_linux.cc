@@ -553,33 +553,32 @@ Status Cgroups::oom_watch(const JobCgroup& job, OomWatch* out) const {
     out->fd = efd;
     out->aux_fd = cfd;
   }
-  if (root_.read(out->file, &text).ok) find_key_int(text, "oom_kill", &out->seen);
+  if (root_.read(out->file, &text).ok) find_key_int(text, "oom_kill", &out->base);
   return Status::Ok();
 }
 
 int64_t cgroup_oom_read(const Root& root, OomWatch* w) {
   if (w->fd < 0) return 0;
   char buf[4096];
-  int64_t events = 0;
   for (;;) {
     ssize_t n = ::read(w->fd, buf, sizeof buf);
     if (n <= 0) break;
     if (!w->v2 && n == 8) {
       uint64_t c;
       __builtin_memcpy(&c, buf, 8);
-      events += static_cast<int64_t>(c);
+      w->events += static_cast<int64_t>(c);
     }
   }
   std::string text;
   int64_t count = -1;
   if (root.read(w->file, &text).ok) find_key_int(text, "oom_kill", &count);
-  if (count >= 0) {
-    int64_t fresh = count - w->seen;
-    w->seen = count;
-    return fresh > 0 ? fresh : 0;
-  }
-  // Kernels before 4.13 have no oom_kill counter in memory.oom_control: count the events.
-  return events;
+  // Kernels before 4.13 have no oom_kill counter in memory.oom_control: events only.
+  int64_t kills = count >= 0 ? count - w->base : 0;
+  int64_t total = kills > w->events ? kills : w->events;
+  int64_t fresh = total - w->reported;
+  if (fresh <= 0) return 0;
+  w->reported = total;
+  return fresh;
 }
 
 void cgroup_oom_close(OomWatch* w) {
