@@ -216,6 +216,7 @@ struct SlotImpl {
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
   bool dead = false;  // dynamic slot deleted
+  double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
 
 /// The engine: everything that needs the Startd's private parts.
@@ -374,11 +375,7 @@ struct Engine {
       case Trigger::kMatchAccepted:
         return s.match_pending;
       case Trigger::kStartBackfill: {
-        if (sd.shutting_down_ || s.dynamic || s.partitionable) return false;
-        std::string v;
-        if (!sd.cfg_.get("ENABLE_BACKFILL", &v)) return false;
-        v = trim(v);
-        if (strcasecmp(v.c_str(), "true") != 0 && v != "1") return false;
+        if (sd.shutting_down_ || s.dynamic || s.partitionable || !sd.enable_backfill_) return false;
         return truthy(eval_local(s, s.pol.start_backfill.get()));
       }
       case Trigger::kMatchEnds:
@@ -532,27 +529,46 @@ struct Engine {
 
   void ins(SlotImpl& s, const char* name, Value v) { s.ad->insert_value(name, std::move(v)); }
 
+  // Time-dependent attributes are expressions of time() (set at transitions), so a poll only
+  // has to touch the few literals that really changed.
   void refresh_time(SlotImpl& s) {
-    ins(s, "MyCurrentTime", Value::integer(now));
-    time_t tt = static_cast<time_t>(now);
-    struct tm tmv;
-    gmtime_r(&tt, &tmv);
-    ins(s, "ClockMin", Value::integer(tmv.tm_hour * 60 + tmv.tm_min));
-    ins(s, "ClockDay", Value::integer(tmv.tm_wday));
+    if (s.pub_badput != sd.drain_badput_ || s.pub_unclaimed != sd.drain_unclaimed_) {
+      s.pub_badput = sd.drain_badput_;
+      s.pub_unclaimed = sd.drain_unclaimed_;
+      ins(s, "TotalMachineDrainingBadput", Value::integer(static_cast<int64_t>(sd.drain_badput_)));
+      ins(s, "TotalMachineDrainingUnclaimedTime",
+          Value::integer(static_cast<int64_t>(sd.drain_unclaimed_)));
+    }
+  }
+
+  void insert_text(SlotImpl& s, const char* name, const std::string& text) {
+    ExprPtr e = classad::parse_expr(text);
+    if (e) s.ad->insert(name, e.release());
+  }
+
+  void refresh_job_times(SlotImpl& s) {
+    char buf[256];
     if (s.has_job) {
-      int64_t run = now - s.job.start;
-      ins(s, "TotalJobRunTime", Value::integer(run - suspended_so_far(s)));
-      ins(s, "TotalJobSuspendTime", Value::integer(suspended_so_far(s)));
+      std::snprintf(buf, sizeof buf,
+                    "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)",
+                    static_cast<long long>(s.job.suspended_total),
+                    static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : now));
+      insert_text(s, "TotalJobSuspendTime", buf);
+      std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
+                    static_cast<long long>(s.job.start));
+      insert_text(s, "TotalJobRunTime", buf);
       int64_t r = retirement_remaining(s);
       ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
     }
     if (s.has_claim) {
-      ins(s, "TotalClaimRunTime", Value::integer(s.total_claim_run + (s.has_job ? now - s.job.start - suspended_so_far(s) : 0)));
-      ins(s, "TotalClaimSuspendTime", Value::integer(s.total_claim_suspend + (s.has_job ? suspended_so_far(s) : 0)));
+      std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
+                    static_cast<long long>(s.total_claim_run));
+      insert_text(s, "TotalClaimRunTime", buf);
+      std::snprintf(buf, sizeof buf,
+                    "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)",
+                    static_cast<long long>(s.total_claim_suspend));
+      insert_text(s, "TotalClaimSuspendTime", buf);
     }
-    ins(s, "TotalMachineDrainingBadput", Value::integer(static_cast<int64_t>(sd.drain_badput_)));
-    ins(s, "TotalMachineDrainingUnclaimedTime",
-        Value::integer(static_cast<int64_t>(sd.drain_unclaimed_)));
   }
 
   void insert_expr(SlotImpl& s, const char* name, const Expr* e) {
@@ -682,6 +698,7 @@ struct Engine {
       s.ad->remove("TotalClaimSuspendTime");
     }
     set_resources(s);
+    refresh_job_times(s);
     refresh_time(s);
   }
 
@@ -1250,8 +1267,18 @@ static void build_static_ad(Startd& sd, const config::Config& cfg, const Machine
   ad.insert_value("FileSystemDomain", Value::string(f.hostname));
   ad.insert_value("DaemonStartTime", Value::integer(now));
   ad.insert_value("TimeToLive", Value::integer(INT32_MAX));
-  ExprPtr ct = classad::parse_expr("time()");
-  ad.insert("CurrentTime", ct.release());
+  // HTCONDOR: ep-policy "Time of Day Policy": ClockMin (minutes since midnight) and ClockDay
+  // (Sunday = 0), here in UTC, and the current time, all following time() (the Clock).
+  static const char* const kTimeAttrs[][2] = {
+      {"CurrentTime", "time()"},
+      {"MyCurrentTime", "time()"},
+      {"ClockMin", "(time() % 86400) / 60"},
+      {"ClockDay", "(time() / 86400 + 4) % 7"},
+  };
+  for (const auto& kv : kTimeAttrs) {
+    ExprPtr ct = classad::parse_expr(kv[1]);
+    ad.insert(kv[0], ct.release());
+  }
   // WithinResourceLimits as HTCondor advertises it (minus catalogs).
   ExprPtr wrl = classad::parse_expr(
       "MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && TARGET.RequestMemory <= "
@@ -1302,6 +1329,10 @@ bool Startd::init(std::string* err) {
     for (auto& x : split_list(sa)) slot_attrs_.push_back(x);
   }
   if (cfg_.get("STARTD_LATCH_EXPRS", &sa)) latch_exprs_ = split_list(sa);
+  if (cfg_.get("ENABLE_BACKFILL", &sa)) {
+    sa = trim(sa);
+    enable_backfill_ = strcasecmp(sa.c_str(), "true") == 0 || sa == "1";
+  }
   if (!layout_build(cfg_, facts_, &layout_, err)) return false;
   start_time_ = acct_time_ = clock_.now();
   Output scratch;
@@ -1514,7 +1545,6 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     }
   }
   eng.accounting();
-  for (auto& p : slots_) eng.refresh_time(*p);
 
   // Carves a dynamic slot for `ad` out of partitionable slot `p`; null when it does not fit.
   auto carve = [&](SlotImpl& p, const ClassAd* ad, std::string* why) -> SlotImpl* {

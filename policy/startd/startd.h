@@ -187,6 +187,7 @@ class Startd {
   int64_t claim_counter_ = 0;
   std::vector<std::string> slot_attrs_;   // STARTD_SLOT_ATTRS
   std::vector<std::string> latch_exprs_;  // STARTD_LATCH_EXPRS
+  bool enable_backfill_ = false;
 };
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.
