@@ -212,6 +212,7 @@ struct SlotImpl {
   bool bf_evict_to_owner = false;
   std::string bf_cause;
   double last_benchmark = 0;
+  bool benchmarked = false;
   int job_starts = 0;
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
@@ -366,7 +367,10 @@ struct Engine {
       case Trigger::kShutdown:
         return sd.shutting_down_;
       case Trigger::kRunBenchmarks:
-        return !sd.shutting_down_ && s.pol.runbench && truthy(eval_local(s, s.pol.runbench.get()));
+        // HTCONDOR: ep-policy "If RUNBENCHMARKS is defined and set to something other than
+        // FALSE, the startd will automatically run one set of benchmarks when it first starts"
+        if (sd.shutting_down_ || !s.pol.runbench || s.dynamic) return false;
+        return !s.benchmarked || truthy(eval_local(s, s.pol.runbench.get()));
       case Trigger::kBenchmarkDone:
         return now >= s.benchmark_end;
       case Trigger::kClaimAccepted:
@@ -840,6 +844,7 @@ struct Engine {
     // Leaving an activity.
     if (fa == Activity::kSuspended && fs == State::kClaimed && ts == State::kClaimed) resume(s);
     if (fa == Activity::kBenchmarking) {
+      s.benchmarked = true;
       s.last_benchmark = static_cast<double>(now);
       s.benchmark_end = kNever;
     }
