@@ -787,6 +787,13 @@ struct Engine {
       double j;
       if (je && number(s.job.ad->evaluate_expr(je), &j)) s.job.jmvt = j < 0 ? 0 : static_cast<int64_t>(j);
     }
+    // HTCONDOR: ep-policy "The length of the claim lease is the job's ClassAd attribute
+    // JobLeaseDuration": a job that brings one sets the lease from its start.
+    int64_t jl = 0;
+    if (s.job.ad && s.job.ad->evaluate_int("JobLeaseDuration", jl) && jl > 0) {
+      s.claim.lease = jl;
+      s.claim.lease_expires = now + jl;
+    }
     s.claim.activations++;
     s.job_starts++;
     act(s, ActionKind::kSpawnStarter, s.job.vanilla ? "vanilla" : "");
