@@ -41,3 +41,6 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 if(NOT CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL CMAKE_SYSTEM_PROCESSOR)
   set(CMAKE_CROSSCOMPILING_EMULATOR qemu-${KITE_QEMU_ARCH}-static)
 endif()
+
+# Lets the project add the tests that only make sense for a static binary.
+set(KITE_STATIC_TOOLCHAIN ON)
