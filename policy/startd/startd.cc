@@ -213,6 +213,7 @@ struct SlotImpl {
   std::string bf_cause;
   double last_benchmark = 0;
   bool benchmarked = false;
+  bool accepted_while_draining = false;
   int job_starts = 0;
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
@@ -346,6 +347,35 @@ struct Engine {
 
   // ---- triggers ----------------------------------------------------------------------------
 
+  // HTCONDOR: ep-policy "Defragmenting Dynamic Slots": DEFRAG_DRAINING_START_EXPR / startd
+  // DEFAULT_DRAINING_START_EXPR: while a job that was running when a graceful drain began is
+  // still retiring, START is the draining expression; when the last one is done, the jobs
+  // accepted while draining are evicted with no retirement.
+  bool drain_admitting() {
+    if (!sd.draining_ || sd.drain_mode_ != DrainMode::kGraceful || sd.slots_.empty()) return false;
+    if (!sd.slots_[0]->pol.has_draining_start) return false;
+    for (auto& p : sd.slots_) {
+      if (!p->dead && p->has_job && p->retire == Retire::kDrain && !p->accepted_while_draining)
+        return true;
+    }
+    return false;
+  }
+
+  void drain_evict_admitted() {
+    if (!sd.draining_ || drain_admitting()) return;
+    for (auto& p : sd.slots_) {
+      SlotImpl& t = *p;
+      if (t.dead || !t.accepted_while_draining || t.state != State::kClaimed) continue;
+      if (t.activity == Activity::kIdle) {
+        t.end_requested = true;
+        t.end_cause = "draining";
+      } else if (t.retire != Retire::kDrain) {
+        t.retire = Retire::kDrain;
+        t.retire_end_override = now;
+      }
+    }
+  }
+
   bool all_drained() {
     for (auto& p : sd.slots_) {
       SlotImpl& o = *p;
@@ -363,7 +393,9 @@ struct Engine {
       case Trigger::kIsOwnerTrue:
         return truthy(eval_local(s, s.pol.is_owner.get()));
       case Trigger::kDrainRequested:
-        return sd.draining_ && !sd.shutting_down_;
+        // With a draining START expression, idle slots keep taking (interruptible) jobs until
+        // the last job retiring for the drain is done.
+        return sd.draining_ && !sd.shutting_down_ && !drain_admitting();
       case Trigger::kShutdown:
         return sd.shutting_down_;
       case Trigger::kRunBenchmarks:
@@ -655,7 +687,7 @@ struct Engine {
     // State ... advertises its Requirements expression as False".
     // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
     if (s.state == State::kMatched || s.state == State::kPreempting || sd.shutting_down_ ||
-        sd.shut_down_ || (sd.draining_ && !s.pol.has_draining_start)) {
+        sd.shut_down_ || (sd.draining_ && !drain_admitting()) || s.state == State::kDrained) {
       ins(s, "Requirements", Value::boolean(false));
     } else {
       static ExprPtr ref = classad::parse_expr("START");
@@ -765,6 +797,8 @@ struct Engine {
     s.has_claim = false;
     s.claim = Claim{};
     s.total_claim_run = s.total_claim_suspend = 0;
+    s.accepted_while_draining = false;
+    ins(s, "AcceptedWhileDraining", Value::boolean(false));
   }
 
   void start_job(SlotImpl& s) {
@@ -882,6 +916,8 @@ struct Engine {
         s.has_claim = true;
         s.claim_pending = false;
         s.match_pending = false;
+        s.accepted_while_draining = sd.draining_;
+        ins(s, "AcceptedWhileDraining", Value::boolean(sd.draining_));
         break;
       case 6:
       case 32:
@@ -1098,6 +1134,7 @@ struct Engine {
       refresh_time(s);
       latch(s);
     }
+    drain_evict_admitted();
     for (int round = 0; round < 8; ++round) {
       size_t before = out->transitions.size();
       for (size_t i = 0; i < sd.slots_.size(); ++i) {
@@ -1677,7 +1714,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     }
     AdPtr req(ad ? ad->copy() : ClassAd::make());
     bool start_ok = eng.start_for(t, req.get());
-    if (draining_ && !start_ok) {
+    if (draining_ && (!start_ok || !eng.drain_admitting())) {
       refuse(t, "claim refused: draining");
       return nullptr;
     }
@@ -1957,6 +1994,14 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
       }
       eng.evaluate_all();
       break;
+    }
+  }
+  // Draining is machine-wide: one slot's move can finish the drain (33) or end the admission
+  // of jobs under the draining START expression for the others.
+  if (draining_) {
+    eng.drain_evict_admitted();
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (!slots_[i]->dead) eng.settle(*slots_[i]);
     }
   }
   eng.check_shutdown_done();
