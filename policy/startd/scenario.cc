@@ -118,6 +118,7 @@ struct Step {
   AdPtr ad;
   int code = 0;
   DrainMode drain = DrainMode::kGraceful;
+  bool drain_resume = false;
   ShutdownMode shutdown = ShutdownMode::kGraceful;
   std::string state_text;  // expect: "Claimed/Busy", "Claimed", "absent"
   classad::ExprPtr expr;   // expect-attr
@@ -240,6 +241,15 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       if (!args.empty()) st->slot = args[0];
       return true;
     case Cmd::kDrain:
+      if (!args.empty() && (strcasecmp(args.back().c_str(), "resume-on-completion") == 0 ||
+                            strcasecmp(args.back().c_str(), "-resume-on-completion") == 0)) {
+        st->drain_resume = true;
+        args.pop_back();
+      }
+      if (args.size() > 1) {
+        *err = pre + "drain: want 'drain [graceful|quick|fast] [resume-on-completion]'";
+        return false;
+      }
       if (!args.empty()) {
         std::string m = args[0];
         if (!m.empty() && m[0] == '-') m = m.substr(1);
@@ -444,6 +454,7 @@ class Runner {
       case Cmd::kDrain:
         ev.kind = EventKind::kDrain;
         ev.drain = st.drain;
+        ev.drain_resume = st.drain_resume;
         break;
       case Cmd::kCancelDrain: ev.kind = EventKind::kCancelDrain; break;
       case Cmd::kWithdraw: ev.kind = EventKind::kWithdraw; break;

@@ -553,6 +553,9 @@ struct Engine {
         return "retirement over (soft kill before its end)";
       case Trigger::kDrainRequested:
         return "draining";
+      case Trigger::kDrainCanceled:
+        if (sd.shutting_down_) return "shutdown";
+        return sd.drain_finalized_ ? "draining finalized" : "draining canceled";
       case Trigger::kBackfillEvict:
       case Trigger::kBackfillToOwner:
         return s.bf_cause.empty() ? trigger_text(r.trigger) : s.bf_cause;
@@ -1073,6 +1076,24 @@ struct Engine {
     }
   }
 
+  // HTCONDOR: ep-policy "the request ... asks for draining to be automatically finalized once
+  // all slots have finished draining" (transition 34).
+  bool finalize_drain() {
+    if (!sd.draining_ || !sd.drain_resume_) return false;
+    for (auto& p : sd.slots_) {
+      if (p->dead) continue;
+      if (p->dynamic || p->state != State::kDrained || p->activity != Activity::kIdle) return false;
+    }
+    sd.draining_ = false;
+    sd.drain_finalized_ = true;
+    for (auto& p : sd.slots_) {
+      if (p->dead) continue;
+      refresh(*p);
+      settle(*p);
+    }
+    return true;
+  }
+
   void check_shutdown_done() {
     if (!sd.shutting_down_ || sd.shut_down_) return;
     for (auto& p : sd.slots_) {
@@ -1143,6 +1164,7 @@ struct Engine {
         killing_timeout(s);
         settle(s);
       }
+      finalize_drain();
       check_shutdown_done();
       if (out->transitions.size() == before) break;
     }
@@ -1907,6 +1929,8 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
       if (draining_) break;
       draining_ = true;
       drain_mode_ = ev.drain;
+      drain_resume_ = ev.drain_resume;
+      drain_finalized_ = false;
       drain_start_ = now;
       // HTCONDOR: ep-policy "the eviction of jobs with shorter retirement time is delayed until
       // the job with the longest retirement time needs to be evicted"
@@ -1952,6 +1976,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     case EventKind::kCancelDrain:
       if (!draining_) break;
       draining_ = false;
+      drain_finalized_ = false;
       for (auto& p : slots_) {
         if (p->dead) continue;
         if (p->retire == Retire::kDrain) p->retire_end_override = kNever;
@@ -2003,6 +2028,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     for (size_t i = 0; i < slots_.size(); ++i) {
       if (!slots_[i]->dead) eng.settle(*slots_[i]);
     }
+    eng.finalize_drain();
   }
   eng.check_shutdown_done();
   eng.compact();

@@ -103,6 +103,7 @@ struct Event {
   const classad::ClassAd* ad = nullptr;
   int exit_code = 0;
   DrainMode drain = DrainMode::kGraceful;
+  bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
   ShutdownMode shutdown = ShutdownMode::kGraceful;
 };
 
@@ -176,6 +177,8 @@ class Startd {
   int64_t start_time_ = 0;
   bool draining_ = false;
   DrainMode drain_mode_ = DrainMode::kGraceful;
+  bool drain_resume_ = false;
+  bool drain_finalized_ = false;
   int64_t drain_start_ = 0;
   double drain_badput_ = 0;
   double drain_unclaimed_ = 0;
