@@ -14,6 +14,10 @@
 #include "hal/root.h"
 #include "hal/status.h"
 
+namespace kite::config {
+class Config;
+}
+
 namespace kite::hal {
 
 enum class CgroupMode { kNone, kV1, kV2, kHybrid };
@@ -64,6 +68,16 @@ struct MemoryLimits {
 /// none: nothing. Swap (when a policy is set): VirtualMemory minus physical memory of the
 /// slot, or 0 with DISABLE_SWAP_FOR_JOB.
 MemoryLimits memory_limits_compute(const MemoryLimitInput& in);
+
+/// The cgroup settings of a configuration: CGROUP_MEMORY_LIMIT_POLICY (default none),
+/// DISABLE_SWAP_FOR_JOB (default false) and BASE_CGROUP (default "kite"). Errors name the
+/// variable and its bad value.
+struct CgroupConfig {
+  MemoryPolicy policy = MemoryPolicy::kNone;
+  bool disable_swap = false;
+  std::string base = "kite";
+};
+Status cgroup_config_read(const config::Config& cfg, CgroupConfig* out);
 
 /// Resource usage of a job cgroup. -1 = not available on this node.
 struct CgroupUsage {

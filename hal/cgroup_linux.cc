@@ -19,6 +19,7 @@
 
 #include "hal/cgroup.h"
 #include "hal/topology.h"
+#include "policy/config/config.h"
 
 namespace kite::hal {
 namespace {
@@ -183,6 +184,28 @@ bool memory_policy_parse(std::string_view s, MemoryPolicy* out) {
   else if (l == "hard") *out = MemoryPolicy::kHard;
   else return false;
   return true;
+}
+
+Status cgroup_config_read(const config::Config& cfg, CgroupConfig* out) {
+  *out = CgroupConfig();
+  std::string v;
+  if (cfg.get("CGROUP_MEMORY_LIMIT_POLICY", &v) && !trim(v).empty() &&
+      !memory_policy_parse(v, &out->policy)) {
+    return Status::Error("CGROUP_MEMORY_LIMIT_POLICY = " + v + ": not one of none, soft, hard");
+  }
+  v.clear();
+  if (cfg.get("DISABLE_SWAP_FOR_JOB", &v) && !trim(v).empty()) {
+    std::string l;
+    for (char c : trim(v)) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    if (l == "true" || l == "1" || l == "yes") {
+      out->disable_swap = true;
+    } else if (l != "false" && l != "0" && l != "no") {
+      return Status::Error("DISABLE_SWAP_FOR_JOB = " + v + ": not a boolean");
+    }
+  }
+  v.clear();
+  if (cfg.get("BASE_CGROUP", &v) && !trim(v).empty()) out->base = std::string(trim(v));
+  return Status::Ok();
 }
 
 // HTCONDOR: ep-configuration "Limiting Resource Usage Using Cgroups".

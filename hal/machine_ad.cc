@@ -49,7 +49,10 @@ Status hal_probe(const Root& root, config::Config* cfg, time_t now, const GpuOpt
   st = cgroup_detect(root, &out->cgroups);
   if (!st.ok) out->notes.push_back("cgroups: " + st.message);
   for (const std::string& m : out->cgroups.missing) out->notes.push_back("cgroups: " + m);
-  out->base_cgroup = cfg_string(*cfg, "BASE_CGROUP", "kite");
+  CgroupConfig cc;
+  st = cgroup_config_read(*cfg, &cc);
+  if (!st.ok) return st;
+  out->base_cgroup = cc.base;
 
   out->power = power_detect(root, cfg_string(*cfg, "LINUX_HIBERNATION_METHOD", ""));
   if (!out->power.error.empty()) out->notes.push_back("power: " + out->power.error);

@@ -14,11 +14,14 @@
 namespace kite::hal {
 
 Status Status::Errno(const char* what, const std::string& where, int e) {
-  return Error(std::string(what) + " " + where + ": " + std::strerror(e), e);
+  // Built by appends: GCC 12 -O2 warns falsely (-Wrestrict) on chained operator+ here.
+  std::string m(what);
+  m.append(" ").append(where).append(": ").append(std::strerror(e));
+  return Error(std::move(m), e);
 }
 
 Root::Root(std::string dir) : dir_(std::move(dir)) {
-  if (dir_.empty()) dir_ = "/";
+  if (dir_.empty()) dir_.push_back('/');  // (not = "/": GCC 12 -Wrestrict false positive)
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
 }
 
@@ -93,7 +96,11 @@ Status Root::write(std::string_view abs, std::string_view value) const {
   } while (n < 0 && errno == EINTR);
   int e = errno;
   ::close(fd);
-  if (n < 0) return Status::Errno(("write '" + std::string(trim(value)) + "' to").c_str(), p, e);
+  if (n < 0) {
+    std::string what("write '");
+    what.append(trim(value)).append("' to");
+    return Status::Errno(what.c_str(), p, e);
+  }
   return Status::Ok();
 }
 

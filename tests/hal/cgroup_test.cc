@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include "hal_test_util.h"
+#include "policy/config/config.h"
 
 namespace kite::hal {
 namespace {
@@ -299,6 +300,25 @@ TEST(MemoryPolicy, ReferenceArithmetic) {
   ASSERT_TRUE(memory_policy_parse("none", &p));
   EXPECT_EQ(p, MemoryPolicy::kNone);
   EXPECT_FALSE(memory_policy_parse("strict", &p));
+}
+
+TEST(CgroupConfig, FromBoardConfAndErrors) {
+  config::Config cfg;
+  ASSERT_TRUE(cfg.load_file(testing::board_dir("jetson-orin") + "/board.conf").ok);
+  CgroupConfig c;
+  ASSERT_TRUE(cgroup_config_read(cfg, &c).ok);
+  EXPECT_EQ(c.policy, MemoryPolicy::kHard);
+  EXPECT_TRUE(c.disable_swap);
+  EXPECT_EQ(c.base, "kite.slice");
+  config::Config empty;
+  ASSERT_TRUE(cgroup_config_read(empty, &c).ok);
+  EXPECT_EQ(c.policy, MemoryPolicy::kNone);  // the reference's default
+  EXPECT_FALSE(c.disable_swap);
+  config::Config bad;
+  ASSERT_TRUE(bad.load_string("CGROUP_MEMORY_LIMIT_POLICY = strict\n").ok);
+  Status st = cgroup_config_read(bad, &c);
+  EXPECT_FALSE(st.ok);
+  EXPECT_NE(st.message.find("CGROUP_MEMORY_LIMIT_POLICY"), std::string::npos);
 }
 
 TEST(CgroupNames, BadNamesRefused) {
