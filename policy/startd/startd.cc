@@ -739,6 +739,37 @@ struct Engine {
     set_resources(s);
     refresh_job_times(s);
     refresh_time(s);
+    if (s.partitionable) refresh_rollup(s);
+    if (s.dynamic && s.parent) refresh_rollup(*s.parent);
+  }
+
+  // HTCONDOR: startd ADVERTISE_PSLOT_ROLLUP_INFORMATION: the partitionable slot lists its
+  // dynamic slots' Child* attributes.
+  void refresh_rollup(SlotImpl& p) {
+    if (!p.partitionable) return;
+    struct Col {
+      const char* name;
+      const char* attr;
+      std::string text;
+    } cols[] = {{"ChildName", "Name", ""},       {"ChildState", "State", ""},
+                {"ChildActivity", "Activity", ""}, {"ChildCpus", "Cpus", ""},
+                {"ChildMemory", "Memory", ""},     {"ChildDisk", "Disk", ""},
+                {"ChildRemoteOwner", "RemoteOwner", ""}, {"ChildRemoteUser", "RemoteUser", ""},
+                {"ChildCurrentRank", "CurrentRank", ""},
+                {"ChildEnteredCurrentState", "EnteredCurrentState", ""},
+                {"ChildDSlotId", "DSlotId", ""}};
+    int n = 0;
+    for (auto& d : sd.slots_) {
+      if (d->dead || d->parent != &p) continue;
+      for (Col& c : cols) {
+        if (n) c.text += ",";
+        c.text += classad::to_string(d->ad->evaluate_attr(c.attr));
+      }
+      ++n;
+    }
+    for (Col& c : cols) insert_text(p, c.name, "{" + c.text + "}");
+    ins(p, "NumDynamicSlots", Value::integer(n));
+    ins(p, "PslotRollupInformation", Value::boolean(true));
   }
 
   // slot<N>_<attr> cross-slot attributes (STARTD_SLOT_ATTRS).
