@@ -1,12 +1,10 @@
-// Cgroups on Linux: layout detection from mountinfo, and job cgroups over the v2 unified
-// hierarchy, the v1 controller hierarchies, or both at once (a hybrid node: each facility is
-// served by whichever hierarchy carries it; v2 core files cgroup.freeze/cgroup.kill are used
-// whenever a v2 hierarchy is mounted).
+// Cgroups on Linux: layout detection from mountinfo, the memory limit policy, and job cgroups
+// over the v2 unified hierarchy, the v1 controller hierarchies, or both at once (a hybrid
+// node: each facility is served by whichever hierarchy carries it; the v2 core files
+// cgroup.freeze/cgroup.kill/cpu.stat are used whenever a v2 hierarchy is mounted). The
+// kernel-file details live in cgroup_v1.cc and cgroup_v2.cc.
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/eventfd.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 #include <set>
 
 #include "hal/cgroup.h"
+#include "hal/cgroup_internal.h"
 #include "hal/topology.h"
 #include "policy/config/config.h"
 
@@ -83,12 +82,6 @@ std::vector<pid_t> read_pids(const Root& root, const std::string& dir) {
   if (!root.read(dir + "/cgroup.procs", &text).ok) return v;
   for (std::string_view t : split(text, "\n ")) v.push_back(static_cast<pid_t>(std::atol(std::string(t).c_str())));
   return v;
-}
-
-int64_t ticks_to_usec(int64_t ticks) {
-  long hz = sysconf(_SC_CLK_TCK);
-  if (hz <= 0) hz = 100;
-  return ticks * (1000000 / hz);
 }
 
 }  // namespace
@@ -277,7 +270,7 @@ Status Cgroups::create(const std::string& name, JobCgroup* out) const {
     for (const std::string& lv : levels) {
       // Controllers reach a child only when its parent enables them for its subtree.
       if (!enable.empty()) {
-        Status st = root_.write(parent + "/cgroup.subtree_control", enable);
+        Status st = cgroup_v2::enable_controllers(root_, parent, enable);
         if (!st.ok) return st;
       }
       std::string d = join(layout_.v2_mount, lv);
@@ -299,15 +292,9 @@ Status Cgroups::create(const std::string& name, JobCgroup* out) const {
       bool fresh = !root_.is_dir(d);
       Status st = mkdir_root(root_, d);
       if (!st.ok) return st;
-      // A new v1 cpuset starts with empty cpus/mems, which no task may join.
       if (fresh && std::string(ctl) == "cpuset") {
-        for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
-          std::string v = root_.read_line(parent + "/" + f);
-          if (!v.empty()) {
-            st = root_.write(d + "/" + f, v);
-            if (!st.ok) return st;
-          }
-        }
+        st = cgroup_v1::cpuset_init(root_, parent, d);
+        if (!st.ok) return st;
       }
       parent = d;
     }
@@ -348,44 +335,15 @@ Status Cgroups::set_memory(const JobCgroup& job, const MemoryLimits& lim) const 
     if (lim.hard < 0 && lim.soft < 0 && lim.swap < 0) return Status::Ok();
     return Status::Error("cgroups: memory controller not available, cannot limit memory");
   }
-  auto num = [](int64_t v) { return v < 0 ? std::string("max") : std::to_string(v); };
-  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) {
-    Status st = root_.write(d + "/memory.max", num(lim.hard));
-    // v2 has no pure soft limit; memory.high (reclaim and throttle above it) is closest.
-    if (st.ok) st = root_.write(d + "/memory.high", num(lim.soft));
-    if (st.ok && (lim.swap >= 0 || root_.exists(d + "/memory.swap.max"))) {
-      if (!root_.exists(d + "/memory.swap.max") && root_.live()) {
-        return Status::Error("cgroups: no swap accounting (" + d + "/memory.swap.max missing)");
-      }
-      st = root_.write(d + "/memory.swap.max", num(lim.swap));
-    }
-    return st;
-  }
-  // v1: -1 means unlimited; memsw (memory+swap) must stay >= the memory limit, so order
-  // the writes to keep that true when raising and when lowering.
-  auto v1 = [](int64_t v) { return v < 0 ? std::string("-1") : std::to_string(v); };
-  bool memsw = root_.exists(d + "/memory.memsw.limit_in_bytes");
-  std::string memsw_val = lim.hard < 0 || lim.swap < 0 ? "-1" : std::to_string(lim.hard + lim.swap);
-  if (memsw) root_.write(d + "/memory.memsw.limit_in_bytes", "-1");
-  Status st = root_.write(d + "/memory.limit_in_bytes", v1(lim.hard));
-  if (st.ok) st = root_.write(d + "/memory.soft_limit_in_bytes", v1(lim.soft));
-  if (st.ok && memsw) st = root_.write(d + "/memory.memsw.limit_in_bytes", memsw_val);
-  if (st.ok && !memsw && lim.swap >= 0) {
-    return Status::Error("cgroups: no swap accounting (" + root_.path(d) +
-                         "/memory.memsw.limit_in_bytes missing; boot with swapaccount=1)");
-  }
-  return st;
+  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) return cgroup_v2::set_memory(root_, d, lim);
+  return cgroup_v1::set_memory(root_, d, lim);
 }
 
 Status Cgroups::set_cpu_weight(const JobCgroup& job, double cpus) const {
   std::string d = dir_of(job, CgroupFacility::kCpu);
   if (d.empty()) return Status::Error("cgroups: cpu controller not available, cannot set cpu weight");
-  int64_t w = static_cast<int64_t>(cpus * 100 + 0.5);
-  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2) {
-    w = std::clamp<int64_t>(w, 1, 10000);
-    return root_.write(d + "/cpu.weight", std::to_string(w));
-  }
-  return root_.write(d + "/cpu.shares", std::to_string(std::max<int64_t>(w, 2)));
+  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2) return cgroup_v2::set_cpu_weight(root_, d, cpus);
+  return cgroup_v1::set_cpu_shares(root_, d, cpus);
 }
 
 Status Cgroups::set_pids_max(const JobCgroup& job, int64_t max) const {
@@ -402,52 +360,48 @@ Status Cgroups::set_cpuset(const JobCgroup& job, const std::vector<int>& pus) co
 }
 
 bool Cgroups::frozen(const JobCgroup& job) const {
-  if (job.v2_freeze) {
-    std::string ev;
-    std::string v;
-    if (root_.read(job.v2_dir + "/cgroup.events", &ev).ok && find_key(ev, "frozen", &v)) return v == "1";
-    return root_.read_line(job.v2_dir + "/cgroup.freeze") == "1";
-  }
+  if (job.v2_freeze) return cgroup_v2::frozen(root_, job.v2_dir);
   auto it = job.v1_dirs.find("freezer");
-  if (it == job.v1_dirs.end()) return false;
-  return root_.read_line(it->second + "/freezer.state") == "FROZEN";
+  return it != job.v1_dirs.end() && cgroup_v1::frozen(root_, it->second);
 }
 
 Status Cgroups::freeze(const JobCgroup& job) const {
+  auto v1 = job.v1_dirs.find("freezer");
   Status st;
   if (job.v2_freeze) {
-    st = root_.write(job.v2_dir + "/cgroup.freeze", "1");
-  } else if (job.v1_dirs.count("freezer")) {
-    st = root_.write(job.v1_dirs.at("freezer") + "/freezer.state", "FROZEN");
+    st = cgroup_v2::freeze(root_, job.v2_dir);
+  } else if (v1 != job.v1_dirs.end()) {
+    st = cgroup_v1::freeze(root_, v1->second);
   } else {
     return Status::Error("cgroups: no freezer (no v2 cgroup.freeze, no v1 freezer controller)");
   }
   if (!st.ok || !root_.live()) return st;
-  // Freezing completes asynchronously; wait (bounded) until the kernel reports it.
+  // Freezing completes asynchronously; wait (bounded) until the kernel reports it. A v1
+  // freezer can stay FREEZING when a task is busy in the kernel: asking again retries.
   for (int i = 0; i < 2000; ++i) {
     if (frozen(job)) return Status::Ok();
-    if (!job.v2_freeze) root_.write(job.v1_dirs.at("freezer") + "/freezer.state", "FROZEN");
+    if (!job.v2_freeze) cgroup_v1::freeze(root_, v1->second);
     sleep_ms(1);
   }
   return Status::Error("cgroups: " + job.name + " did not freeze within 2 s");
 }
 
 Status Cgroups::thaw(const JobCgroup& job) const {
-  if (job.v2_freeze) return root_.write(job.v2_dir + "/cgroup.freeze", "0");
+  if (job.v2_freeze) return cgroup_v2::thaw(root_, job.v2_dir);
   auto it = job.v1_dirs.find("freezer");
   if (it == job.v1_dirs.end()) return Status::Error("cgroups: no freezer to thaw " + job.name);
-  return root_.write(it->second + "/freezer.state", "THAWED");
+  return cgroup_v1::thaw(root_, it->second);
 }
 
 Status Cgroups::kill_all(const JobCgroup& job, int timeout_ms) const {
   if (!root_.live()) {
     // A fake root has no processes to signal; record the request like the kernel file.
-    if (job.v2_kill) return root_.write(job.v2_dir + "/cgroup.kill", "1");
+    if (job.v2_kill) return cgroup_v2::kill(root_, job.v2_dir);
     return Status::Ok();
   }
   bool via_kill_file = job.v2_kill;
   if (via_kill_file) {
-    Status st = root_.write(job.v2_dir + "/cgroup.kill", "1");
+    Status st = cgroup_v2::kill(root_, job.v2_dir);
     if (!st.ok) via_kill_file = false;
   }
   for (int waited = 0;; waited += 2) {
@@ -502,34 +456,17 @@ Status Cgroups::destroy(JobCgroup* job) const {
 
 CgroupUsage Cgroups::usage(const JobCgroup& job) const {
   CgroupUsage u;
-  std::string text;
   std::string d = dir_of(job, CgroupFacility::kCpuAcct);
   if (!d.empty() && layout_.where(CgroupFacility::kCpuAcct) == CgroupPlace::kV2) {
-    if (root_.read(d + "/cpu.stat", &text).ok) {
-      find_key_int(text, "user_usec", &u.cpu_user_usec);
-      find_key_int(text, "system_usec", &u.cpu_system_usec);
-    }
+    cgroup_v2::cpu_usage(root_, d, &u);
   } else if (!d.empty()) {
-    if (root_.read(d + "/cpuacct.stat", &text).ok) {
-      int64_t t;
-      if (find_key_int(text, "user", &t)) u.cpu_user_usec = ticks_to_usec(t);
-      if (find_key_int(text, "system", &t)) u.cpu_system_usec = ticks_to_usec(t);
-    }
+    cgroup_v1::cpu_usage(root_, d, &u);
   }
   d = dir_of(job, CgroupFacility::kMemory);
   if (!d.empty() && layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) {
-    root_.read_int(d + "/memory.current", &u.memory_current);
-    root_.read_int(d + "/memory.peak", &u.memory_peak);
-    root_.read_int(d + "/memory.swap.current", &u.swap_current);
-    if (root_.read(d + "/memory.events", &text).ok) find_key_int(text, "oom_kill", &u.oom_kills);
+    cgroup_v2::memory_usage(root_, d, &u);
   } else if (!d.empty()) {
-    root_.read_int(d + "/memory.usage_in_bytes", &u.memory_current);
-    root_.read_int(d + "/memory.max_usage_in_bytes", &u.memory_peak);
-    int64_t memsw;
-    if (root_.read_int(d + "/memory.memsw.usage_in_bytes", &memsw) && u.memory_current >= 0) {
-      u.swap_current = std::max<int64_t>(0, memsw - u.memory_current);
-    }
-    if (root_.read(d + "/memory.oom_control", &text).ok) find_key_int(text, "oom_kill", &u.oom_kills);
+    cgroup_v1::memory_usage(root_, d, &u);
   }
   d = dir_of(job, CgroupFacility::kPids);
   if (!d.empty()) root_.read_int(d + "/pids.current", &u.pids_current);
@@ -541,41 +478,10 @@ Status Cgroups::oom_watch(const JobCgroup& job, OomWatch* out) const {
   *out = OomWatch();
   std::string d = dir_of(job, CgroupFacility::kMemory);
   if (d.empty()) return Status::Error("cgroups: memory controller not available, no OOM events");
+  Status st = layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2 ? cgroup_v2::oom_watch(root_, d, out)
+                                                                          : cgroup_v1::oom_watch(root_, d, out);
+  if (!st.ok) return st;
   std::string text;
-  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) {
-    // The kernel signals a file-modified event on memory.events when a counter changes.
-    out->v2 = true;
-    out->file = d + "/memory.events";
-    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (fd < 0) return Status::Errno("inotify_init1", "(syscall)", errno);
-    if (inotify_add_watch(fd, root_.path(out->file).c_str(), IN_MODIFY) < 0) {
-      int e = errno;
-      ::close(fd);
-      return Status::Errno("inotify_add_watch", root_.path(out->file), e);
-    }
-    out->fd = fd;
-  } else {
-    // cgroup-v1 memory.txt "Memory thresholds"/"OOM control": register an eventfd.
-    out->file = d + "/memory.oom_control";
-    std::string p = root_.path(out->file);
-    int cfd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (cfd < 0) return Status::Errno("open", p, errno);
-    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (efd < 0) {
-      int e = errno;
-      ::close(cfd);
-      return Status::Errno("eventfd", "(syscall)", e);
-    }
-    Status st = root_.write(d + "/cgroup.event_control",
-                            std::to_string(efd) + " " + std::to_string(cfd));
-    if (!st.ok) {
-      ::close(cfd);
-      ::close(efd);
-      return st;
-    }
-    out->fd = efd;
-    out->aux_fd = cfd;
-  }
   if (root_.read(out->file, &text).ok) find_key_int(text, "oom_kill", &out->base);
   return Status::Ok();
 }
