@@ -1539,11 +1539,18 @@ std::vector<SlotView> Startd::slots() const {
 }
 
 bool Startd::slot(const std::string& name, SlotView* out) const {
-  for (const SlotView& x : slots()) {
-    if (strcasecmp(x.name.c_str(), name.c_str()) == 0) {
-      *out = x;
-      return true;
-    }
+  for (auto& s : slots_) {
+    if (s->dead || strcasecmp(s->name.c_str(), name.c_str()) != 0) continue;
+    out->name = s->name;
+    out->state = s->state;
+    out->activity = s->activity;
+    out->dynamic = s->dynamic;
+    out->partitionable = s->partitionable;
+    out->starter_running = s->has_job && s->job.starter_running;
+    out->job_ignores_softkill = s->flag_ignores_softkill;
+    out->starter_stuck = s->flag_stuck;
+    out->ad = s->ad.get();
+    return true;
   }
   return false;
 }

@@ -120,9 +120,34 @@ const TransitionRow* transition_table(int* count) {
   return kTable;
 }
 
+namespace {
+constexpr int kStates = static_cast<int>(State::kDrained) + 1;
+constexpr int kActivities = static_cast<int>(Activity::kKilling) + 1;
+constexpr int kRows = static_cast<int>(sizeof kTable / sizeof *kTable);
+
+// Rows per source pair, in table order (built once; the step is on the polling path).
+struct Index {
+  uint8_t rows[kStates][kActivities][12];
+  uint8_t count[kStates][kActivities];
+  Index() : rows{}, count{} {
+    for (int i = 0; i < kRows; ++i) {
+      int st = static_cast<int>(kTable[i].from_state), ac = static_cast<int>(kTable[i].from_activity);
+      if (count[st][ac] < 12) rows[st][ac][count[st][ac]++] = static_cast<uint8_t>(i);
+    }
+  }
+};
+const Index& index() {
+  static const Index idx;
+  return idx;
+}
+}  // namespace
+
 const TransitionRow* transition_step(State s, Activity a, TriggerFn holds, void* ctx) {
-  for (const TransitionRow& r : kTable) {
-    if (r.from_state == s && r.from_activity == a && holds(r.trigger, ctx)) return &r;
+  const Index& idx = index();
+  int st = static_cast<int>(s), ac = static_cast<int>(a);
+  for (int k = 0; k < idx.count[st][ac]; ++k) {
+    const TransitionRow& r = kTable[idx.rows[st][ac][k]];
+    if (holds(r.trigger, ctx)) return &r;
   }
   return nullptr;
 }
