@@ -305,7 +305,6 @@ struct Engine {
   int64_t retirement_end(SlotImpl& s) {
     if (s.retire_infinite) return kNever;
     int64_t end;
-    if (s.retire == Retire::kVacate && false) end = now;
     if (s.retire == Retire::kLease || (s.retire == Retire::kDrain && sd.drain_mode_ == DrainMode::kQuick)) {
       end = s.retire_end_override == kNever ? now : s.retire_end_override;
       return end;
@@ -1030,9 +1029,6 @@ struct Engine {
         !s.claim_pending && !s.match_pending && r.number != 29) {
       s.bf_running = true;
       act(s, ActionKind::kSpawnBackfill);
-    }
-    if (r.number == 29) {
-      // HTCONDOR: ep-policy transition 29 then 30/31/32 by what caused the kill
     }
     if (ts == State::kPreempting && fs == State::kClaimed) {
       if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)

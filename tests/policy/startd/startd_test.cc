@@ -324,3 +324,76 @@ TEST(Iso8601, Parses) {
 
 }  // namespace
 }  // namespace kite::startd
+
+namespace kite::startd {
+namespace {
+
+// The machine ad carries every attribute issue 5 lists, with HTCondor's names.
+TEST(MachineAd, ListedAttributesArePresent) {
+  config::Config cfg;
+  ASSERT_TRUE(cfg.load_string("NUM_CPUS = 4\nMACHINE_RESOURCE_Cogs = 3\n", "ad.conf").ok);
+  MachineFacts facts;
+  facts.cpus = 4;
+  facts.memory_mb = 4096;
+  facts.gpus = {{"GPU-aaaa0001", "Capability = 8.0"}, {"GPU-bbbb0002", "Capability = 7.5"}};
+  VirtualClock clock(1700000000);
+  clock_install(&clock);
+  Startd sd(cfg, facts, clock);
+  std::string err;
+  ASSERT_TRUE(sd.init(&err)) << err;
+  Output out;
+  sd.evaluate(&out);
+  classad::AdPtr job = classad::parse_classad(
+      "[Owner=\"alice\"; JobUniverse=5; ClusterId=1; ProcId=0; RequestCpus=1; RequestGPUs=1; "
+      "RequestCogs=2]");
+  Event e;
+  e.kind = EventKind::kActivate;
+  e.slot = "slot1";
+  e.ad = job.get();
+  ASSERT_TRUE(sd.handle(e, &out, &err)) << err;
+  SlotView p, d;
+  ASSERT_TRUE(sd.slot("slot1", &p));
+  ASSERT_TRUE(sd.slot("slot1_1", &d));
+  EXPECT_EQ(d.state, State::kClaimed);
+  EXPECT_EQ(d.activity, Activity::kBusy);
+  const char* common[] = {
+      "Name", "Machine", "SlotID", "SlotType", "State", "Activity", "EnteredCurrentState",
+      "EnteredCurrentActivity", "Cpus", "Memory", "Disk", "LoadAvg", "CondorLoadAvg",
+      "TotalLoadAvg", "KeyboardIdle", "ConsoleIdle", "ClockMin", "ClockDay", "Arch", "OpSys",
+      "OpSysAndVer", "Requirements", "Rank", "CurrentRank", "MyType", "TargetType", "Mips",
+      "KFlops", "LastBenchmark", "TotalMachineDrainingUnclaimedTime",
+      "TotalMachineDrainingBadput", "Start", "TotalGPUs", "DetectedGPUs", "TotalSlotGPUs",
+      "GPUs", "TotalCogs", "DetectedCogs", "TotalSlotCogs", "Cogs", "MachineResources"};
+  for (const char* a : common) {
+    EXPECT_NE(p.ad->lookup(a), nullptr) << "slot1 lacks " << a;
+    EXPECT_NE(d.ad->lookup(a), nullptr) << "slot1_1 lacks " << a;
+  }
+  const char* busy[] = {"RemoteOwner", "RemoteUser", "JobId", "JobStart", "TotalJobRunTime",
+                        "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime",
+                        "DynamicSlot", "AssignedGPUs"};
+  for (const char* a : busy) EXPECT_NE(d.ad->lookup(a), nullptr) << "slot1_1 lacks " << a;
+  EXPECT_NE(p.ad->lookup("PartitionableSlot"), nullptr);
+  int64_t v = 0;
+  EXPECT_TRUE(d.ad->evaluate_int("GPUs", v));
+  EXPECT_EQ(v, 1);
+  EXPECT_TRUE(d.ad->evaluate_int("Cogs", v));
+  EXPECT_EQ(v, 2);
+  EXPECT_TRUE(p.ad->evaluate_int("Cogs", v));
+  EXPECT_EQ(v, 1);
+  EXPECT_TRUE(p.ad->evaluate_int("TotalCogs", v));
+  EXPECT_EQ(v, 3);
+  std::string s;
+  EXPECT_TRUE(d.ad->evaluate_string("AssignedGPUs", s));
+  EXPECT_EQ(s, "GPU-aaaa0001");
+  EXPECT_TRUE(p.ad->evaluate_string("AssignedGPUs", s));
+  EXPECT_EQ(s, "GPU-bbbb0002");
+  // Per-device property ad of the assigned GPU.
+  classad::Value g = d.ad->evaluate_attr("GPUs_GPU_aaaa0001");
+  EXPECT_TRUE(g.is_classad());
+  EXPECT_TRUE(d.ad->evaluate_int("ClockMin", v));
+  EXPECT_EQ(v, (1700000000 % 86400) / 60);
+  clock_install(nullptr);
+}
+
+}  // namespace
+}  // namespace kite::startd
