@@ -3,12 +3,21 @@
 #include "hal/topology.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include "hal_test_util.h"
 #include "policy/config/config.h"
 
 namespace kite::hal {
 namespace {
+
+// CPUs this process may run on (what hwloc's topology keeps by default).
+int allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  return CPU_COUNT(&set);
+}
 
 using testing::fixtures;
 
@@ -97,7 +106,7 @@ TEST(Topology, LiveMachineLoads) {
   Status st = topology_load(Root("/"), &t);
   ASSERT_TRUE(st.ok) << st.message;
   EXPECT_EQ(t.source, "live");
-  EXPECT_EQ(t.pus, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  EXPECT_EQ(t.pus, static_cast<int>(allowed_cpus()));
 }
 
 TEST(Topology, MissingRootIsAnErrorNamingIt) {
