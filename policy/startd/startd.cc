@@ -1183,6 +1183,14 @@ struct Engine {
       latch(s);
     }
     drain_evict_admitted();
+    // HTCONDOR: startd UPDATE_INTERVAL: every slot's ad goes to the collector periodically
+    // (and on every state change, which apply() does).
+    if (now >= sd.next_update_) {
+      for (auto& p : sd.slots_) {
+        if (!p->dead) act(*p, ActionKind::kPublishAds, "periodic");
+      }
+      while (sd.next_update_ <= now) sd.next_update_ += sd.update_interval_;
+    }
     for (int round = 0; round < 8; ++round) {
       size_t before = out->transitions.size();
       for (size_t i = 0; i < sd.slots_.size(); ++i) {
@@ -1433,6 +1441,7 @@ bool Startd::init(std::string* err) {
   }
   if (!layout_build(cfg_, facts_, &layout_, err)) return false;
   start_time_ = acct_time_ = clock_.now();
+  next_update_ = start_time_ + update_interval_;
   Output scratch;
   Engine eng{*this, &scratch, clock_.now()};
   for (const SlotSpec& spec : layout_.slots) {
@@ -1575,6 +1584,7 @@ int64_t Startd::next_timer() const {
   auto take = [&](int64_t x) {
     if (x < t) t = x;
   };
+  take(next_update_);
   Output scratch;
   Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
   for (auto& p : slots_) {

@@ -175,6 +175,7 @@ class Startd {
   int64_t polling_interval_ = 5;
   int64_t update_interval_ = 300;
   int64_t start_time_ = 0;
+  int64_t next_update_ = 0;  // next periodic ad update (UPDATE_INTERVAL)
   bool draining_ = false;
   DrainMode drain_mode_ = DrainMode::kGraceful;
   bool drain_resume_ = false;

@@ -225,7 +225,7 @@ TEST(StartdApi, ActionsForAJobLifecycle) {
 }
 
 TEST(StartdApi, SoftKillCarriesTheJobsKillSig) {
-  Fixture f("NUM_SLOTS = 1\n");
+  Fixture f("NUM_SLOTS = 1\nUPDATE_INTERVAL = 100000\n");
   f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5; KillSig=\"SIGUSR1\"]");
   f.ev(EventKind::kVacate, "slot1");
   bool ok = false;
@@ -287,6 +287,18 @@ TEST(StartdApi, PartitionableCarvingQuantizationAndReturn) {
   f.ev(EventKind::kClaim, "slot1", "[Owner=\"d\"; RequestCpus=1]");
   EXPECT_EQ(f.state("slot1_4"), "absent");
   EXPECT_TRUE(f.has_action(ActionKind::kRefuse, "slot1"));
+}
+
+TEST(StartdApi, PeriodicAdUpdates) {
+  Fixture f("NUM_SLOTS = 2\nNUM_CPUS = 2\nUPDATE_INTERVAL = 300\n");
+  EXPECT_EQ(f.sd->next_timer(), 1300);
+  f.out = Output{};
+  f.clock.set(1300);
+  f.sd->evaluate(&f.out);
+  int n = 0;
+  for (const Action& a : f.out.actions) n += a.kind == ActionKind::kPublishAds;
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(f.sd->next_timer(), 1600);
 }
 
 TEST(StartdApi, UnknownSlotIsAnError) {
