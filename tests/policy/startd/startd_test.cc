@@ -330,6 +330,11 @@ TEST(Iso8601, Parses) {
   EXPECT_EQ(t, 1704067200);
   ASSERT_TRUE(iso8601_parse("2024-06-05T12:34:00Z", &t));
   EXPECT_EQ(t, 1717590840);
+  ASSERT_TRUE(iso8601_parse("2024-01-01T02:00:00+02:00", &t));
+  EXPECT_EQ(t, 1704067200);
+  ASSERT_TRUE(iso8601_parse("2024-01-01", &t));
+  EXPECT_EQ(t, 1704067200);
+  EXPECT_FALSE(iso8601_parse("2024-01-01T00:00:00 garbage", &t));
   EXPECT_FALSE(iso8601_parse("noon", &t));
   EXPECT_FALSE(iso8601_parse("2024-13-01T00:00:00Z", &t));
 }
