@@ -1587,7 +1587,19 @@ bool Startd::slot(const std::string& name, SlotView* out) const {
 bool Startd::set_job_flags(const std::string& slot, bool ignores_softkill, bool stuck,
                            std::string* err) {
   for (auto& s : slots_) {
-    if (s->name == slot) {
+    if (!s->dead && strcasecmp(s->name.c_str(), slot.c_str()) == 0) {
+      if (s->partitionable) {
+        // The newest dynamic slot of a partitionable slot (its job), else the pslot for the next.
+        SlotImpl* pick = nullptr;
+        for (auto& d : slots_) {
+          if (!d->dead && d->parent == s.get() && d->has_claim) pick = d.get();
+        }
+        if (pick) {
+          if (ignores_softkill) pick->flag_ignores_softkill = true;
+          if (stuck) pick->flag_stuck = true;
+          return true;
+        }
+      }
       if (ignores_softkill) s->flag_ignores_softkill = true;
       if (stuck) s->flag_stuck = true;
       return true;
@@ -1682,6 +1694,20 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
       *err = "no slot named '" + ev.slot + "'";
       return false;
     }
+    // Job-level events naming a partitionable slot go to its newest dynamic slot with a claim
+    // (with a running starter if there is one): the pslot itself never runs a job.
+    bool job_event = ev.kind == EventKind::kStarterExited || ev.kind == EventKind::kDeactivate ||
+                     ev.kind == EventKind::kAlive || ev.kind == EventKind::kLeaseExpired ||
+                     ev.kind == EventKind::kWithdraw;
+    if (s->partitionable && job_event) {
+      SlotImpl* pick = nullptr;
+      for (auto& d : slots_) {
+        if (d->dead || d->parent != s || !d->has_claim) continue;
+        bool running = d->has_job && d->job.starter_running;
+        if (!pick || running || !(pick->has_job && pick->job.starter_running)) pick = d.get();
+      }
+      if (pick) s = pick;
+    }
   }
   eng.accounting();
 
@@ -1761,6 +1787,9 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     p.res.memory_mb -= d->res.memory_mb;
     p.res.disk_kb -= d->res.disk_kb;
     d->total = d->res;
+    d->flag_ignores_softkill = p.flag_ignores_softkill;
+    d->flag_stuck = p.flag_stuck;
+    p.flag_ignores_softkill = p.flag_stuck = false;
     d->state = State::kUnclaimed;
     d->entered_state = d->entered_activity = now;
     std::string e;
