@@ -4,6 +4,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -1607,6 +1608,41 @@ bool Startd::set_job_flags(const std::string& slot, bool ignores_softkill, bool 
   }
   *err = "no slot named '" + slot + "'";
   return false;
+}
+
+// HTCONDOR: ep-policy "Load Average for Multi-core Machines"; startd
+// SLOTS_CONNECTED_TO_KEYBOARD, SLOTS_CONNECTED_TO_CONSOLE, DISCONNECTED_KEYBOARD_IDLE_BOOST.
+void Startd::update_facts(const MachineFacts& f) {
+  facts_.load_avg = f.load_avg;
+  facts_.keyboard_idle = f.keyboard_idle;
+  facts_.console_idle = f.console_idle;
+  int64_t kb = 0, con = 0, boost = 1200, n;
+  if (cfg_int(cfg_, "SLOTS_CONNECTED_TO_KEYBOARD", &n)) kb = n;
+  if (cfg_int(cfg_, "SLOTS_CONNECTED_TO_CONSOLE", &n)) con = n;
+  if (cfg_int(cfg_, "DISCONNECTED_KEYBOARD_IDLE_BOOST", &n)) boost = n;
+  int64_t disconnected = clock_.now() - start_time_ + boost;
+  double owner_load = f.load_avg;
+  std::vector<double> load(slots_.size(), 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (slots_[i]->dead || (pass == 0) != (slots_[i]->state == State::kOwner)) continue;
+      double give = owner_load < 1.0 ? owner_load : 1.0;
+      load[i] = give;
+      owner_load -= give;
+    }
+  }
+  if (owner_load > 0 && !slots_.empty()) load[0] += owner_load;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    SlotImpl& s = *slots_[i];
+    if (s.dead) continue;
+    int64_t console = s.id <= con ? f.console_idle : disconnected;
+    int64_t keyboard = s.id <= kb ? std::min(f.keyboard_idle, console) : console;
+    if (s.id > kb && s.id > con) keyboard = disconnected;
+    s.ad->insert_value("KeyboardIdle", Value::integer(keyboard));
+    s.ad->insert_value("ConsoleIdle", Value::integer(console));
+    s.ad->insert_value("LoadAvg", Value::real(load[i]));
+    s.ad->insert_value("TotalLoadAvg", Value::real(f.load_avg));
+  }
 }
 
 void Startd::evaluate(Output* out) {

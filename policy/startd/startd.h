@@ -144,6 +144,12 @@ class Startd {
                   const std::vector<std::pair<std::string, std::string>>& assignments,
                   std::string* err);
 
+  /// Takes new samples from the HAL: TotalLoadAvg, per-slot LoadAvg (owner load handed out at
+  /// most 1.0 per slot, Owner slots first), and KeyboardIdle/ConsoleIdle for the slots
+  /// connected by SLOTS_CONNECTED_TO_KEYBOARD/_CONSOLE; the others report the time since the
+  /// startd began plus DISCONNECTED_KEYBOARD_IDLE_BOOST (default 1200).
+  void update_facts(const MachineFacts& facts);
+
   /// Evaluates the policy of every slot at clock.now(), following chains until stable, and
   /// fires the timers due now.
   void evaluate(Output* out);

@@ -301,6 +301,37 @@ TEST(StartdApi, PeriodicAdUpdates) {
   EXPECT_EQ(f.sd->next_timer(), 1600);
 }
 
+TEST(StartdApi, FactsHonourConnectedSlotsAndShareOwnerLoad) {
+  Fixture f("NUM_SLOTS = 3\nNUM_CPUS = 3\nSLOTS_CONNECTED_TO_KEYBOARD = 1\n"
+            "SLOTS_CONNECTED_TO_CONSOLE = 1\nDISCONNECTED_KEYBOARD_IDLE_BOOST = 1200\n");
+  f.clock.set(1100);
+  MachineFacts m;
+  m.keyboard_idle = 5;
+  m.console_idle = 7;
+  m.load_avg = 1.5;
+  f.sd->update_facts(m);
+  SlotView a, b, c;
+  ASSERT_TRUE(f.sd->slot("slot1", &a));
+  ASSERT_TRUE(f.sd->slot("slot2", &b));
+  ASSERT_TRUE(f.sd->slot("slot3", &c));
+  int64_t v = 0;
+  a.ad->evaluate_int("KeyboardIdle", v);
+  EXPECT_EQ(v, 5);
+  a.ad->evaluate_int("ConsoleIdle", v);
+  EXPECT_EQ(v, 7);
+  b.ad->evaluate_int("KeyboardIdle", v);
+  EXPECT_EQ(v, 100 + 1200);
+  double l = 0;
+  a.ad->evaluate_real("LoadAvg", l);
+  EXPECT_DOUBLE_EQ(l, 1.0);
+  b.ad->evaluate_real("LoadAvg", l);
+  EXPECT_DOUBLE_EQ(l, 0.5);
+  c.ad->evaluate_real("LoadAvg", l);
+  EXPECT_DOUBLE_EQ(l, 0.0);
+  c.ad->evaluate_real("TotalLoadAvg", l);
+  EXPECT_DOUBLE_EQ(l, 1.5);
+}
+
 TEST(StartdApi, UnknownSlotIsAnError) {
   Fixture f("NUM_SLOTS = 1\n");
   Event e;
