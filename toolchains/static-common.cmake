@@ -39,7 +39,9 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 # Foreign targets run under qemu-user (Debian's qemu-user-static); static
 # binaries need no sysroot. CTest and gtest_discover_tests use this.
 if(NOT CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL CMAKE_SYSTEM_PROCESSOR)
-  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-${KITE_QEMU_ARCH}-static)
+  # -L: the cross compiler's glibc, for what a static binary still loads at
+  # run time (dlopen of a shared library, as the NVML tests do).
+  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-${KITE_QEMU_ARCH}-static -L /usr/${KITE_TRIPLE})
 endif()
 
 # Lets the project add the tests that only make sense for a static binary.
