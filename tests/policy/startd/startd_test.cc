@@ -445,3 +445,86 @@ TEST(MachineAd, ListedAttributesArePresent) {
 
 }  // namespace
 }  // namespace kite::startd
+
+namespace kite::startd {
+namespace {
+
+// Bad and random scenarios never crash the runner (ASan/UBSan in Debug builds).
+TEST(Scenarios, RandomInputNeverCrashes) {
+  const char* words[] = {"at", "0", "5", "-3", "99999999999", "set", "slot1", "slot1_1", "slot2",
+                         "claim", "activate", "match", "vacate", "vacate-fast", "drain", "fast",
+                         "quick", "graceful", "cancel-drain", "shutdown", "peaceful", "release",
+                         "starter-exit", "withdraw", "alive", "lease-expire", "deactivate",
+                         "expect", "expect-attr", "Claimed/Busy", "Owner", "absent",
+                         "[Owner=\"a\"; RequestCpus=2]", "[", "]", "KeyboardIdle=0", "A=(",
+                         "job-ignores-softkill", "starter-stuck", "resume-on-completion",
+                         "#", "\"", "x==", "Cpus > 0"};
+  const char* configs[] = {"", "NUM_SLOTS = 2\nNUM_CPUS = 2\n", "NUM_CPUS = 2\n",
+                           "ENABLE_BACKFILL = True\nSTART_BACKFILL = True\nNUM_SLOTS = 1\n",
+                           "RANK = Owner == \"a\"\nNUM_SLOTS = 1\nMAXJOBRETIREMENTTIME = 50\n",
+                           "SLOT_TYPE_1 = cpus=5\nNUM_SLOTS_TYPE_1 = 1\n", "START = (\n"};
+  uint32_t seed = 12345;
+  auto rnd = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  const int nw = static_cast<int>(sizeof words / sizeof *words);
+  for (int iter = 0; iter < 200; ++iter) {
+    std::string text = configs[rnd(sizeof configs / sizeof *configs)];
+    text += "---\n";
+    int lines = 1 + static_cast<int>(rnd(12));
+    int t = 0;
+    for (int l = 0; l < lines; ++l) {
+      if (rnd(4) != 0) {
+        t += static_cast<int>(rnd(400));
+        text += "at " + std::to_string(t) + " ";
+      }
+      int n = 1 + static_cast<int>(rnd(5));
+      for (int k = 0; k < n; ++k) text += std::string(words[rnd(nw)]) + " ";
+      text += "\n";
+    }
+    ScenarioResult r;
+    scenario_run(text, "random", &r);
+    EXPECT_FALSE(r.output.empty());
+  }
+  // Well-formed steps in random order drive the engine itself through odd sequences.
+  const char* steps[] = {
+      "set KeyboardIdle=0", "set KeyboardIdle=5000 LoadAvg=2", "set slot2 LoadAvg=0",
+      "claim slot1 [Owner=\"a\"; RequestCpus=1]", "claim slot1 [Owner=\"b\"]",
+      "claim slot2 [Owner=\"a\"; JobLeaseDuration=30]", "match slot1 [Owner=\"a\"]",
+      "match slot2", "activate slot1 [Owner=\"a\"; JobUniverse=5]",
+      "activate slot2 [Owner=\"b\"; JobUniverse=5; JobMaxVacateTime=30]",
+      "activate slot1_1 [Owner=\"c\"]", "starter-exit slot1 0", "starter-exit slot2 1",
+      "release slot1", "release slot2", "vacate slot1", "vacate", "vacate-fast slot2",
+      "drain graceful", "drain quick", "drain fast", "drain graceful resume-on-completion",
+      "cancel-drain", "withdraw slot1", "alive slot2", "lease-expire slot1",
+      "deactivate slot1", "job-ignores-softkill slot1", "starter-stuck slot2",
+      "expect slot1 Claimed", "expect-attr slot1 Cpus >= 0", "shutdown graceful",
+      "shutdown peaceful", "shutdown fast"};
+  const char* policies[] = {
+      "NUM_SLOTS = 2\nNUM_CPUS = 2\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
+      "CONTINUE = KeyboardIdle > 60\nPREEMPT = LoadAvg > 1\nMAXJOBRETIREMENTTIME = 100\n"
+      "MachineMaxVacateTime = 20\nPOLLING_INTERVAL = 30\nRANK = Owner == \"b\"\n",
+      "NUM_CPUS = 2\nMAXJOBRETIREMENTTIME = 50\nRANK = Owner == \"b\"\n",
+      "use POLICY : Desktop\nNUM_SLOTS = 2\nNUM_CPUS = 2\nENABLE_BACKFILL = True\n"
+      "START_BACKFILL = KeyboardIdle > 100\nEVICT_BACKFILL = KeyboardIdle < 60\n"
+      "RUNBENCHMARKS = True\nCLAIM_WORKLIFE = 60\n",
+      "NUM_SLOTS = 2\nNUM_CPUS = 2\nDEFAULT_DRAINING_START_EXPR = True\nWANT_VACATE = False\n"};
+  const int ns = static_cast<int>(sizeof steps / sizeof *steps);
+  for (int iter = 0; iter < 60; ++iter) {
+    std::string text = policies[rnd(sizeof policies / sizeof *policies)];
+    text += "---\n";
+    int t = 0;
+    for (int l = 0; l < 25; ++l) {
+      t += static_cast<int>(rnd(3) == 0 ? rnd(200) : rnd(20));
+      text += "at " + std::to_string(t) + " " + steps[rnd(ns)] + "\n";
+    }
+    ScenarioResult r;
+    scenario_run(text, "random", &r);
+    EXPECT_FALSE(r.error) << text << r.output;
+    EXPECT_NE(r.output.find(" passed, "), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace kite::startd
