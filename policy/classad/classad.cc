@@ -105,6 +105,7 @@ int ClassAd::find_index(uint32_t id) const {
 // the hash index after every insert.
 int ClassAd::find_index_for_insert(uint32_t id) const {
   if (!index_dirty_ && !index_.empty()) return find_index(id);
+  if (ids_.size() > 2 * kLinearMax) return find_index(id);  // builds the index once
   for (size_t i = 0; i < ids_.size(); ++i) {
     if (ids_[i] == id) return static_cast<int>(i);
   }
@@ -128,8 +129,17 @@ void ClassAd::insert_plain(const InternedName& name, Expr* e) {
   }
   entries_.push_back(Entry{name.name, e});
   ids_.push_back(name.id);
-  index_dirty_ = true;
   gen_ = next_generation();
+  // Keep a live index up to date in place while it has room; otherwise it is
+  // rebuilt on the next lookup.
+  if (!index_dirty_ && !index_.empty() && ids_.size() * 2 <= index_.size() && ids_.size() < 30000) {
+    const uint32_t mask = static_cast<uint32_t>(index_.size() - 1);
+    uint32_t h = hash_id(name.id) & mask;
+    while (index_[h] != 0) h = (h + 1) & mask;
+    index_[h] = static_cast<uint16_t>(ids_.size());
+  } else {
+    index_dirty_ = true;
+  }
 }
 
 void ClassAd::insert(std::string_view name, Expr* e) {

@@ -416,7 +416,12 @@ void Lexer::string_literal(Token& t) {
     char c = src_[pos_];
     if (c == '"') {
       advance();
-      break;
+      // Adjacent literals separated only by whitespace join ("a" "b" is "ab").
+      if (next_piece('"'))
+        advance();
+      else
+        break;
+      continue;
     }
     if (c == '\0') {
       t.kind = Tok::kError;
@@ -479,12 +484,23 @@ void Lexer::string_literal(Token& t) {
   return;
 }
 
+// True (and skips the whitespace) if `quote` follows after only whitespace.
+bool Lexer::next_piece(char quote) {
+  size_t p = pos_;
+  while (p < src_.size() && has_class(src_[p], kSpace)) ++p;
+  if (p < src_.size() && src_[p] == quote) {
+    pos_ = p;
+    return true;
+  }
+  return false;
+}
+
 void Lexer::quoted_name(Token& t) {
   std::string out;
-  // Adjacent quoted pieces join: 'it''s' names the attribute it's.
+  // HTCONDOR: lexer.cpp tokenizeString: quoted pieces separated only by
+  // whitespace join into one ('it''s' names the attribute its).
   bool first = true;
-  while (peek() == '\'') {
-    if (!first) out += '\'';
+  while (first || next_piece('\'')) {
     first = false;
     advance();
     for (;;) {

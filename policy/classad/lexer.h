@@ -97,12 +97,26 @@ class Lexer {
 
  private:
   void scan(Token& t);
+
+ public:
+  // The next character after spaces, without consuming anything ('\0' at end).
+  char peek_nonspace() const {
+    size_t p = pos_;
+    while (p < src_.size() &&
+           (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\n' || src_[p] == '\r')) {
+      ++p;
+    }
+    return p < src_.size() ? src_[p] : '\0';
+  }
+
+ private:
   bool skip_space_and_comments();
   bool minus_starts_number() const;
   void number(Token& t);
   void string_literal(Token& t);
   void string_literal_old(Token& t);
   void quoted_name(Token& t);
+  bool next_piece(char quote);
   char peek(size_t k = 0) const { return pos_ + k < src_.size() ? src_[pos_ + k] : '\0'; }
   void advance() { ++pos_; }
 

@@ -44,6 +44,26 @@ class Parser {
   }
 
   ClassAd* parse_ad_literal();  // at '['
+
+  // Fast path for the common attribute value: one literal token directly
+  // followed by `end1`/`end2` (or the end of the text). Null otherwise.
+  Expr* simple_literal(char end1, char end2) {
+    Value v;
+    switch (tok_.kind) {
+      case Tok::kInteger: v = Value::integer(tok_.int_value); break;
+      case Tok::kReal: v = Value::real(tok_.real_value); break;
+      case Tok::kString: v = Value::string(tok_.text); break;
+      case Tok::kTrue: v = Value::boolean(true); break;
+      case Tok::kFalse: v = Value::boolean(false); break;
+      case Tok::kUndefined: break;
+      case Tok::kErrorKw: v = Value::error(); break;
+      default: return nullptr;
+    }
+    char next = lex_.peek_nonspace();
+    if (next != end1 && next != end2 && next != '\0') return nullptr;
+    advance();
+    return new LiteralExpr(static_cast<Value&&>(v));
+  }
   bool at(Tok k) const { return tok_.kind == k; }
   bool failed() const { return failed_; }
   const ParseError& error() const { return err_; }
@@ -470,7 +490,8 @@ ClassAd* Parser::parse_ad_literal() {
     }
     advance();
     int ads_before = ad_literals_;
-    Expr* e = parse_expression();
+    Expr* e = simple_literal(';', ']');
+    if (!e) e = parse_expression();
     if (!e) {
       --depth_;
       return nullptr;
@@ -636,7 +657,8 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
     }
     // One parser for every line (reset per line, buffers reused).
     parser.reset(l.substr(eq + 1), /*old_strings=*/true);
-    Expr* expr = parser.parse_expression();
+    Expr* expr = parser.simple_literal('\0', '\0');
+    if (!expr) expr = parser.parse_expression();
     if (expr) parser.expect_end();
     if (expr && !parser.failed() && parser.tokens_ > kMaxTreeHeight && !height_ok(expr)) {
       parser.fail_at(1, 1, "expression nested too deeply");

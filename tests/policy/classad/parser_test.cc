@@ -298,5 +298,15 @@ TEST(ParserNumbers, IntegersAreDecimal) {
   EXPECT_FALSE(parse_expr("0x"));
 }
 
+// HTCondor's lexer joins string literals (and quoted names) separated only
+// by whitespace (lexer.cpp tokenizeString).
+TEST(ParserStrings, AdjacentLiteralsJoin) {
+  EXPECT_EQ(to_string(evaluate(parse_expr("\"a\" \"b\"").get())), "\"ab\"");
+  EXPECT_EQ(to_string(evaluate(parse_expr("\"a\"\n  \"b\" == \"AB\"").get())), "true");
+  AdPtr ad = parse_classad("[ 'it''s' = 5 ]");
+  ASSERT_TRUE(ad);
+  EXPECT_NE(ad->lookup("its"), nullptr);
+}
+
 }  // namespace
 }  // namespace kite::classad
