@@ -293,9 +293,11 @@ void fn_quantize(const CallExpr& call, EvalContext& ctx, Value& out) {
     if (ibase == 0) {
       out = arg;
     } else if (arg.is_integer()) {
-      // Wide arithmetic: the reference's 64-bit sum may wrap; ours must not trap.
-      __int128 q = (static_cast<__int128>(arg.as_integer()) + ibase - 1) / ibase * ibase;
-      out = Value::integer(static_cast<int64_t>(q));
+      // The reference's 64-bit arithmetic, wrapping like it does but never
+      // trapping: the sum wraps, and INT64_MIN / -1 is avoided (x / -1 * -1 == x).
+      int64_t sum = static_cast<int64_t>(static_cast<uint64_t>(arg.as_integer()) +
+                                         static_cast<uint64_t>(ibase) - 1u);
+      out = Value::integer(ibase == -1 ? sum : sum / ibase * ibase);
     } else {
       out = Value::real(std::ceil(rval / static_cast<double>(ibase)) * static_cast<double>(ibase));
     }
