@@ -9,15 +9,10 @@
 
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
-
-std::string eval_text(const char* text) {
-  ExprPtr e = parse_expr(text);
-  if (!e) return "<parse error>";
-  return to_string(evaluate(e.get()));
-}
 
 TEST(EvalLiterals, EvaluateToThemselves) {
   const char* literals[] = {"1",     "-0.0",    "\"s\"",     "true", "undefined",

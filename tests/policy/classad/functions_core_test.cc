@@ -11,14 +11,13 @@
 #include "policy/classad/match.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
 
 std::string Eval(const char* text) {
-  ExprPtr e = parse_expr(text);
-  if (!e) return "<parse error>";
-  return to_string(evaluate(e.get()));
+  return eval_text(text);
 }
 
 // Evaluates `text` with `ad` as MY (and `target`, if given, as TARGET).

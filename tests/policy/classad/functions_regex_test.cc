@@ -9,15 +9,13 @@
 #include "policy/classad/functions.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
 
-std::string Eval(const char* src) {
-  ParseError err;
-  ExprPtr e = parse_expr(src, &err);
-  if (!e) return "parse error: " + err.to_string();
-  return to_string(evaluate(e.get()));
+std::string Eval(const char* text) {
+  return eval_text(text);
 }
 
 TEST(FunctionsRegex, TableListsEveryName) {

@@ -13,6 +13,7 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/time_format.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
@@ -30,11 +31,8 @@ class FunctionsTime : public ::testing::Test {
   void TearDown() override { EvalContext::set_time_source(nullptr); }
 };
 
-std::string Eval(const char* src) {
-  ParseError err;
-  ExprPtr e = parse_expr(src, &err);
-  if (!e) return "parse error: " + err.to_string();
-  return to_string(evaluate(e.get()));
+std::string Eval(const char* text) {
+  return eval_text(text);
 }
 
 TEST_F(FunctionsTime, TableListsEveryName) {

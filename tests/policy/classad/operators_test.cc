@@ -9,16 +9,10 @@
 #include "policy/classad/eval.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
-
-std::string eval_text(const std::string& text) {
-  ParseError err;
-  ExprPtr e = parse_expr(text, &err);
-  if (!e) return "<parse error: " + err.to_string() + ">";
-  return to_string(evaluate(e.get()));
-}
 
 struct Case {
   const char* expr;

@@ -10,16 +10,10 @@
 
 #include "policy/classad/eval.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
-
-std::string eval_text(std::string_view text) {
-  ParseError err;
-  ExprPtr e = parse_expr(text, &err);
-  if (!e) return "<parse error: " + err.to_string() + ">";
-  return to_string(evaluate(e.get()));
-}
 
 struct BadInput {
   const char* text;

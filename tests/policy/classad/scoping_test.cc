@@ -12,6 +12,7 @@
 #include "policy/classad/match.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "tests/policy/classad/eval_helpers.h"
 
 namespace kite::classad {
 namespace {
@@ -31,12 +32,6 @@ std::string eval_match(const char* left, const char* right, const char* expr) {
   if (!l || !r || !e) return "<bad test input>";
   MatchPair pair(*l, *r);
   return to_string(pair.evaluate_left(e.get()));
-}
-
-std::string eval_text(const std::string& text) {
-  ExprPtr e = parse_expr(text);
-  if (!e) return "<parse error>";
-  return to_string(evaluate(e.get()));
 }
 
 TEST(ScopingPrefixes, MyAndTarget) {
