@@ -1,5 +1,6 @@
 // Slot layout from configuration (see slot_layout.h).
 #include "policy/startd/slot_layout.h"
+#include "policy/startd/text_util.h"
 
 #include <strings.h>
 
@@ -13,29 +14,6 @@
 namespace kite::startd {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
-    --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 bool parse_number(const std::string& s, double* out) {
   if (s.empty()) return false;

@@ -1,6 +1,7 @@
 // The startd core (see startd.h): slot ads, policy evaluation, claims, jobs, timers, draining,
 // shutdown. Moves go through transition_step() over the numbered table in state_table.cc.
 #include "policy/startd/startd.h"
+#include "policy/startd/text_util.h"
 
 #include <strings.h>
 
@@ -36,29 +37,6 @@ const char* const kActionNames[] = {
 };
 
 constexpr int64_t kNever = INT64_MAX;
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
-    --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 bool truthy(const Value& v) { return classad::value_is_true(v); }
 bool is_false(const Value& v) {
