@@ -212,12 +212,12 @@ ClassAd* ClassAd::copy() const {
 }
 
 Value ClassAd::evaluate_attr(std::string_view name) const {
-  const Expr* e = lookup(name);
-  if (!e) return Value::undefined();
-  EvalContext ctx(this);
-  AttrExpr ref(intern_name(name).id, nullptr);
+  uint32_t id = intern_find(name);  // never interns names nobody defined
+  const Entry* entry = id ? find_entry(id) : nullptr;
+  if (!entry) return Value::undefined();
   // Evaluate through a reference so cycle detection sees the attribute.
-  ref.name = intern_name(name).name;
+  AttrExpr ref(id, entry->name);
+  EvalContext ctx(this);
   return ctx.eval(&ref);
 }
 
