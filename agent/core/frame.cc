@@ -1,0 +1,148 @@
+// Frame encoding/decoding and the small cJSON wrapper used on every Kite socket.
+#include "agent/core/frame.h"
+
+#include <cstdlib>
+
+namespace kite::core {
+
+Json Json::message(const char* type) {
+  Json j = object();
+  j.set("type", type);
+  return j;
+}
+
+Json& Json::set(const char* key, const char* v) {
+  cJSON_DeleteItemFromObjectCaseSensitive(j_, key);
+  cJSON_AddItemToObject(j_, key, cJSON_CreateString(v));
+  return *this;
+}
+
+Json& Json::set(const char* key, int64_t v) {
+  cJSON_DeleteItemFromObjectCaseSensitive(j_, key);
+  // cJSON keeps numbers as doubles: exact up to 2^53, plenty for pids, times and sizes.
+  cJSON_AddItemToObject(j_, key, cJSON_CreateNumber(static_cast<double>(v)));
+  return *this;
+}
+
+Json& Json::set_real(const char* key, double v) {
+  cJSON_DeleteItemFromObjectCaseSensitive(j_, key);
+  cJSON_AddItemToObject(j_, key, cJSON_CreateNumber(v));
+  return *this;
+}
+
+Json& Json::set_bool(const char* key, bool v) {
+  cJSON_DeleteItemFromObjectCaseSensitive(j_, key);
+  cJSON_AddItemToObject(j_, key, cJSON_CreateBool(v));
+  return *this;
+}
+
+Json& Json::set_json(const char* key, Json child) {
+  cJSON_DeleteItemFromObjectCaseSensitive(j_, key);
+  cJSON_AddItemToObject(j_, key, child.release());
+  return *this;
+}
+
+const cJSON* Json::child(const char* key) const {
+  return j_ ? cJSON_GetObjectItemCaseSensitive(j_, key) : nullptr;
+}
+
+bool Json::has(const char* key) const { return child(key) != nullptr; }
+
+std::string Json::str(const char* key, const char* def) const {
+  const cJSON* c = child(key);
+  return cJSON_IsString(c) ? std::string(c->valuestring) : std::string(def);
+}
+
+int64_t Json::num(const char* key, int64_t def) const {
+  const cJSON* c = child(key);
+  return cJSON_IsNumber(c) ? static_cast<int64_t>(c->valuedouble) : def;
+}
+
+double Json::real(const char* key, double def) const {
+  const cJSON* c = child(key);
+  return cJSON_IsNumber(c) ? c->valuedouble : def;
+}
+
+bool Json::flag(const char* key, bool def) const {
+  const cJSON* c = child(key);
+  return cJSON_IsBool(c) ? cJSON_IsTrue(c) : def;
+}
+
+std::string Json::dump() const {
+  if (!j_) return "null";
+  char* s = cJSON_PrintUnformatted(j_);
+  if (!s) return "null";
+  std::string out(s);
+  cJSON_free(s);
+  return out;
+}
+
+Json json_parse(std::string_view text, std::string* err) {
+  const char* end = nullptr;
+  cJSON* j = cJSON_ParseWithLengthOpts(text.data(), text.size(), &end, false);
+  if (!j) {
+    size_t at = end ? static_cast<size_t>(end - text.data()) : 0;
+    if (err) *err = "bad JSON at byte " + std::to_string(at);
+    return Json();
+  }
+  if (!cJSON_IsObject(j)) {
+    cJSON_Delete(j);
+    if (err) *err = "JSON is not an object";
+    return Json();
+  }
+  return Json(j);
+}
+
+void frame_append(const Json& msg, std::string* out) {
+  std::string body = msg.dump();
+  uint32_t n = static_cast<uint32_t>(body.size());
+  char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                 static_cast<char>(n >> 8), static_cast<char>(n)};
+  out->append(len, 4);
+  out->append(body);
+}
+
+std::string frame_encode(const Json& msg) {
+  std::string out;
+  frame_append(msg, &out);
+  return out;
+}
+
+FrameReader::Result FrameReader::next(Json* msg, std::string* err) {
+  if (broken_) {
+    if (err) *err = "stream broken by an earlier oversized frame";
+    return Result::kError;
+  }
+  size_t avail = buf_.size() - pos_;
+  if (avail < 4) return Result::kNeedMore;
+  const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + pos_);
+  uint32_t n = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+  if (n > kMaxFrame) {
+    broken_ = true;
+    buf_.clear();
+    pos_ = 0;
+    if (err) *err = "frame of " + std::to_string(n) + " bytes is over the 1 MiB limit";
+    return Result::kError;
+  }
+  if (avail < 4 + size_t{n}) return Result::kNeedMore;
+  std::string_view body(buf_.data() + pos_ + 4, n);
+  pos_ += 4 + size_t{n};
+  Json j = json_parse(body, err);
+  // Compact once the consumed prefix dominates, so a long-lived reader stays small.
+  if (pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  } else if (pos_ > 4096 && pos_ * 2 > buf_.size()) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  if (!j) return Result::kError;
+  if (!cJSON_IsString(j.child("type"))) {
+    if (err) *err = "frame has no string \"type\"";
+    return Result::kError;
+  }
+  *msg = std::move(j);
+  return Result::kMessage;
+}
+
+}  // namespace kite::core
