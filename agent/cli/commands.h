@@ -7,5 +7,14 @@ int classad_main(int argc, char** argv);     // agent/cli/classad_cmd.cc
 int config_val_main(int argc, char** argv);  // agent/cli/config_val_cmd.cc
 int policy_main(int argc, char** argv);      // agent/cli/policy_cmd.cc
 int hal_main(int argc, char** argv);         // agent/cli/hal_cmd.cc
+int agent_main(int argc, char** argv);       // agent/cli/agent_cmd.cc
+// Local control of the node's agent (agent/cli/local_cmd.cc).
+int status_main(int argc, char** argv);
+int vacate_main(int argc, char** argv);
+int drain_main(int argc, char** argv);
+int off_main(int argc, char** argv);
+int reconfig_main(int argc, char** argv);
+int set_main(int argc, char** argv);
+int run_main(int argc, char** argv);        // agent/cli/run_cmd.cc
 
 }  // namespace kite::cli

@@ -23,6 +23,14 @@ const Command kCommands[] = {
     {"config-val", kite::cli::config_val_main, "print configuration values"},
     {"policy", kite::cli::policy_main, "simulate startd policy scenarios (simulate FILE)"},
     {"hal", kite::cli::hal_main, "print the detected hardware as a machine ad"},
+    {"agent", kite::cli::agent_main, "run the node agent (startd)"},
+    {"status", kite::cli::status_main, "show the slots (--local: this node's agent)"},
+    {"vacate", kite::cli::vacate_main, "vacate jobs from slots (--local)"},
+    {"drain", kite::cli::drain_main, "drain the node (--local)"},
+    {"off", kite::cli::off_main, "shut the agent down (--local)"},
+    {"reconfig", kite::cli::reconfig_main, "make the agent re-read its configuration (--local)"},
+    {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
+    {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
 };
 
 void usage() {
@@ -33,6 +41,10 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Installed as `kited` (a link to kite), the binary is the agent.
+  const char* base = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
+  base = base ? base + 1 : (argc > 0 ? argv[0] : "");
+  if (std::strcmp(base, "kited") == 0) return kite::cli::agent_main(argc, argv);
   if (argc < 2) {
     usage();
     return 2;

@@ -202,6 +202,7 @@ struct SlotImpl {
   bool claim_pending = false;
   Claim pending_claim;
   bool activate_pending = false;
+  int64_t adopt_start = -1;  // re-adopted job: its JobStart; no starter to spawn
   bool end_requested = false;  // vacate / release / lease / drain / shutdown on an idle claim
   bool fast = false;
   std::string end_cause;
@@ -866,6 +867,12 @@ struct Engine {
     }
     s.claim.activations++;
     s.job_starts++;
+    if (s.adopt_start >= 0) {
+      // The starter outlived the previous agent and still runs the job.
+      s.job.start = s.adopt_start;
+      s.adopt_start = -1;
+      return;
+    }
     act(s, ActionKind::kSpawnStarter, s.job.vanilla ? "vanilla" : "");
   }
 
@@ -1479,6 +1486,26 @@ bool Startd::init(std::string* err) {
   return true;
 }
 
+bool Startd::reload_policy(std::string* err) {
+  std::vector<Policy> fresh(slots_.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    std::string e;
+    if (!load_policy(cfg_, slots_[i]->id, slots_[i]->type_id, &fresh[i], &e)) {
+      *err = slots_[i]->name + ": " + e;
+      return false;
+    }
+  }
+  Output scratch;
+  Engine eng{*this, &scratch, clock_.now()};
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i]->pol = std::move(fresh[i]);
+    eng.insert_policy(*slots_[i]);
+    eng.refresh(*slots_[i]);
+  }
+  eng.refresh_cross();
+  return true;
+}
+
 bool Startd::set_inputs(const std::string& slot,
                         const std::vector<std::pair<std::string, std::string>>& assignments,
                         std::string* err) {
@@ -1783,6 +1810,15 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     d->id = p.id;
     d->type_id = p.type_id;
     d->dslot_id = p.next_dslot++;
+    if (!ev.adopt_slot.empty()) {
+      // Re-adoption keeps the dynamic slot's old name.
+      size_t us = ev.adopt_slot.rfind('_');
+      int id = us == std::string::npos ? 0 : std::atoi(ev.adopt_slot.c_str() + us + 1);
+      if (id > 0) {
+        d->dslot_id = id;
+        if (p.next_dslot <= id) p.next_dslot = id + 1;
+      }
+    }
     d->name = p.name + "_" + std::to_string(d->dslot_id);
     d->res.cpus = static_cast<int>(reqs[0].value);
     d->res.memory_mb = static_cast<int64_t>(reqs[1].value);
@@ -1960,6 +1996,11 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
       }
       t->job = Job{};
       t->job.ad = AdPtr(ev.ad ? ev.ad->copy() : ClassAd::make());
+      if (!ev.adopt_slot.empty()) {
+        if (!ev.adopt_claim_id.empty())
+          (t->claim_pending ? t->pending_claim : t->claim).id = ev.adopt_claim_id;
+        t->adopt_start = ev.adopt_job_start >= 0 ? ev.adopt_job_start : now;
+      }
       t->activate_pending = true;
       eng.settle(*t);
       break;

@@ -105,6 +105,12 @@ struct Event {
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
   ShutdownMode shutdown = ShutdownMode::kGraceful;
+  // Re-adoption (kActivate only): a job a starter kept running across an agent restart. The
+  // claim and job are restored under `adopt_slot` (the dynamic slot's old name) with claim id
+  // `adopt_claim_id` and JobStart `adopt_job_start`; no starter is spawned.
+  std::string adopt_slot;
+  std::string adopt_claim_id;
+  int64_t adopt_job_start = -1;
 };
 
 /// Snapshot of one slot for callers and tests.
@@ -132,6 +138,12 @@ class Startd {
   /// Lays out the slots (all Owner/Idle) and parses the policy. False with a message on an
   /// impossible layout or an expression that does not parse.
   bool init(std::string* err);
+
+  /// Re-reads the policy expressions (START, RANK, SUSPEND, ...) of every slot from the
+  /// configuration object given at construction, which the caller has replaced in place
+  /// (reconfig). The slot layout is kept. False with a message when an expression does not
+  /// parse; the old policy then stays.
+  bool reload_policy(std::string* err);
 
   /// Applies one event at clock.now(), then follows the consequences on the slots it touched.
   /// False (with a message) when the event names no such slot; a refused request is an

@@ -1,0 +1,352 @@
+// The agent's life: configuration, startup, the libuv loop with its timers and signals, and
+// the event-in/action-out cycle around the startd core.
+#include "agent/startd/agent.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+
+#include "agent/core/files.h"
+#include "agent/core/log.h"
+#include "agent/startd/node_probe.h"
+
+namespace kite::agent {
+
+int64_t RealClock::now() const { return static_cast<int64_t>(std::time(nullptr)); }
+
+namespace {
+
+int64_t now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "kite";
+  buf[n] = '\0';
+  return buf;
+}
+
+}  // namespace
+
+Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {}
+
+Agent::~Agent() = default;
+
+bool Agent::load_config(config::Config* cfg, AgentConfig* ac, std::string* err) {
+  config::Status st = config_load_default(opts_.config_path.c_str(), cfg);
+  if (st.ok) st = cfg->finish();
+  if (!st.ok) {
+    *err = "configuration error: " + st.message;
+    return false;
+  }
+  if (!agent_config_read(*cfg, opts_.foreground, ac, err)) {
+    *err = "configuration error: " + *err;
+    return false;
+  }
+  return true;
+}
+
+bool Agent::init(std::string* err) {
+  cfg_ = std::make_unique<config::Config>("STARTD");
+  if (!load_config(cfg_.get(), &ac_, err)) return false;
+  core::LogLevel lvl;
+  if (!core::log_level_parse(ac_.log_level, &lvl)) {
+    *err = "configuration error: AGENT_LOG_LEVEL = " + ac_.log_level +
+           ": not one of debug, info, warn, error";
+    return false;
+  }
+  core::Log::set_level(lvl);
+  if (!ac_.log.empty()) {
+    std::string dir = ac_.log.substr(0, ac_.log.rfind('/'));
+    if (!dir.empty() && !core::make_dirs(dir, 0755, err)) return false;
+    if (!core::Log::open(ac_.log, ac_.max_log, err)) return false;
+  }
+  for (const std::string& w : cfg_->warnings()) KLOG_WARN("config: %s", w.c_str());
+  if (!core::make_dirs(ac_.local_dir, 0755, err) || !core::make_dirs(ac_.execute, 0755, err) ||
+      !core::make_dirs(ac_.starter_dir, 0700, err)) {
+    return false;
+  }
+  std::string v;
+  starter_cmd_ = cfg_->get("STARTER", &v) && !v.empty() ? v : self_exe();
+
+  if (!node_probe(root_, cfg_.get(), ac_.execute, &report_, &facts_, err)) return false;
+  for (const std::string& n : report_.notes) KLOG_INFO("hal: %s", n.c_str());
+  sd_ = std::make_unique<startd::Startd>(*cfg_, facts_, clock_);
+  if (!sd_->init(err)) {
+    *err = "slot layout: " + *err;
+    return false;
+  }
+  hal::CgroupLayout layout;
+  hal::Root croot(ac_.cgroup_root);
+  if (!ac_.cgroup.base.empty() && hal::cgroup_detect(croot, &layout).ok) {
+    cgroups_ = std::make_unique<hal::Cgroups>(croot, layout, ac_.cgroup.base);
+  }
+  KLOG_INFO("kite agent %s on %s: %d cpus, %lld MiB, %zu slot(s), cgroups %s", KITE_VERSION,
+            facts_.hostname.c_str(), facts_.cpus, static_cast<long long>(facts_.memory_mb),
+            sd_->slots().size(), cgroups_ ? hal::cgroup_mode_name(layout.mode) : "off");
+  return true;
+}
+
+int Agent::run() {
+  std::string err;
+  if (!init(&err)) {
+    KLOG_ERROR("%s", err.c_str());
+    std::fprintf(stderr, "kite agent: %s\n", err.c_str());
+    return 2;
+  }
+  uv_loop_init(&loop_);
+  loop_.data = this;
+  if (!listen_control(&err)) {
+    KLOG_ERROR("%s", err.c_str());
+    std::fprintf(stderr, "kite agent: %s\n", err.c_str());
+    uv_loop_close(&loop_);
+    return 1;
+  }
+  adopt_starters();
+
+  auto on_signal = [](uv_signal_t* h, int signum) {
+    Agent* a = static_cast<Agent*>(h->loop->data);
+    switch (signum) {
+      case SIGHUP: a->reconfig(); break;
+      case SIGQUIT: a->begin_shutdown(startd::ShutdownMode::kFast); break;
+      default: a->begin_shutdown(startd::ShutdownMode::kGraceful); break;
+    }
+  };
+  struct {
+    uv_signal_t* h;
+    int sig;
+  } sigs[] = {{&sig_hup_, SIGHUP}, {&sig_term_, SIGTERM}, {&sig_int_, SIGINT}, {&sig_quit_, SIGQUIT}};
+  for (auto& s : sigs) {
+    uv_signal_init(&loop_, s.h);
+    uv_signal_start(s.h, on_signal, s.sig);
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+
+  uv_timer_init(&loop_, &poll_timer_);
+  uv_timer_init(&loop_, &wake_timer_);
+  poll_timer_.data = wake_timer_.data = this;
+  uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;
+  uv_timer_start(
+      &poll_timer_, [](uv_timer_t* t) { static_cast<Agent*>(t->loop->data)->on_poll(); }, poll_ms,
+      poll_ms);
+  evaluate();
+  KLOG_INFO("agent ready: control socket %s", ac_.socket.c_str());
+
+  uv_run(&loop_, UV_RUN_DEFAULT);
+
+  // Close every handle so the loop can be closed cleanly.
+  // Heap-owned handles (connections, starter processes, retry timers) free themselves.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void* self) {
+        if (uv_is_closing(h)) return;
+        if (h->type == UV_NAMED_PIPE && h->data != self) {
+          static_cast<core::Conn*>(h->data)->close_quietly();
+        } else if (h->type == UV_PROCESS) {
+          uv_close(h, [](uv_handle_t* p) { delete reinterpret_cast<uv_process_t*>(p); });
+        } else if (h->type == UV_TIMER && h->data != nullptr && h->data != self) {
+          uv_close(h, [](uv_handle_t* t) { delete reinterpret_cast<uv_timer_t*>(t); });
+        } else {
+          uv_close(h, nullptr);
+        }
+      },
+      this);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  uv_loop_close(&loop_);
+  ::unlink(ac_.socket.c_str());
+  KLOG_INFO("agent exiting (%d)", exit_code_);
+  return exit_code_;
+}
+
+void Agent::reconfig() {
+  KLOG_INFO("reconfig: re-reading the configuration");
+  auto fresh = std::make_unique<config::Config>("STARTD");
+  AgentConfig ac;
+  std::string err;
+  if (!load_config(fresh.get(), &ac, &err)) {
+    KLOG_ERROR("reconfig refused, keeping the running configuration: %s", err.c_str());
+    return;
+  }
+  // As in HTCondor, the slot layout is fixed for the life of the daemon.
+  static const char* const kLayout[] = {"NUM_CPUS", "MEMORY", "NUM_SLOTS", "MACHINE_RESOURCE_NAMES"};
+  for (const char* n : kLayout) {
+    std::string a, b;
+    cfg_->get(n, &a);
+    fresh->get(n, &b);
+    if (a != b) KLOG_WARN("reconfig: %s changed; slot layout changes need a restart", n);
+  }
+  for (const config::Entry& e : fresh->entries()) {
+    if (strncasecmp(e.name.c_str(), "SLOT_TYPE_", 10) == 0 ||
+        strncasecmp(e.name.c_str(), "NUM_SLOTS_TYPE_", 15) == 0) {
+      config::Entry old;
+      if (!cfg_->lookup(e.name, &old) || old.value != e.value)
+        KLOG_WARN("reconfig: %s changed; slot layout changes need a restart", e.name.c_str());
+    }
+  }
+  // Facts the probe detected carry over to the new configuration.
+  for (const config::Entry& e : cfg_->entries()) {
+    if (e.source == "<Detected>") fresh->set_detected(e.name, e.value);
+  }
+  config::Config previous = *cfg_;
+  *cfg_ = std::move(*fresh);
+  if (!sd_->reload_policy(&err)) {
+    KLOG_ERROR("reconfig refused, keeping the running policy: %s", err.c_str());
+    *cfg_ = std::move(previous);
+    return;
+  }
+  ac.socket = ac_.socket;  // the socket stays where clients found it
+  ac_ = ac;
+  core::LogLevel lvl;
+  if (core::log_level_parse(ac_.log_level, &lvl)) core::Log::set_level(lvl);
+  KLOG_INFO("reconfig: policy reloaded");
+  evaluate();
+}
+
+void Agent::begin_shutdown(startd::ShutdownMode mode) {
+  KLOG_INFO("shutdown requested (%s)", mode == startd::ShutdownMode::kFast ? "fast" : "graceful");
+  startd::Event ev;
+  ev.kind = startd::EventKind::kShutdown;
+  ev.shutdown = mode;
+  std::string err;
+  if (!handle(ev, &err)) KLOG_WARN("shutdown: %s", err.c_str());
+}
+
+void Agent::on_poll() {
+  node_sample(root_, *cfg_, &facts_);
+  sd_->update_facts(facts_);
+  keep_local_claims_alive();
+  release_idle_claims(false);
+  evaluate();
+}
+
+void Agent::on_wake() { evaluate(); }
+
+void Agent::arm_wake_timer() {
+  if (stopping_) return;
+  int64_t next = sd_->next_timer();
+  if (next == INT64_MAX) {
+    uv_timer_stop(&wake_timer_);
+    return;
+  }
+  int64_t delay = next * 1000 - now_ms();
+  if (delay < 0) delay = 0;
+  uv_timer_start(
+      &wake_timer_, [](uv_timer_t* t) { static_cast<Agent*>(t->loop->data)->on_wake(); },
+      static_cast<uint64_t>(delay), 0);
+}
+
+bool Agent::handle(startd::Event& ev, std::string* err) {
+  startd::Output out;
+  bool ok = sd_->handle(ev, &out, err);
+  process(out);
+  return ok;
+}
+
+void Agent::evaluate() {
+  startd::Output out;
+  sd_->evaluate(&out);
+  process(out);
+}
+
+void Agent::process(startd::Output& out) {
+  for (int k : out.order) {
+    if (k >= 0) {
+      const startd::TransitionRecord& t = out.transitions[static_cast<size_t>(k)];
+      KLOG_INFO("%s %s/%s -> %s/%s (%s)%s", t.slot.c_str(), startd::state_name(t.from_state),
+                startd::activity_name(t.from_activity), startd::state_name(t.to_state),
+                startd::activity_name(t.to_activity), t.cause.c_str(),
+                t.number ? (" [" + std::to_string(t.number) + "]").c_str() : "");
+      continue;
+    }
+    execute(out.actions[static_cast<size_t>(~k)]);
+  }
+  schedule_runs();
+  arm_wake_timer();
+}
+
+void Agent::execute(const startd::Action& a) {
+  using startd::ActionKind;
+  if (a.kind != ActionKind::kPublishAds) {
+    KLOG_INFO("%s action %s%s%s", a.slot.c_str(), startd::action_name(a.kind),
+              a.detail.empty() ? "" : " ", a.detail.c_str());
+  }
+  std::string err;
+  switch (a.kind) {
+    case ActionKind::kSpawnStarter:
+      if (!spawn_starter(a.slot, &err)) {
+        KLOG_ERROR("%s: cannot start the starter: %s", a.slot.c_str(), err.c_str());
+        startd::Event ev;
+        ev.kind = startd::EventKind::kStarterExited;
+        ev.slot = a.slot;
+        ev.exit_code = 1;
+        auto it = activating_.find(a.slot);
+        if (it != activating_.end()) {
+          RunRec* r = run_of(it->second);
+          activating_.erase(it);
+          if (r) {
+            core::Json m = core::Json::message("error");
+            m.set("message", "cannot start the starter: " + err);
+            tell_run(r, std::move(m));
+            r->state = RunRec::State::kDone;
+          }
+        }
+        std::string e2;
+        handle(ev, &e2);
+      }
+      break;
+    case ActionKind::kSuspend: starter_send(a.slot, core::Json::message("suspend")); break;
+    case ActionKind::kContinue: starter_send(a.slot, core::Json::message("continue")); break;
+    case ActionKind::kSoftKill: starter_send(a.slot, core::Json::message("soft-kill")); break;
+    case ActionKind::kHardKill: starter_send(a.slot, core::Json::message("hard-kill")); break;
+    case ActionKind::kKillStarter: {
+      // KILLING_TIMEOUT: the starter did not finish the kill; do it from here.
+      StarterRec* s = starter_of(a.slot);
+      if (s && s->pid > 0) ::kill(s->pid, SIGKILL);
+      if (cgroups_) {
+        hal::JobCgroup job;
+        if (cgroups_->create(a.slot, &job).ok) {
+          cgroups_->kill_all(job, 2000);
+          cgroups_->destroy(&job);
+        }
+      }
+      if (s) {
+        core::Json ex = core::Json::object();
+        ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
+        starter_exited(s, std::move(ex));
+      }
+      break;
+    }
+    case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
+    case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
+    case ActionKind::kSpawnBackfill:
+    case ActionKind::kKillBackfill:
+      KLOG_WARN("%s: backfill clients are not supported by this agent", a.slot.c_str());
+      if (a.kind == ActionKind::kKillBackfill) {
+        startd::Event ev;
+        ev.kind = startd::EventKind::kBackfillExited;
+        ev.slot = a.slot;
+        handle(ev, &err);
+      }
+      break;
+    case ActionKind::kExit:
+      if (!stopping_) {
+        stopping_ = true;
+        KLOG_INFO("shutdown complete");
+        uv_stop(&loop_);
+      }
+      break;
+    default: break;
+  }
+}
+
+}  // namespace kite::agent

@@ -1,0 +1,157 @@
+// The node agent (`kite agent`): the startd core on a libuv loop. It probes the node through
+// the HAL, feeds the core events (commands, starter reports, samples, timers) and carries out
+// the actions it returns (spawn/suspend/kill starters), serves the local control socket, runs
+// local jobs (`kite run --local`), and re-adopts starters that outlived a previous agent.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/core/conn.h"
+#include "agent/startd/agent_config.h"
+#include "hal/cgroup.h"
+#include "hal/machine_ad.h"
+#include "policy/classad/classad.h"
+#include "policy/config/config.h"
+#include "policy/startd/startd.h"
+
+namespace kite::agent {
+
+struct AgentOptions {
+  std::string config_path;  // -c; empty = $KITE_CONFIG or /etc/kite/kite.conf
+  bool foreground = false;
+};
+
+/// Wall-clock seconds for the core.
+class RealClock final : public startd::Clock {
+ public:
+  int64_t now() const override;
+};
+
+/// One starter the agent knows about (spawned now, or adopted after a restart).
+struct StarterRec {
+  std::string slot;
+  std::string dir;
+  std::string claim_id;
+  int64_t run_id = 0;  // the local run it serves, 0 = none
+  pid_t pid = 0;
+  core::Conn* conn = nullptr;
+  uv_process_t* proc = nullptr;  // our child (null when adopted)
+  uv_timer_t* retry = nullptr;   // connect retries
+  int64_t spawned_ms = 0;
+  int connect_attempts = 0;
+  bool adopted = false;
+  bool exited = false;
+  bool gone = false;  // process no longer exists
+  bool connecting = false;  // a connect is in flight (the record must outlive it)
+  bool doomed = false;      // forgotten while connecting: the connect callback frees it
+  class Agent* agent = nullptr;
+  std::vector<core::Json> outbox;  // frames waiting for the connection
+  std::string last_usage;          // the last usage frame, JSON
+};
+
+/// One `kite run --local` request.
+struct RunRec {
+  int64_t id = 0;
+  core::Conn* client = nullptr;  // null once the client has gone
+  classad::AdPtr job;
+  std::string slot;  // once placed
+  enum class State { kQueued, kRunning, kDone } state = State::kQueued;
+  bool told_queued = false;
+};
+
+class Agent final : public core::ConnHandler {
+ public:
+  explicit Agent(AgentOptions opts);
+  ~Agent() override;
+  /// Runs until shutdown completes. Returns the process exit code.
+  int run();
+
+  // core::ConnHandler: frames from control clients and starters.
+  void on_frame(core::Conn* c, core::Json& msg) override;
+  void on_closed(core::Conn* c, const std::string& why) override;
+
+ private:
+  // Startup and configuration (agent.cc).
+  bool init(std::string* err);
+  bool load_config(config::Config* cfg, AgentConfig* ac, std::string* err);
+  void reconfig();
+  void arm_wake_timer();
+  void on_poll();
+  void on_wake();
+  void begin_shutdown(startd::ShutdownMode mode);
+
+  // Events in, actions out (agent.cc).
+  bool handle(startd::Event& ev, std::string* err);
+  void evaluate();
+  void process(startd::Output& out);
+  void execute(const startd::Action& a);
+
+  // Starters (agent_starters.cc).
+  bool spawn_starter(const std::string& slot, std::string* err);
+  void starter_connect(StarterRec* s);
+  void starter_send(const std::string& slot, core::Json msg);
+  void starter_frame(StarterRec* s, core::Json& msg);
+  void starter_gone(StarterRec* s, const std::string& why);
+  void starter_exited(StarterRec* s, core::Json exit);
+  void release_starter(StarterRec* s);
+  void adopt_starters();
+  StarterRec* starter_of(const std::string& slot);
+  void forget_starter(StarterRec* s);
+  std::string starter_job_file(const std::string& slot, const classad::ClassAd& job,
+                               const std::string& claim_id);
+
+  // Local control (agent_control.cc).
+  bool listen_control(std::string* err);
+  void control_frame(core::Conn* c, core::Json& msg);
+  bool authorized_writer(core::Conn* c);
+  core::Json status_reply(bool long_form);
+
+  // Local runs and local claims (agent_runs.cc).
+  void run_request(core::Conn* c, core::Json& msg);
+  void schedule_runs();
+  bool place_run(RunRec* r);
+  bool cleaning(const std::string& slot) const;
+  bool activate_run(RunRec* r, const std::string& slot);
+  void release_idle_claims(bool all);
+  RunRec* run_of(int64_t id);
+  void tell_run(RunRec* r, core::Json msg);
+  void keep_local_claims_alive();
+
+  AgentOptions opts_;
+  uv_loop_t loop_{};
+  std::unique_ptr<config::Config> cfg_;
+  AgentConfig ac_;
+  RealClock clock_;
+  hal::Root root_;
+  hal::HalReport report_;
+  startd::MachineFacts facts_;
+  std::unique_ptr<startd::Startd> sd_;
+  std::unique_ptr<hal::Cgroups> cgroups_;
+  std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
+
+  uv_pipe_t control_{};
+  bool control_open_ = false;
+  uv_timer_t poll_timer_{};
+  uv_timer_t wake_timer_{};
+  uv_signal_t sig_hup_{}, sig_term_{}, sig_int_{}, sig_quit_{};
+  int exit_code_ = 0;
+  bool stopping_ = false;
+
+  std::map<std::string, std::unique_ptr<StarterRec>> starters_;  // by slot
+  std::vector<std::unique_ptr<StarterRec>> finished_;  // exited, cleaning up
+  std::map<int64_t, std::unique_ptr<RunRec>> runs_;              // by id
+  std::map<std::string, int64_t> activating_;  // slot -> run id awaiting spawn-starter
+  std::map<std::string, int64_t> local_claims_;  // slot -> idle since (0 = busy)
+  std::vector<core::Conn*> clients_;
+  int64_t next_run_id_ = 1;
+  bool scheduling_ = false;
+  bool reschedule_ = false;
+};
+
+}  // namespace kite::agent

@@ -1,0 +1,266 @@
+// The local control socket: `kite status|vacate|drain|off|reconfig|set|run --local` talk to
+// the agent here. Anyone may read; changing things needs root, the agent's own uid, or
+// membership in AGENT_ADMIN_GROUP (checked from the peer's credentials).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "agent/core/accounts.h"
+#include "agent/core/log.h"
+#include "agent/core/sock.h"
+#include "agent/startd/agent.h"
+#include "policy/classad/json.h"
+
+namespace kite::agent {
+namespace {
+
+core::Json reply_ok(const std::string& message = "") {
+  core::Json m = core::Json::message("ok");
+  if (!message.empty()) m.set("message", message);
+  return m;
+}
+
+core::Json reply_error(const std::string& message) {
+  core::Json m = core::Json::message("error");
+  m.set("message", message);
+  return m;
+}
+
+}  // namespace
+
+bool Agent::listen_control(std::string* err) {
+  uv_pipe_init(&loop_, &control_, 0);
+  control_.data = this;
+  ::unlink(ac_.socket.c_str());
+  int rc = uv_pipe_bind(&control_, ac_.socket.c_str());
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&control_), 64,
+                              [](uv_stream_t* server, int status) {
+                                if (status < 0) return;
+                                Agent* a = static_cast<Agent*>(server->loop->data);
+                                core::Conn* c = core::Conn::accept(server, a);
+                                if (c) a->clients_.push_back(c);
+                              });
+  if (rc != 0) {
+    *err = "cannot listen on " + ac_.socket + ": " + uv_strerror(rc);
+    return false;
+  }
+  // Everyone may connect (status is public); commands that change things check the peer.
+  ::chmod(ac_.socket.c_str(), 0666);
+  control_open_ = true;
+  return true;
+}
+
+bool Agent::authorized_writer(core::Conn* c) {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  pid_t pid = 0;
+  if (!core::peer_credentials(c->fd(), &uid, &gid, &pid)) return false;
+  if (uid == 0 || uid == ::geteuid()) return true;
+  gid_t admin;
+  if (ac_.admin_group.empty() || !core::group_gid(ac_.admin_group, &admin)) return false;
+  if (gid == admin) return true;
+  std::vector<gid_t> groups = core::process_groups(pid);
+  return std::find(groups.begin(), groups.end(), admin) != groups.end();
+}
+
+void Agent::on_frame(core::Conn* c, core::Json& msg) {
+  if (c->user) {
+    starter_frame(static_cast<StarterRec*>(c->user), msg);
+  } else {
+    control_frame(c, msg);
+  }
+}
+
+void Agent::on_closed(core::Conn* c, const std::string& why) {
+  if (c->user) {
+    StarterRec* s = static_cast<StarterRec*>(c->user);
+    s->conn = nullptr;
+    if (s->exited) {
+      forget_starter(s);  // released: it cleaned up and went away
+      return;
+    }
+    KLOG_WARN("%s: lost the starter's connection (%s)", s->slot.c_str(), why.c_str());
+    if (s->pid > 0 && ::kill(s->pid, 0) != 0 && errno == ESRCH) {
+      s->gone = true;
+      starter_gone(s, "the starter died before reporting an exit");
+      return;
+    }
+    starter_connect(s);
+    return;
+  }
+  clients_.erase(std::remove(clients_.begin(), clients_.end(), c), clients_.end());
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    RunRec* r = it->second.get();
+    if (r->client != c) {
+      ++it;
+      continue;
+    }
+    r->client = nullptr;
+    if (r->state == RunRec::State::kQueued) {
+      KLOG_INFO("run %lld: client went away before it started; dropped",
+                static_cast<long long>(r->id));
+      it = runs_.erase(it);
+      continue;
+    }
+    if (r->state == RunRec::State::kRunning && !r->slot.empty()) {
+      KLOG_INFO("run %lld: client went away; vacating %s", static_cast<long long>(r->id),
+                r->slot.c_str());
+      startd::Event ev;
+      ev.kind = startd::EventKind::kVacate;
+      ev.slot = r->slot;
+      std::string err;
+      handle(ev, &err);
+    }
+    ++it;
+  }
+}
+
+core::Json Agent::status_reply(bool long_form) {
+  core::Json m = core::Json::message("status");
+  cJSON* ads = cJSON_CreateArray();
+  for (const startd::SlotView& v : sd_->slots()) {
+    if (!v.ad) continue;
+    std::string err;
+    core::Json ad = core::json_parse(classad::classad_to_json(*v.ad, false), &err);
+    if (!ad) continue;
+    if (StarterRec* s = starter_of(v.name)) {
+      ad.set("StarterPid", static_cast<int64_t>(s->pid));
+      if (!s->last_usage.empty()) {
+        core::Json u = core::json_parse(s->last_usage, &err);
+        for (const char* k : {"RemoteUserCpu", "RemoteSysCpu", "ResidentSetSize", "MemoryUsage",
+                              "NumPids", "ImageSize"}) {
+          if (u.has(k)) ad.set_real(k, u.real(k));
+        }
+      }
+    }
+    cJSON_AddItemToArray(ads, ad.release());
+  }
+  m.set_json("ads", core::Json(ads));
+  m.set_bool("long", long_form);
+  return m;
+}
+
+void Agent::control_frame(core::Conn* c, core::Json& msg) {
+  std::string type = msg.type();
+  if (type == "status") {
+    c->send(status_reply(msg.flag("long")));
+    return;
+  }
+  static const char* const kWriters[] = {"vacate", "drain", "cancel-drain", "off",
+                                         "reconfig", "set", "run"};
+  bool known = false;
+  for (const char* w : kWriters) known = known || type == w;
+  if (!known) {
+    c->send(reply_error("unknown command '" + type + "'"));
+    return;
+  }
+  if (!authorized_writer(c)) {
+    c->send(reply_error(type + ": permission denied (needs root or AGENT_ADMIN_GROUP)"));
+    return;
+  }
+  std::string err;
+  if (type == "run") {
+    run_request(c, msg);
+    return;
+  }
+  if (type == "vacate") {
+    startd::Event ev;
+    ev.kind = msg.flag("fast") ? startd::EventKind::kVacateFast : startd::EventKind::kVacate;
+    std::string slot = msg.str("slot");
+    std::vector<std::string> targets;
+    if (!slot.empty()) {
+      targets.push_back(slot);
+    } else {
+      for (const startd::SlotView& v : sd_->slots()) {
+        if (v.state == startd::State::kClaimed || v.state == startd::State::kMatched)
+          targets.push_back(v.name);
+      }
+    }
+    int done = 0;
+    for (const std::string& t : targets) {
+      ev.slot = t;
+      if (handle(ev, &err)) ++done;
+    }
+    if (!slot.empty() && done == 0) {
+      c->send(reply_error("vacate " + slot + ": " + err));
+    } else {
+      c->send(reply_ok("vacated " + std::to_string(done) + " slot(s)"));
+    }
+    return;
+  }
+  if (type == "drain") {
+    startd::Event ev;
+    ev.kind = startd::EventKind::kDrain;
+    std::string mode = msg.str("mode", "graceful");
+    if (mode == "graceful") {
+      ev.drain = startd::DrainMode::kGraceful;
+    } else if (mode == "quick") {
+      ev.drain = startd::DrainMode::kQuick;
+    } else if (mode == "fast") {
+      ev.drain = startd::DrainMode::kFast;
+    } else {
+      c->send(reply_error("drain: unknown mode '" + mode + "' (graceful, quick, fast)"));
+      return;
+    }
+    ev.drain_resume = msg.flag("resume");
+    if (!handle(ev, &err)) {
+      c->send(reply_error("drain: " + err));
+      return;
+    }
+    c->send(reply_ok("draining (" + mode + ")"));
+    return;
+  }
+  if (type == "cancel-drain") {
+    startd::Event ev;
+    ev.kind = startd::EventKind::kCancelDrain;
+    if (!handle(ev, &err)) {
+      c->send(reply_error("cancel-drain: " + err));
+      return;
+    }
+    c->send(reply_ok("drain canceled"));
+    return;
+  }
+  if (type == "off") {
+    std::string mode = msg.str("mode", "graceful");
+    startd::ShutdownMode m = startd::ShutdownMode::kGraceful;
+    if (mode == "fast") m = startd::ShutdownMode::kFast;
+    else if (mode == "peaceful") m = startd::ShutdownMode::kPeaceful;
+    else if (mode != "graceful") {
+      c->send(reply_error("off: unknown mode '" + mode + "' (graceful, fast, peaceful)"));
+      return;
+    }
+    c->send(reply_ok("shutting down (" + mode + ")"));
+    begin_shutdown(m);
+    return;
+  }
+  if (type == "reconfig") {
+    reconfig();
+    c->send(reply_ok("reconfigured"));
+    return;
+  }
+  if (type == "set") {
+    std::vector<std::pair<std::string, std::string>> assigns;
+    const cJSON* attrs = msg.child("attrs");
+    const cJSON* a = nullptr;
+    cJSON_ArrayForEach(a, attrs) {
+      const cJSON* n = cJSON_GetArrayItem(a, 0);
+      const cJSON* v = cJSON_GetArrayItem(a, 1);
+      if (!cJSON_IsString(n) || !cJSON_IsString(v)) {
+        c->send(reply_error("set: attrs must be [name, expression] pairs"));
+        return;
+      }
+      assigns.emplace_back(n->valuestring, v->valuestring);
+    }
+    if (!sd_->set_inputs(msg.str("slot"), assigns, &err)) {
+      c->send(reply_error("set: " + err));
+      return;
+    }
+    evaluate();
+    c->send(reply_ok());
+    return;
+  }
+}
+
+}  // namespace kite::agent

@@ -1,0 +1,472 @@
+// The agent's side of its starters: job.json, spawning `kite starter` detached, connecting to
+// its socket (and again after an agent restart), turning its reports into core events.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+
+#include "agent/core/files.h"
+#include "agent/core/log.h"
+#include "agent/starter/protocol.h"
+#include "agent/startd/agent.h"
+#include "hal/gpu.h"
+#include "policy/classad/json.h"
+#include "policy/startd/text_util.h"
+
+namespace kite::agent {
+namespace {
+
+int64_t mono_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+core::Json json_from_ad(const classad::ClassAd& ad) {
+  std::string err;
+  return core::json_parse(classad::classad_to_json(ad, false), &err);
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+StarterRec* Agent::starter_of(const std::string& slot) {
+  auto it = starters_.find(slot);
+  return it == starters_.end() ? nullptr : it->second.get();
+}
+
+std::string Agent::starter_job_file(const std::string& slot, const classad::ClassAd& job,
+                                    const std::string& claim_id) {
+  startd::SlotView v;
+  sd_->slot(slot, &v);
+  core::Json j = core::Json::object();
+  j.set("slot", slot).set("claim_id", claim_id);
+  j.set_json("job", json_from_ad(job));
+  double cpus = 1;
+  int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0, slot_id = 1;
+  std::string assigned_gpus;
+  if (v.ad) {
+    j.set_json("machine", json_from_ad(*v.ad));
+    v.ad->evaluate_real("Cpus", cpus);
+    v.ad->evaluate_int("Memory", mem);
+    v.ad->evaluate_int("TotalMemory", total_mem);
+    v.ad->evaluate_int("VirtualMemory", vm);
+    v.ad->evaluate_int("SlotID", slot_id);
+    v.ad->evaluate_string("AssignedGPUs", assigned_gpus);
+  }
+  j.set_real("cpus", cpus).set("memory_mb", mem).set("total_memory_mb", total_mem);
+  j.set("virtual_memory_kb", ac_.cgroup.disable_swap ? 0 : vm);
+  std::vector<std::string> gpus = startd::split_list(assigned_gpus);
+  cJSON* garr = cJSON_CreateArray();
+  for (const std::string& g : gpus) cJSON_AddItemToArray(garr, cJSON_CreateString(g.c_str()));
+  j.set_json("gpus", core::Json(garr));
+  core::Json genv = core::Json::object();
+  if (!gpus.empty()) {
+    for (auto& [k, val] : hal::gpu_visibility_env(gpus)) genv.set(k.c_str(), val);
+  }
+  j.set_json("gpu_env", std::move(genv));
+  j.set("execute", ac_.execute);
+  j.set("cgroup_base", cgroups_ ? ac_.cgroup.base : std::string());
+  j.set("cgroup_root", ac_.cgroup_root);
+  const char* policy = "none";
+  if (ac_.cgroup.policy == hal::MemoryPolicy::kSoft) policy = "soft";
+  if (ac_.cgroup.policy == hal::MemoryPolicy::kHard) policy = "hard";
+  j.set("memory_policy", policy).set_bool("disable_swap", ac_.cgroup.disable_swap);
+  j.set("pids_max", ac_.pids_limit);
+  // SLOT<N>_USER wins over SLOT_USER.
+  std::string user = ac_.slot_user, v2;
+  if (cfg_->get("SLOT" + std::to_string(slot_id) + "_USER", &v2) && !startd::trim(v2).empty())
+    user = startd::trim(v2);
+  j.set("slot_user", user).set_bool("allow_root_jobs", ac_.allow_root_jobs);
+  j.set_bool("use_pid_namespace", ac_.use_pid_namespaces);
+  int64_t lease = 0, alive = 300, missed = 6;
+  if (!job.evaluate_int("JobLeaseDuration", lease) || lease <= 0) {
+    config_int(*cfg_, "ALIVE_INTERVAL", &alive);
+    config_int(*cfg_, "MAX_CLAIM_ALIVES_MISSED", &missed);
+    lease = alive * missed;
+  }
+  j.set("lease", lease);
+  j.set("update_interval", ac_.update_interval);
+  j.set("initial_update_interval", ac_.initial_update_interval);
+  // HTCONDOR: hooks "STARTER_JOB_HOOK_KEYWORD ... regardless of the value in the job ClassAd";
+  // else the job's HookKeyword, else STARTER_DEFAULT_JOB_HOOK_KEYWORD.
+  std::string kw;
+  if (!cfg_->get("STARTER_JOB_HOOK_KEYWORD", &kw) || startd::trim(kw).empty()) {
+    if (!job.evaluate_string("HookKeyword", kw) || kw.empty())
+      cfg_->get("STARTER_DEFAULT_JOB_HOOK_KEYWORD", &kw);
+  }
+  kw = startd::trim(kw);
+  if (!kw.empty()) {
+    core::Json hooks = core::Json::object();
+    static const struct {
+      const char* macro;
+      const char* key;
+    } kHooks[] = {{"_HOOK_PREPARE_JOB_BEFORE_TRANSFER", "prepare_job_before_transfer"},
+                  {"_HOOK_PREPARE_JOB", "prepare_job"},
+                  {"_HOOK_UPDATE_JOB_INFO", "update_job_info"},
+                  {"_HOOK_JOB_EXIT", "job_exit"}};
+    for (const auto& h : kHooks) {
+      std::string path;
+      if (cfg_->get(kw + h.macro, &path) && !startd::trim(path).empty())
+        hooks.set(h.key, startd::trim(path));
+    }
+    j.set_json("hooks", std::move(hooks));
+  }
+  j.set("hook_timeout", ac_.hook_timeout);
+  bool local = false;
+  job.evaluate_bool("KiteLocalRun", local);
+  j.set("return_output", local ? ac_.return_output : 0);
+  return j.dump();
+}
+
+bool Agent::spawn_starter(const std::string& slot, std::string* err) {
+  auto it = activating_.find(slot);
+  RunRec* run = it == activating_.end() ? nullptr : run_of(it->second);
+  if (it != activating_.end()) activating_.erase(it);
+  if (!run || !run->job) {
+    *err = "no job waiting for this activation";
+    return false;
+  }
+  startd::SlotView v;
+  std::string claim_id;
+  if (sd_->slot(slot, &v) && v.ad) v.ad->evaluate_string("PublicClaimId", claim_id);
+
+  static int64_t seq = 0;
+  std::string dir = ac_.starter_dir + "/" + slot + "." + std::to_string(std::time(nullptr)) +
+                    "." + std::to_string(++seq);
+  if (!core::make_dirs(dir, 0700, err)) return false;
+  if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
+                               starter_job_file(slot, *run->job, claim_id), 0600, err)) {
+    return false;
+  }
+  auto rec = std::make_unique<StarterRec>();
+  StarterRec* s = rec.get();
+  s->slot = slot;
+  s->dir = dir;
+  s->claim_id = claim_id;
+  s->run_id = run->id;
+  s->spawned_ms = mono_ms();
+
+  std::vector<std::string> words = split_words(starter_cmd_);
+  words.push_back("starter");
+  words.push_back("--dir");
+  words.push_back(dir);
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  uv_process_options_t po{};
+  po.file = argv[0];
+  po.args = argv.data();
+  po.flags = UV_PROCESS_DETACHED;  // its own session: it must outlive us
+  po.exit_cb = [](uv_process_t* p, int64_t status, int sig) {
+    auto* a = static_cast<Agent*>(p->loop->data);
+    StarterRec* s = static_cast<StarterRec*>(p->data);
+    if (s) {
+      s->proc = nullptr;
+      s->gone = true;
+      if (status != 0 || sig != 0)
+        KLOG_WARN("%s: starter %d exited (status %lld, signal %d)", s->slot.c_str(), s->pid,
+                  static_cast<long long>(status), sig);
+      if (!s->exited) a->starter_gone(s, "the starter died before reporting an exit");
+      else if (!s->conn) a->forget_starter(s);
+    }
+    uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) {
+      delete reinterpret_cast<uv_process_t*>(h);
+    });
+  };
+  uv_stdio_container_t stdio[3];
+  for (auto& c : stdio) c.flags = UV_IGNORE;
+  po.stdio = stdio;
+  po.stdio_count = 3;
+  auto* proc = new uv_process_t{};
+  proc->data = s;
+  int rc = uv_spawn(&loop_, proc, &po);
+  if (rc != 0) {
+    delete proc;
+    *err = "cannot run " + words[0] + ": " + uv_strerror(rc);
+    std::string ignore;
+    core::remove_tree(dir, &ignore);
+    return false;
+  }
+  s->proc = proc;
+  s->pid = proc->pid;
+  run->slot = slot;
+  run->state = RunRec::State::kRunning;
+  starters_[slot] = std::move(rec);
+  KLOG_INFO("%s: starter %d spawned in %s", slot.c_str(), s->pid, dir.c_str());
+  starter_connect(s);
+  return true;
+}
+
+void Agent::starter_connect(StarterRec* s) {
+  if (s->conn || s->gone || s->connecting || s->doomed) return;
+  if (!s->retry) {
+    s->retry = new uv_timer_t{};
+    uv_timer_init(&loop_, s->retry);
+    s->retry->data = s;
+  }
+  s->agent = this;
+  s->connecting = true;
+  s->connect_attempts++;
+  core::Conn::connect(&loop_, s->dir + "/" + starter::kSocketFile, this, s,
+                      [](void* ctx, core::Conn* c, int) {
+                        StarterRec* s = static_cast<StarterRec*>(ctx);
+                        s->connecting = false;
+                        if (s->doomed) {
+                          if (c) c->close_quietly();
+                          delete s;
+                          return;
+                        }
+                        if (c) {
+                          c->user = s;
+                          s->conn = c;
+                          for (core::Json& m : s->outbox) c->send(m);
+                          s->outbox.clear();
+                          return;
+                        }
+                        // Not listening yet (just spawned): try again shortly.
+                        if (s->gone) return;
+                        uv_timer_start(
+                            s->retry,
+                            [](uv_timer_t* t) {
+                              StarterRec* s = static_cast<StarterRec*>(t->data);
+                              s->agent->starter_connect(s);
+                            },
+                            s->connect_attempts < 400 ? 5 : 500, 0);
+                      });
+}
+
+void Agent::starter_send(const std::string& slot, core::Json msg) {
+  StarterRec* s = starter_of(slot);
+  if (!s) {
+    KLOG_WARN("%s: no starter for %s", slot.c_str(), msg.type().c_str());
+    return;
+  }
+  if (s->conn) {
+    s->conn->send(msg);
+  } else {
+    s->outbox.push_back(std::move(msg));
+  }
+}
+
+void Agent::starter_frame(StarterRec* s, core::Json& msg) {
+  std::string type = msg.type();
+  RunRec* run = s->run_id ? run_of(s->run_id) : nullptr;
+  if (type == "hello") {
+    KLOG_DEBUG("%s: starter hello, state %s", s->slot.c_str(), msg.str("state").c_str());
+    if (msg.str("state") == "exited" && msg.has("exit")) {
+      core::Json ex(cJSON_Duplicate(msg.child("exit"), true));
+      starter_exited(s, std::move(ex));
+    }
+  } else if (type == "started") {
+    KLOG_INFO("%s: job started, pid %lld (%lld ms after the spawn)", s->slot.c_str(),
+              static_cast<long long>(msg.num("job_pid")),
+              static_cast<long long>(mono_ms() - s->spawned_ms));
+    if (run) {
+      core::Json m = core::Json::message("started");
+      m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
+      tell_run(run, std::move(m));
+    }
+  } else if (type == "usage") {
+    s->last_usage = msg.dump();
+  } else if (type == "exit") {
+    core::Json ex(cJSON_Duplicate(msg.child("exit"), true));
+    if (!ex) ex = core::Json::object();
+    starter_exited(s, std::move(ex));
+  } else if (type == "suspended" || type == "continued") {
+    KLOG_INFO("%s: job %s", s->slot.c_str(), type.c_str());
+  } else if (type == "error") {
+    KLOG_WARN("%s: starter says: %s", s->slot.c_str(), msg.str("message").c_str());
+  }
+}
+
+void Agent::starter_exited(StarterRec* s, core::Json exit) {
+  if (s->exited) return;
+  s->exited = true;
+  std::string outcome = exit.str("outcome", "exit");
+  int code = static_cast<int>(exit.num("ExitCode", 0));
+  if (exit.flag("ExitBySignal")) code = 128 + static_cast<int>(exit.num("ExitSignal", 0));
+  KLOG_INFO("%s: job ended (%s, %s %d)%s%s", s->slot.c_str(), outcome.c_str(),
+            exit.flag("ExitBySignal") ? "signal" : "code",
+            exit.flag("ExitBySignal") ? static_cast<int>(exit.num("ExitSignal")) : code,
+            outcome == "hold" ? ": " : "", outcome == "hold" ? exit.str("HoldReason").c_str() : "");
+  std::string slot = s->slot;
+  if (RunRec* run = s->run_id ? run_of(s->run_id) : nullptr) {
+    core::Json m = core::Json::message("exit");
+    m.set("slot", slot).set("claim_id", s->claim_id);
+    m.set_json("exit", std::move(exit));
+    tell_run(run, std::move(m));
+    run->state = RunRec::State::kDone;
+    runs_.erase(run->id);
+  }
+  // The slot is free for the next starter once this one has cleaned up.
+  std::unique_ptr<StarterRec> rec = std::move(starters_[slot]);
+  starters_.erase(slot);
+  if (local_claims_.count(slot)) local_claims_[slot] = std::time(nullptr);
+  release_starter(s);
+  finished_.push_back(std::move(rec));
+  startd::Event ev;
+  ev.kind = startd::EventKind::kStarterExited;
+  ev.slot = slot;
+  ev.exit_code = code;
+  std::string err;
+  if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
+}
+
+void Agent::release_starter(StarterRec* s) {
+  if (s->conn) {
+    s->conn->send(core::Json::message("release"));
+  } else if (!s->gone) {
+    s->outbox.push_back(core::Json::message("release"));
+    starter_connect(s);
+  }
+}
+
+void Agent::starter_gone(StarterRec* s, const std::string& why) {
+  if (s->exited) {
+    forget_starter(s);
+    return;
+  }
+  KLOG_WARN("%s: %s", s->slot.c_str(), why.c_str());
+  core::Json ex = core::Json::object();
+  ex.set("outcome", "evict").set("message", why);
+  starter_exited(s, std::move(ex));
+}
+
+void Agent::forget_starter(StarterRec* s) {
+  if (s->retry) {
+    uv_timer_stop(s->retry);
+    uv_close(reinterpret_cast<uv_handle_t*>(s->retry),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    s->retry = nullptr;
+  }
+  if (s->conn) {
+    s->conn->close_quietly();
+    s->conn = nullptr;
+  }
+  if (s->proc) s->proc->data = nullptr;
+  std::unique_ptr<StarterRec> owned;
+  for (auto it = finished_.begin(); it != finished_.end(); ++it) {
+    if (it->get() == s) {
+      owned = std::move(*it);
+      finished_.erase(it);
+      break;
+    }
+  }
+  if (!owned) {
+    auto it = starters_.find(s->slot);
+    if (it != starters_.end() && it->second.get() == s) {
+      owned = std::move(it->second);
+      starters_.erase(it);
+    }
+  }
+  if (owned && s->connecting) {
+    s->doomed = true;  // the connect callback frees it
+    owned.release();
+  }
+  schedule_runs();
+}
+
+bool Agent::cleaning(const std::string& slot) const {
+  for (const auto& f : finished_) {
+    if (f->slot == slot) return true;
+  }
+  return false;
+}
+
+void Agent::adopt_starters() {
+  DIR* d = ::opendir(ac_.starter_dir.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') names.push_back(e->d_name);
+  }
+  ::closedir(d);
+  for (const std::string& n : names) {
+    std::string dir = ac_.starter_dir + "/" + n, text, err;
+    if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
+      KLOG_WARN("adopt: %s has no state file; removing it", dir.c_str());
+      core::remove_tree(dir, &err);
+      continue;
+    }
+    core::Json st = core::json_parse(text, &err);
+    std::string job_text;
+    core::Json jobfile;
+    if (core::read_file(dir + "/" + starter::kJobFile, &job_text, &err))
+      jobfile = core::json_parse(job_text, &err);
+    pid_t pid = static_cast<pid_t>(st.num("starter_pid"));
+    if (!st || pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+      KLOG_WARN("adopt: the starter of %s is gone; removing it", dir.c_str());
+      core::remove_tree(dir, &err);
+      continue;
+    }
+    auto rec = std::make_unique<StarterRec>();
+    StarterRec* s = rec.get();
+    s->slot = st.str("slot");
+    s->dir = dir;
+    s->claim_id = st.str("claim_id");
+    s->pid = pid;
+    s->adopted = true;
+    s->spawned_ms = mono_ms();
+    std::string state = st.str("state");
+    if (state == "running" || state == "suspended" || state == "preparing") {
+      classad::AdPtr job;
+      if (jobfile && jobfile.child("job")) {
+        char* jt = cJSON_PrintUnformatted(jobfile.child("job"));
+        if (jt) {
+          job = classad::classad_from_json(jt);
+          cJSON_free(jt);
+        }
+      }
+      std::string parent = s->slot.substr(0, s->slot.find('_'));
+      startd::Event ev;
+      ev.kind = startd::EventKind::kActivate;
+      ev.slot = parent;
+      ev.ad = job.get();
+      ev.adopt_slot = s->slot;
+      ev.adopt_claim_id = s->claim_id;
+      ev.adopt_job_start = st.num("start_time", std::time(nullptr));
+      startd::Output out;
+      if (!sd_->handle(ev, &out, &err)) KLOG_WARN("adopt %s: %s", s->slot.c_str(), err.c_str());
+      startd::SlotView v;
+      if (!sd_->slot(s->slot, &v) || v.state != startd::State::kClaimed) {
+        KLOG_WARN("adopt: %s could not be restored; its job will be killed", s->slot.c_str());
+        s->outbox.push_back(core::Json::message("hard-kill"));
+      } else {
+        KLOG_INFO("adopt: %s job pid %lld resumed under starter %d", s->slot.c_str(),
+                  static_cast<long long>(st.num("job_pid")), pid);
+        local_claims_[s->slot] = 0;
+        if (state == "suspended") {
+          KLOG_INFO("adopt: %s job was suspended; continuing it", s->slot.c_str());
+          s->outbox.push_back(core::Json::message("continue"));
+        }
+      }
+      starters_[s->slot] = std::move(rec);
+      process(out);
+    } else {
+      // Exited while we were away: collect the exit and let it clean up.
+      finished_.push_back(std::move(rec));
+      s->exited = true;
+      s->outbox.push_back(core::Json::message("release"));
+    }
+    starter_connect(s);
+  }
+}
+
+}  // namespace kite::agent

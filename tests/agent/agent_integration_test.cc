@@ -1,0 +1,180 @@
+// Integration tests of the running agent: a real `kite agent`, real starters, real jobs as
+// the slot user under real cgroups on this machine, driven through the `kite` CLI.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+
+#include "agent/core/files.h"
+#include "agent/core/frame.h"
+#include "agent_harness.h"
+
+namespace kite::test {
+namespace {
+
+#define REQUIRE_AGENT_TESTS()                                   \
+  do {                                                          \
+    std::string why = agent_tests_unavailable();                \
+    if (!why.empty()) GTEST_SKIP() << why;                      \
+  } while (0)
+
+core::Json exit_json(const std::string& out) {
+  std::string err;
+  size_t brace = out.rfind("\n{");
+  std::string line = brace == std::string::npos ? out : out.substr(brace + 1);
+  return core::json_parse(line, &err);
+}
+
+TEST(Agent, RunsWithNoConfigurationFileAtAll) {
+  REQUIRE_AGENT_TESTS();
+  if (access("/etc/kite/kite.conf", F_OK) == 0 || access("/var/lib/kite/agent.sock", F_OK) == 0)
+    GTEST_SKIP() << "this node has a Kite installation (/etc/kite/kite.conf or a running agent)";
+  // Built-in defaults only (HTCondor's: one partitionable slot with the whole machine).
+  unsetenv("KITE_CONFIG");
+  bool had_local_dir = access("/var/lib/kite", F_OK) == 0;
+  std::vector<std::string> argv = kite_command();
+  argv.insert(argv.end(), {"agent", "--foreground"});
+  char tmpl[] = "/tmp/kite-noconf-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string out = std::string(tmpl) + "/agent.out";
+  pid_t pid = spawn_bg(argv, out);
+  std::vector<std::string> status = kite_command();
+  status.insert(status.end(), {"status", "--local", "-l"});
+  CmdResult r;
+  ASSERT_TRUE(eventually([&] { return (r = run_cmd(status)).status == 0; }, 15000))
+      << r.err << read_text(out);
+  EXPECT_NE(r.out.find("PartitionableSlot = true"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("State = \"Unclaimed\""), std::string::npos) << r.out;
+  std::vector<std::string> off = kite_command();
+  off.insert(off.end(), {"off", "--local"});
+  EXPECT_EQ(run_cmd(off).status, 0);
+  EXPECT_EQ(wait_bg(pid, 15000), 0) << read_text(out);
+  std::string err;
+  core::remove_tree(tmpl, &err);
+  if (!had_local_dir) core::remove_tree("/var/lib/kite", &err);
+}
+
+TEST(Agent, EchoRunsAsTheSlotUserWithOutputInTheSandbox) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  CmdResult r = a.kite({"run", "--local", "--json", "--", "/bin/sh", "-c",
+                        "echo hi; id -un; pwd; ls"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err << a.log();
+  core::Json ex = exit_json(r.out);
+  ASSERT_TRUE(ex) << r.out;
+  EXPECT_EQ(ex.str("outcome"), "exit");
+  EXPECT_EQ(ex.num("ExitCode", -1), 0);
+  std::string out = ex.str("stdout");
+  EXPECT_EQ(out.rfind("hi\nnobody\n" + a.dir() + "/local/execute/dir_", 0), 0u) << out;
+  // The job's own output file is in its sandbox (and the job ad is there too).
+  EXPECT_NE(out.find("_condor_stdout"), std::string::npos) << out;
+  EXPECT_EQ(ex.str("slot"), "slot1_1");
+  // A plain `kite run` prints the job's output and exits with its code.
+  r = a.kite({"run", "--local", "-q", "--", "/bin/echo", "hi there"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "hi there\n");
+  r = a.kite({"run", "--local", "-q", "--", "/bin/sh", "-c", "exit 7"});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, TwentyTrivialJobsInARowReuseTheClaim) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  std::set<std::string> claims, slots;
+  for (int i = 0; i < 20; ++i) {
+    CmdResult r = a.kite({"run", "--local", "--json", "--", "/bin/true"});
+    ASSERT_EQ(r.status, 0) << i << r.out << r.err << a.log();
+    core::Json ex = exit_json(r.out);
+    claims.insert(ex.str("claim_id"));
+    slots.insert(ex.str("slot"));
+  }
+  EXPECT_EQ(claims.size(), 1u);
+  EXPECT_EQ(slots, std::set<std::string>{"slot1_1"});
+  EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Idle");
+  EXPECT_EQ(a.slot_state("slot1_2"), "");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, JobsRunSideBySideInTheirOwnDynamicSlots) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  pid_t p1 = a.run_bg({"--", "/bin/sleep", "1.5"}, a.dir() + "/r1.out");
+  pid_t p2 = a.run_bg({"--", "/bin/sleep", "1.5"}, a.dir() + "/r2.out");
+  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_2") == "Claimed/Busy"; }, 10000))
+      << a.log();
+  EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Busy");
+  EXPECT_EQ(wait_bg(p1, 20000), 0) << read_text(a.dir() + "/r1.out");
+  EXPECT_EQ(wait_bg(p2, 20000), 0) << read_text(a.dir() + "/r2.out");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, BadRequestsGetClearErrors) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  CmdResult r = a.kite({"vacate", "--local", "slot9"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("slot9"), std::string::npos) << r.err;
+  r = a.kite({"drain", "--local", "-sideways"});
+  EXPECT_EQ(r.status, 2);
+  r = a.kite({"set", "--local", "Foo=(1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("Foo"), std::string::npos) << r.err;
+  r = a.kite({"status"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--local"), std::string::npos) << r.err;
+  // A job that cannot fit anywhere waits; a missing program is reported, not run.
+  r = a.kite({"run", "--local", "--json", "--", "/nonexistent/program"});
+  EXPECT_NE(r.status, 0);
+  core::Json ex = exit_json(r.out);
+  EXPECT_EQ(ex.str("outcome"), "hold") << r.out << r.err;
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, DrainAndCancelFromTheCommandLine) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  CmdResult r = a.kite({"drain", "--local", "-graceful"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(a.slot_state("slot1"), "Drained/Idle");
+  r = a.kite({"status", "--local"});
+  EXPECT_NE(r.out.find("Drained Idle"), std::string::npos) << r.out;
+  r = a.kite({"drain", "--local", "-cancel"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, ReconfigAppliesPolicyChanges) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
+  std::string conf = read_text(a.config()) + "START = False\n";
+  ASSERT_TRUE(core::write_file_atomic(a.config(), conf, 0644, &err));
+  CmdResult r = a.kite({"reconfig", "--local"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(a.slot_attr("slot1", "Start"), "false");
+  // SIGHUP does the same.
+  conf += "START = True\n";
+  ASSERT_TRUE(core::write_file_atomic(a.config(), conf, 0644, &err));
+  kill(a.pid(), SIGHUP);
+  EXPECT_TRUE(eventually([&] { return a.slot_attr("slot1", "Start") == "true"; }, 5000));
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+}  // namespace
+}  // namespace kite::test
