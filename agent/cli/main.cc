@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "agent/cli/commands.h"
+#include "agent/starter/starter.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ const Command kCommands[] = {
     {"config-val", kite::cli::config_val_main, "print configuration values"},
     {"policy", kite::cli::policy_main, "simulate startd policy scenarios (simulate FILE)"},
     {"hal", kite::cli::hal_main, "print the detected hardware as a machine ad"},
+    {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 
 void usage() {
