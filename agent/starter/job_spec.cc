@@ -75,7 +75,62 @@ bool safe_name(const std::string& s) {
   return true;
 }
 
-classad::AdPtr ad_from(const cJSON* c, const char* key, Fields* f, bool required) {
+// Skips one JSON value starting at text[i] (already known to be valid JSON); returns the
+// index after it.
+size_t skip_value(std::string_view t, size_t i) {
+  int depth = 0;
+  bool in_str = false;
+  for (; i < t.size(); ++i) {
+    char c = t[i];
+    if (in_str) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_str = false;
+        if (depth == 0) return i + 1;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_str = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth <= 0) return i + 1;
+    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      return i;
+    }
+  }
+  return i;
+}
+
+// The raw text of member `key` of the top-level object. The ClassAd JSON reader needs it as
+// written: "\/Expr(...)\/" (escaped slashes) marks an expression, "/Expr(...)/" does not,
+// and cJSON's own tree no longer tells the two apart.
+std::string_view raw_member(std::string_view t, std::string_view key) {
+  auto blank = [&](size_t i) {
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+    return i;
+  };
+  size_t i = blank(0);
+  if (i >= t.size() || t[i] != '{') return {};
+  i = blank(i + 1);
+  while (i < t.size() && t[i] == '"') {
+    size_t kend = skip_value(t, i);
+    std::string_view k = t.substr(i + 1, kend - i - 2);
+    i = blank(kend);
+    if (i >= t.size() || t[i] != ':') return {};
+    size_t v = blank(i + 1);
+    size_t vend = skip_value(t, v);
+    if (k == key) return t.substr(v, vend - v);
+    i = blank(vend);
+    if (i < t.size() && t[i] == ',') i = blank(i + 1);
+  }
+  return {};
+}
+
+classad::AdPtr ad_from(std::string_view text, const cJSON* c, const char* key, Fields* f,
+                       bool required) {
   if (!c || cJSON_IsNull(c)) {
     if (required) f->fail(key, "missing (an object, the ad in HTCondor's JSON form)");
     return classad::AdPtr(classad::ClassAd::make());
@@ -84,14 +139,8 @@ classad::AdPtr ad_from(const cJSON* c, const char* key, Fields* f, bool required
     f->fail(key, "must be an object (an ad in HTCondor's JSON form)");
     return classad::AdPtr();
   }
-  char* text = cJSON_PrintUnformatted(c);
-  if (!text) {
-    f->fail(key, "cannot be printed back (out of memory)");
-    return classad::AdPtr();
-  }
   classad::ParseError perr;
-  classad::AdPtr ad = classad::classad_from_json(text, &perr);
-  cJSON_free(text);
+  classad::AdPtr ad = classad::classad_from_json(raw_member(text, key), &perr);
   if (!ad) f->fail(key, "not a valid ad: " + perr.to_string());
   return ad;
 }
@@ -112,8 +161,8 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
     f.fail("slot", "'" + out->slot + "' is not a plain name (letters, digits, _ - . @)");
   }
   f.str("claim_id", &out->claim_id);
-  out->job = ad_from(f.get("job"), "job", &f, true);
-  out->machine = ad_from(f.get("machine"), "machine", &f, false);
+  out->job = ad_from(text, f.get("job"), "job", &f, true);
+  out->machine = ad_from(text, f.get("machine"), "machine", &f, false);
   f.number("cpus", &out->cpus, 0, 1e6);
   f.integer("memory_mb", &out->memory_mb, 0, int64_t(1) << 40);
   f.integer("total_memory_mb", &out->total_memory_mb, 0, int64_t(1) << 40);
