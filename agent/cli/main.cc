@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "agent/cli/commands.h"
+#include "agent/starter/starter.h"
 
 namespace {
 
@@ -31,6 +32,7 @@ const Command kCommands[] = {
     {"reconfig", kite::cli::reconfig_main, "make the agent re-read its configuration (--local)"},
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
+    {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 
 void usage() {
