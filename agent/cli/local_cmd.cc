@@ -134,9 +134,9 @@ int status_main(int argc, char** argv) {
   const cJSON* arr = reply.child("ads");
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, arr) {
-    char* text = cJSON_PrintUnformatted(item);
-    classad::AdPtr ad = classad::classad_from_json(text ? text : "");
-    cJSON_free(text);
+    // Each ad travels as its JSON text (agent/core/ad_json.h).
+    if (!cJSON_IsString(item)) continue;
+    classad::AdPtr ad = classad::classad_from_json(item->valuestring);
     if (ad) ads.push_back(std::move(ad));
   }
   if (json) {

@@ -12,6 +12,7 @@
 
 #include "agent/cli/commands.h"
 #include "agent/cli/local_client.h"
+#include "agent/core/ad_json.h"
 #include "agent/core/sock.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
@@ -142,7 +143,7 @@ int run_main(int argc, char** argv) {
   }
   std::string err;
   core::Json req = core::Json::message("run");
-  req.set_json("job", core::json_parse(classad::classad_to_json(*ad, false), &err));
+  core::set_ad(&req, "job", *ad);
 
   int fd = local_connect("run", &t);
   if (fd < 0) return 1;

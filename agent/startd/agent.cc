@@ -106,13 +106,15 @@ int Agent::run() {
   }
   uv_loop_init(&loop_);
   loop_.data = this;
+  uv_timer_init(&loop_, &poll_timer_);
+  uv_timer_init(&loop_, &wake_timer_);
+  poll_timer_.data = wake_timer_.data = this;
   if (!listen_control(&err)) {
     KLOG_ERROR("%s", err.c_str());
     std::fprintf(stderr, "kite agent: %s\n", err.c_str());
     uv_loop_close(&loop_);
     return 1;
   }
-  adopt_starters();
 
   auto on_signal = [](uv_signal_t* h, int signum) {
     Agent* a = static_cast<Agent*>(h->loop->data);
@@ -132,9 +134,8 @@ int Agent::run() {
   }
   ::signal(SIGPIPE, SIG_IGN);
 
-  uv_timer_init(&loop_, &poll_timer_);
-  uv_timer_init(&loop_, &wake_timer_);
-  poll_timer_.data = wake_timer_.data = this;
+
+  adopt_starters();
   uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;
   uv_timer_start(
       &poll_timer_, [](uv_timer_t* t) { static_cast<Agent*>(t->loop->data)->on_poll(); }, poll_ms,

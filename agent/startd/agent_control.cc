@@ -122,20 +122,17 @@ core::Json Agent::status_reply(bool long_form) {
   cJSON* ads = cJSON_CreateArray();
   for (const startd::SlotView& v : sd_->slots()) {
     if (!v.ad) continue;
-    std::string err;
-    core::Json ad = core::json_parse(classad::classad_to_json(*v.ad, false), &err);
-    if (!ad) continue;
+    classad::AdPtr ad(v.ad->copy());
     if (StarterRec* s = starter_of(v.name)) {
-      ad.set("StarterPid", static_cast<int64_t>(s->pid));
-      if (!s->last_usage.empty()) {
-        core::Json u = core::json_parse(s->last_usage, &err);
-        for (const char* k : {"RemoteUserCpu", "RemoteSysCpu", "ResidentSetSize", "MemoryUsage",
-                              "NumPids", "ImageSize"}) {
-          if (u.has(k)) ad.set_real(k, u.real(k));
-        }
+      ad->insert_value("StarterPid", classad::Value::integer(s->pid));
+      std::string err;
+      core::Json u = core::json_parse(s->last_usage, &err);
+      for (const char* k : {"RemoteUserCpu", "RemoteSysCpu", "ResidentSetSize", "MemoryUsage",
+                            "NumPids", "ImageSize"}) {
+        if (u && u.has(k)) ad->insert_value(k, classad::Value::real(u.real(k)));
       }
     }
-    cJSON_AddItemToArray(ads, ad.release());
+    cJSON_AddItemToArray(ads, cJSON_CreateString(classad::classad_to_json(*ad, false).c_str()));
   }
   m.set_json("ads", core::Json(ads));
   m.set_bool("long", long_form);

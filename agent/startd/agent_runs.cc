@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "agent/core/accounts.h"
+#include "agent/core/ad_json.h"
 #include "agent/core/log.h"
 #include "agent/core/sock.h"
 #include "agent/startd/agent.h"
@@ -26,20 +27,11 @@ void Agent::tell_run(RunRec* r, core::Json msg) {
 }
 
 void Agent::run_request(core::Conn* c, core::Json& msg) {
-  const cJSON* job = msg.child("job");
-  if (!cJSON_IsObject(job)) {
-    core::Json e = core::Json::message("error");
-    e.set("message", "run: no job ad");
-    c->send(e);
-    return;
-  }
-  char* text = cJSON_PrintUnformatted(job);
-  classad::ParseError pe;
-  classad::AdPtr ad = classad::classad_from_json(text ? text : "", &pe);
-  cJSON_free(text);
+  std::string why;
+  classad::AdPtr ad = core::get_ad(msg, "job", &why);
   if (!ad) {
     core::Json e = core::Json::message("error");
-    e.set("message", "run: bad job ad: " + pe.to_string());
+    e.set("message", "run: bad job ad: " + why);
     c->send(e);
     return;
   }
@@ -137,7 +129,15 @@ bool Agent::place_run(RunRec* r) {
   // 2. A new claim.
   for (const startd::SlotView& v : sd_->slots()) {
     if (v.dynamic || v.state != startd::State::kUnclaimed) continue;
-    if (!request_fits(*r->job, v.ad) || !run_fits(*r->job, v.ad)) continue;
+    if (!request_fits(*r->job, v.ad)) {
+      KLOG_DEBUG("run %lld: %s has too little left", static_cast<long long>(r->id), v.name.c_str());
+      continue;
+    }
+    if (!run_fits(*r->job, v.ad)) {
+      KLOG_DEBUG("run %lld: %s and the job do not match", static_cast<long long>(r->id),
+                 v.name.c_str());
+      continue;
+    }
     startd::Event ev;
     ev.kind = startd::EventKind::kClaim;
     ev.slot = v.name;

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <ctime>
 
+#include "agent/core/ad_json.h"
 #include "agent/core/files.h"
 #include "agent/core/log.h"
+#include "agent/starter/job_spec.h"
 #include "agent/starter/protocol.h"
 #include "agent/startd/agent.h"
 #include "hal/gpu.h"
@@ -24,11 +26,6 @@ int64_t mono_ms() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-core::Json json_from_ad(const classad::ClassAd& ad) {
-  std::string err;
-  return core::json_parse(classad::classad_to_json(ad, false), &err);
 }
 
 std::vector<std::string> split_words(const std::string& s) {
@@ -57,12 +54,12 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
   sd_->slot(slot, &v);
   core::Json j = core::Json::object();
   j.set("slot", slot).set("claim_id", claim_id);
-  j.set_json("job", json_from_ad(job));
+  j.set_json("job", core::Json(core::ad_raw_item(job)));
   double cpus = 1;
   int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0, slot_id = 1;
   std::string assigned_gpus;
   if (v.ad) {
-    j.set_json("machine", json_from_ad(*v.ad));
+    j.set_json("machine", core::Json(core::ad_raw_item(*v.ad)));
     v.ad->evaluate_real("Cpus", cpus);
     v.ad->evaluate_int("Memory", mem);
     v.ad->evaluate_int("TotalMemory", total_mem);
@@ -407,9 +404,9 @@ void Agent::adopt_starters() {
     }
     core::Json st = core::json_parse(text, &err);
     std::string job_text;
-    core::Json jobfile;
-    if (core::read_file(dir + "/" + starter::kJobFile, &job_text, &err))
-      jobfile = core::json_parse(job_text, &err);
+    starter::JobSpec spec;
+    bool have_spec = core::read_file(dir + "/" + starter::kJobFile, &job_text, &err) &&
+                     starter::job_spec_parse(job_text, &spec, &err);
     pid_t pid = static_cast<pid_t>(st.num("starter_pid"));
     if (!st || pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
       KLOG_WARN("adopt: the starter of %s is gone; removing it", dir.c_str());
@@ -426,14 +423,7 @@ void Agent::adopt_starters() {
     s->spawned_ms = mono_ms();
     std::string state = st.str("state");
     if (state == "running" || state == "suspended" || state == "preparing") {
-      classad::AdPtr job;
-      if (jobfile && jobfile.child("job")) {
-        char* jt = cJSON_PrintUnformatted(jobfile.child("job"));
-        if (jt) {
-          job = classad::classad_from_json(jt);
-          cJSON_free(jt);
-        }
-      }
+      classad::AdPtr job = have_spec ? std::move(spec.job) : classad::AdPtr(classad::ClassAd::make());
       std::string parent = s->slot.substr(0, s->slot.find('_'));
       startd::Event ev;
       ev.kind = startd::EventKind::kActivate;
