@@ -47,6 +47,7 @@ struct StarterRec {
   int connect_attempts = 0;
   bool adopted = false;
   bool exited = false;
+  bool told_started = false;  // the run's client heard "started"
   bool gone = false;  // process no longer exists
   bool connecting = false;  // a connect is in flight (the record must outlive it)
   bool doomed = false;      // forgotten while connecting: the connect callback frees it

@@ -267,15 +267,23 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
   RunRec* run = s->run_id ? run_of(s->run_id) : nullptr;
   if (type == "hello") {
     KLOG_DEBUG("%s: starter hello, state %s", s->slot.c_str(), msg.str("state").c_str());
-    if (msg.str("state") == "exited" && msg.has("exit")) {
+    std::string state = msg.str("state");
+    if (state == "exited" && msg.has("exit")) {
       core::Json ex(cJSON_Duplicate(msg.child("exit"), true));
       starter_exited(s, std::move(ex));
+    } else if ((state == "running" || state == "suspended") && run && !s->told_started) {
+      // Connected after the job started: the hello is the start report.
+      s->told_started = true;
+      core::Json m = core::Json::message("started");
+      m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
+      tell_run(run, std::move(m));
     }
   } else if (type == "started") {
     KLOG_INFO("%s: job started, pid %lld (%lld ms after the spawn)", s->slot.c_str(),
               static_cast<long long>(msg.num("job_pid")),
               static_cast<long long>(mono_ms() - s->spawned_ms));
-    if (run) {
+    if (run && !s->told_started) {
+      s->told_started = true;
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
