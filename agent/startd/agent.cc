@@ -321,6 +321,8 @@ void Agent::execute(const startd::Action& a) {
         }
       }
       if (s) {
+        remove_starter_leftovers(s->dir);
+        s->gone = true;
         core::Json ex = core::Json::object();
         ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
         starter_exited(s, std::move(ex));

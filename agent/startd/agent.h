@@ -66,6 +66,9 @@ struct RunRec {
   bool told_queued = false;
 };
 
+/// Removes the sandbox and directory of a starter that died without cleaning up.
+void remove_starter_leftovers(const std::string& dir);
+
 class Agent final : public core::ConnHandler {
  public:
   explicit Agent(AgentOptions opts);

@@ -43,6 +43,17 @@ std::vector<std::string> split_words(const std::string& s) {
 
 }  // namespace
 
+// What a starter that died without cleaning up leaves: its sandbox and its directory.
+void remove_starter_leftovers(const std::string& dir) {
+  std::string text, err;
+  if (core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
+    core::Json st = core::json_parse(text, &err);
+    std::string sandbox = st ? st.str("sandbox") : "";
+    if (!sandbox.empty() && !core::remove_tree(sandbox, &err)) KLOG_WARN("%s", err.c_str());
+  }
+  if (!core::remove_tree(dir, &err)) KLOG_WARN("%s", err.c_str());
+}
+
 StarterRec* Agent::starter_of(const std::string& slot) {
   auto it = starters_.find(slot);
   return it == starters_.end() ? nullptr : it->second.get();
@@ -324,8 +335,8 @@ void Agent::starter_exited(StarterRec* s, core::Json exit) {
   std::unique_ptr<StarterRec> rec = std::move(starters_[slot]);
   starters_.erase(slot);
   if (local_claims_.count(slot)) local_claims_[slot] = std::time(nullptr);
+  if (rec) finished_.push_back(std::move(rec));
   release_starter(s);
-  finished_.push_back(std::move(rec));
   startd::Event ev;
   ev.kind = startd::EventKind::kStarterExited;
   ev.slot = slot;
@@ -340,6 +351,8 @@ void Agent::release_starter(StarterRec* s) {
   } else if (!s->gone) {
     s->outbox.push_back(core::Json::message("release"));
     starter_connect(s);
+  } else {
+    forget_starter(s);  // nothing left to release
   }
 }
 
@@ -418,7 +431,7 @@ void Agent::adopt_starters() {
     pid_t pid = static_cast<pid_t>(st.num("starter_pid"));
     if (!st || pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
       KLOG_WARN("adopt: the starter of %s is gone; removing it", dir.c_str());
-      core::remove_tree(dir, &err);
+      remove_starter_leftovers(dir);
       continue;
     }
     auto rec = std::make_unique<StarterRec>();
@@ -439,7 +452,11 @@ void Agent::adopt_starters() {
       ev.ad = job.get();
       ev.adopt_slot = s->slot;
       ev.adopt_claim_id = s->claim_id;
-      ev.adopt_job_start = st.num("start_time", std::time(nullptr));
+      // JobStart as the previous agent published it (the machine ad in job.json), else when the
+      // starter says the job began.
+      int64_t job_start = st.num("start_time", std::time(nullptr));
+      if (have_spec && spec.machine) spec.machine->evaluate_int("JobStart", job_start);
+      ev.adopt_job_start = job_start;
       startd::Output out;
       if (!sd_->handle(ev, &out, &err)) KLOG_WARN("adopt %s: %s", s->slot.c_str(), err.c_str());
       startd::SlotView v;

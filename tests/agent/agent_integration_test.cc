@@ -176,5 +176,36 @@ TEST(Agent, ReconfigAppliesPolicyChanges) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(Agent, AnyoneMayReadOnlyAdminsMayChangeThings) {
+  REQUIRE_AGENT_TESTS();
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv to act as nobody";
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  auto as_nobody = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                     "--clear-groups"};
+    for (const std::string& w : kite_command()) argv.push_back(w);
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--socket", a.dir() + "/local/agent.sock"});
+    return run_cmd(argv);
+  };
+  CmdResult r = as_nobody({"status", "--local"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("slot1@"), std::string::npos) << r.out;
+  r = as_nobody({"drain", "--local"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("permission denied"), std::string::npos) << r.err;
+  EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
+  // Members of AGENT_ADMIN_GROUP may (nogroup is gid 65534 on Debian).
+  std::string conf = read_text(a.config()) + "AGENT_ADMIN_GROUP = nogroup\n";
+  ASSERT_TRUE(core::write_file_atomic(a.config(), conf, 0644, &err));
+  ASSERT_EQ(a.kite({"reconfig", "--local"}).status, 0);
+  r = as_nobody({"drain", "--local"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(a.slot_state("slot1"), "Drained/Idle");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 }  // namespace
 }  // namespace kite::test

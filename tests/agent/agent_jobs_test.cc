@@ -193,6 +193,26 @@ TEST(AgentJobs, HardKillTakesTheWholeProcessTree) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentJobs, AStuckStarterIsKilledAfterKillingTimeout) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("MachineMaxVacateTime = 1\nKILLING_TIMEOUT = 2\n", &err)) << err;
+  pid_t run = a.run_bg({"--", "/bin/sh", "-c", "trap '' TERM; /bin/sleep 43.7"},
+                       a.dir() + "/run.out");
+  ASSERT_TRUE(eventually([] { return !pids_with_arg("43.7").empty(); }, 10000)) << a.log();
+  std::string starter = a.slot_attr("slot1_1", "StarterPid");
+  ASSERT_FALSE(starter.empty());
+  pid_t spid = static_cast<pid_t>(std::atol(starter.c_str()));
+  ASSERT_EQ(kill(spid, SIGSTOP), 0);  // the starter can no longer act
+  ASSERT_EQ(a.kite({"vacate", "--local"}).status, 0);
+  EXPECT_TRUE(eventually([] { return pids_with_arg("43.7").empty(); }, 10000)) << a.log();
+  EXPECT_TRUE(eventually([&] { return a.slot_state("slot1_1").empty(); }, 5000)) << a.log();
+  EXPECT_NE(a.log().find("action kill-starter"), std::string::npos) << a.log();
+  EXPECT_EQ(wait_bg(run, 10000), 1);
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(AgentJobs, JobsSurviveAnAgentKillAndAreReadopted) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
