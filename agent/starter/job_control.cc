@@ -3,6 +3,7 @@
 // agent, and the final cleanup.
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -129,9 +130,17 @@ void Starter::suspend(AgentConn* c) {
       if (c) reply_error(c, "suspend: " + st.message);
       return;
     }
-  } else if (::kill(-job_pid_, SIGSTOP) != 0) {
-    if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
-    return;
+  } else {
+    if (::kill(-job_pid_, SIGSTOP) != 0) {
+      if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
+      return;
+    }
+    // Stopping is asynchronous too: "suspended" only once the kernel shows every process
+    // stopped (bounded; a process in uninterruptible sleep stops when it wakes up).
+    for (int i = 0; i < 200 && !session_stopped(job_pid_); ++i) {
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, nullptr);
+    }
   }
   phase_ = Phase::kSuspended;
   KLOG_INFO("job suspended%s", can_freeze_ ? " (cgroup frozen)" : " (SIGSTOP)");
