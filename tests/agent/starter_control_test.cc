@@ -66,6 +66,46 @@ TEST_F(StarterControl, SuspendFreezesAndContinueResumes) {
   release(a.get());
 }
 
+TEST_F(StarterControl, KillsReachASuspendedJob) {
+  std::string why;
+  bool cg = cgroups_usable(&why);
+  // Soft kill of a suspended job: it is continued first so it can act on its KillSig.
+  write_job(job_json(sh_job("trap 'echo got-term > marker; exit 0' TERM; while :; do sleep 0.05; done"), cg));
+  start();
+  core::Json hello;
+  auto a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  std::string sandbox = hello.str("sandbox");
+  sleep_ms(100);
+  ASSERT_TRUE(a->send_type("suspend"));
+  ASSERT_TRUE(a->expect("suspended"));
+  ASSERT_TRUE(a->send_type("soft-kill"));
+  EXPECT_TRUE(a->expect("continued"));
+  core::Json e = exit_of(a->expect("exit"));
+  EXPECT_EQ(e.str("outcome"), "evict");
+  EXPECT_EQ(slurp(sandbox + "/marker"), "got-term\n");
+  release(a.get());
+
+  // Hard kill of a suspended (frozen or stopped) job.
+  TearDown();
+  SetUp();
+  cg = cgroups_usable(&why);
+  write_job(job_json(sh_job("sleep 300"), cg));
+  start();
+  a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  ASSERT_TRUE(a->send_type("suspend"));
+  ASSERT_TRUE(a->expect("suspended"));
+  int64_t t0 = now_ms();
+  ASSERT_TRUE(a->send_type("hard-kill"));
+  e = exit_of(a->expect("exit"));
+  EXPECT_LT(now_ms() - t0, 2000);
+  EXPECT_EQ(e.str("outcome"), "evict");
+  EXPECT_EQ(e.num("ExitSignal"), SIGKILL);
+  EXPECT_FALSE(alive(static_cast<pid_t>(hello.num("job_pid"))));
+  release(a.get());
+}
+
 TEST_F(StarterControl, SuspendWithoutCgroupsStopsTheProcessGroup) {
   write_job(job_json(sh_job(counter_script()), /*cgroups=*/false));
   start();
@@ -203,6 +243,53 @@ TEST_F(StarterControl, PidsLimitContainsAForkBomb) {
   release(a.get());
 }
 
+TEST_F(StarterControl, SlotLimitsReachTheKernel) {
+  std::string why;
+  if (!cgroups_usable(&why)) GTEST_SKIP() << why;
+  core::Json job = sh_job("grep Cpus_allowed_list /proc/self/status; echo $CUDA_VISIBLE_DEVICES $OMP_NUM_THREADS; sleep 300");
+  job.set("Out", "out");
+  core::Json j = job_json(std::move(job));
+  j.set_real("cpus", 2).set("memory_mb", 96).set("pids_max", 77);
+  core::Json cpus = core::Json(cJSON_CreateArray());
+  cJSON_AddItemToArray(cpus.get(), cJSON_CreateNumber(0));
+  j.set_json("cpu_list", std::move(cpus));
+  core::Json gpu = core::Json::object();
+  gpu.set("CUDA_VISIBLE_DEVICES", "GPU-6a96bd13");
+  j.set_json("gpu_env", std::move(gpu));
+  write_job(j);
+  start();
+  core::Json hello;
+  auto a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  std::string sandbox = hello.str("sandbox");
+  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/out").find("GPU") != std::string::npos; }));
+  EXPECT_EQ(slurp(sandbox + "/out"), "Cpus_allowed_list:\t0\nGPU-6a96bd13 2\n");
+  hal::Root root("/");
+  hal::Cgroups cgs(root, layout_, base_);
+  hal::JobCgroup cgj;
+  ASSERT_TRUE(cgs.create("slot1_1", &cgj).ok);
+  auto file = [&](hal::CgroupFacility f, const std::string& v1, const std::string& v2) {
+    hal::CgroupPlace p = layout_.where(f);
+    if (p == hal::CgroupPlace::kV2) return root.read_line(cgj.v2_dir + "/" + v2);
+    if (p == hal::CgroupPlace::kV1) {
+      for (const auto& [ctl, d] : cgj.v1_dirs) {
+        if (root.exists(d + "/" + v1)) return root.read_line(d + "/" + v1);
+      }
+    }
+    return std::string("n/a");
+  };
+  // Each limit where the node has its controller ("n/a" elsewhere).
+  std::string mem = file(hal::CgroupFacility::kMemory, "memory.limit_in_bytes", "memory.max");
+  EXPECT_TRUE(mem == "n/a" || mem == std::to_string(96 << 20)) << mem;
+  std::string pids = file(hal::CgroupFacility::kPids, "pids.max", "pids.max");
+  EXPECT_TRUE(pids == "n/a" || pids == "77") << pids;
+  std::string w = file(hal::CgroupFacility::kCpu, "cpu.shares", "cpu.weight");
+  EXPECT_TRUE(w == "n/a" || w == "200") << w;
+  ASSERT_TRUE(a->send_type("hard-kill"));
+  EXPECT_TRUE(a->expect("exit"));
+  release(a.get());
+}
+
 TEST_F(StarterControl, UsageFramesReportTheJob) {
   std::string why;
   bool cg = cgroups_usable(&why);
@@ -242,6 +329,21 @@ TEST_F(StarterControl, ReconnectGetsHelloWithTheRunningState) {
   ASSERT_TRUE(b->send_type("frobnicate"));
   core::Json err = b->expect("error");
   EXPECT_NE(err.str("message").find("unknown frame type 'frobnicate'"), std::string::npos);
+  // A status request answers with a hello; bad frames get errors, three of them close.
+  ASSERT_TRUE(b->send_type("status"));
+  EXPECT_EQ(b->expect("hello").str("state"), "running");
+  ASSERT_TRUE(b->send(core::Json::message("soft-kill").set("signal", 999)));
+  EXPECT_NE(b->expect("error").str("message").find("bad signal"), std::string::npos);
+  {
+    auto c = connect();
+    std::string junk = std::string("\0\0\0\x05", 4) + "{nope";
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(::write(c->fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+    for (int i = 0; i < 3; ++i) EXPECT_NE(c->expect("error").str("message").find("bad JSON"), std::string::npos);
+    core::Json m;
+    std::string err;
+    EXPECT_EQ(core::recv_frame(c->fd, &c->reader, &m, 2000, &err), core::FrameReader::Result::kError);
+    EXPECT_EQ(err, "connection closed");
+  }
   // Release before the exit is refused.
   ASSERT_TRUE(b->send_type("release"));
   err = b->expect("error");
