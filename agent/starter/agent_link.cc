@@ -86,7 +86,8 @@ void Starter::on_connection() {
     uv_close(reinterpret_cast<uv_handle_t*>(&conn->pipe),
              [](uv_handle_t* h) { delete static_cast<AgentConn*>(h->data); });
   };
-  if (uv_accept(reinterpret_cast<uv_stream_t*>(&server_), reinterpret_cast<uv_stream_t*>(&c->pipe)) != 0) {
+  if (uv_accept(reinterpret_cast<uv_stream_t*>(&server_),
+                reinterpret_cast<uv_stream_t*>(&c->pipe)) != 0) {
     drop(c);
     return;
   }

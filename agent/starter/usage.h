@@ -16,8 +16,8 @@ namespace kite::starter {
 struct Usage {
   double user_cpu = 0;  // seconds
   double sys_cpu = 0;
-  int64_t rss_kib = 0;    // now
-  int64_t peak_kib = 0;   // the most seen so far (ImageSize, MemoryUsage)
+  int64_t rss_kib = 0;   // now
+  int64_t peak_kib = 0;  // the most seen so far (ImageSize, MemoryUsage)
   int64_t num_pids = 0;
 };
 

@@ -11,7 +11,9 @@ namespace {
 class StarterControl : public StarterTest {
  protected:
   // The job's progress: a counter file the job bumps every 20 ms.
-  std::string counter_script() { return "i=0; while :; do i=$((i+1)); echo $i > count; sleep 0.02; done"; }
+  std::string counter_script() {
+    return "i=0; while :; do i=$((i+1)); echo $i > count; sleep 0.02; done";
+  }
   std::string count(const std::string& sandbox) { return slurp(sandbox + "/count"); }
 
   bool progresses(const std::string& sandbox) {
@@ -70,7 +72,8 @@ TEST_F(StarterControl, KillsReachASuspendedJob) {
   std::string why;
   bool cg = cgroups_usable(&why);
   // Soft kill of a suspended job: it is continued first so it can act on its KillSig.
-  write_job(job_json(sh_job("trap 'echo got-term > marker; exit 0' TERM; while :; do sleep 0.05; done"), cg));
+  write_job(job_json(
+      sh_job("trap 'echo got-term > marker; exit 0' TERM; while :; do sleep 0.05; done"), cg));
   start();
   core::Json hello;
   auto a = connect(&hello);
@@ -139,7 +142,8 @@ TEST_F(StarterControl, SoftKillDeliversKillSigThenHardKillEnds) {
   pid_t pid = static_cast<pid_t>(hello.num("job_pid"));
   sleep_ms(100);  // let the shell set its trap
   ASSERT_TRUE(a->send_type("soft-kill"));
-  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/marker") == "got-usr1\n"; })) << log();
+  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/marker") == "got-usr1\n"; }))
+      << log();
   EXPECT_TRUE(alive(pid));
   int64_t t0 = now_ms();
   ASSERT_TRUE(a->send_type("hard-kill"));
@@ -179,7 +183,8 @@ TEST_F(StarterControl, HardKillTakesDaemonizedGrandchildren) {
   std::string sandbox = hello.str("sandbox");
   ASSERT_TRUE(wait_until(3000, [&] { return !slurp(sandbox + "/gc.pid").empty(); }));
   pid_t gc = static_cast<pid_t>(std::atoi(slurp(sandbox + "/gc.pid").c_str()));
-  ASSERT_TRUE(wait_until(2000, [&] { return slurp("/proc/" + std::to_string(gc) + "/comm") == "sleep\n"; }));
+  ASSERT_TRUE(wait_until(
+      2000, [&] { return slurp("/proc/" + std::to_string(gc) + "/comm") == "sleep\n"; }));
   std::string stat = slurp("/proc/" + std::to_string(gc) + "/stat");
   ASSERT_TRUE(alive(gc));
   ASSERT_TRUE(a->send_type("hard-kill"));
@@ -207,7 +212,9 @@ TEST_F(StarterControl, OomKillIsAHoldWithCode34) {
   EXPECT_EQ(e.str("outcome"), "hold") << e.dump();
   EXPECT_EQ(e.num("HoldReasonCode"), 34);
   EXPECT_EQ(e.num("HoldReasonSubCode"), 0);
-  EXPECT_EQ(e.str("HoldReason").rfind("Job has gone over memory limit of 32 megabytes. Peak usage: ", 0), 0u)
+  EXPECT_EQ(
+      e.str("HoldReason").rfind("Job has gone over memory limit of 32 megabytes. Peak usage: ", 0),
+      0u)
       << e.str("HoldReason");
   EXPECT_GE(e.num("MemoryUsage"), 20);
   release(a.get());
@@ -216,12 +223,14 @@ TEST_F(StarterControl, OomKillIsAHoldWithCode34) {
 TEST_F(StarterControl, PidsLimitContainsAForkBomb) {
   std::string why;
   if (!cgroups_usable(&why)) GTEST_SKIP() << why;
-  if (layout_.where(hal::CgroupFacility::kPids) == hal::CgroupPlace::kNone) GTEST_SKIP() << "no pids controller";
+  if (layout_.where(hal::CgroupFacility::kPids) == hal::CgroupPlace::kNone)
+    GTEST_SKIP() << "no pids controller";
   struct stat sb;
   if (::stat("/usr/bin/perl", &sb) != 0) GTEST_SKIP() << "no /usr/bin/perl for the fork bomb";
   // Every process forks forever; failed forks are retried, so the bomb keeps pushing.
   core::Json bomb = core::Json::object();
-  bomb.set("Cmd", "/usr/bin/perl").set("Arguments", "-e 'while (1) { fork; select(undef, undef, undef, 0.02) }'");
+  bomb.set("Cmd", "/usr/bin/perl")
+      .set("Arguments", "-e 'while (1) { fork; select(undef, undef, undef, 0.02) }'");
   core::Json j = job_json(std::move(bomb));
   j.set("pids_max", 24);
   write_job(j);
@@ -246,7 +255,9 @@ TEST_F(StarterControl, PidsLimitContainsAForkBomb) {
 TEST_F(StarterControl, SlotLimitsReachTheKernel) {
   std::string why;
   if (!cgroups_usable(&why)) GTEST_SKIP() << why;
-  core::Json job = sh_job("grep Cpus_allowed_list /proc/self/status; echo $CUDA_VISIBLE_DEVICES $OMP_NUM_THREADS; sleep 300");
+  core::Json job = sh_job(
+      "grep Cpus_allowed_list /proc/self/status; echo $CUDA_VISIBLE_DEVICES $OMP_NUM_THREADS; "
+      "sleep 300");
   job.set("Out", "out");
   core::Json j = job_json(std::move(job));
   j.set_real("cpus", 2).set("memory_mb", 96).set("pids_max", 77);
@@ -262,7 +273,8 @@ TEST_F(StarterControl, SlotLimitsReachTheKernel) {
   auto a = connect(&hello);
   ASSERT_EQ(hello.str("state"), "running") << log();
   std::string sandbox = hello.str("sandbox");
-  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/out").find("GPU") != std::string::npos; }));
+  ASSERT_TRUE(
+      wait_until(3000, [&] { return slurp(sandbox + "/out").find("GPU") != std::string::npos; }));
   EXPECT_EQ(slurp(sandbox + "/out"), "Cpus_allowed_list:\t0\nGPU-6a96bd13 2\n");
   hal::Root root("/");
   hal::Cgroups cgs(root, layout_, base_);
@@ -337,11 +349,14 @@ TEST_F(StarterControl, ReconnectGetsHelloWithTheRunningState) {
   {
     auto c = connect();
     std::string junk = std::string("\0\0\0\x05", 4) + "{nope";
-    for (int i = 0; i < 3; ++i) ASSERT_EQ(::write(c->fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
-    for (int i = 0; i < 3; ++i) EXPECT_NE(c->expect("error").str("message").find("bad JSON"), std::string::npos);
+    for (int i = 0; i < 3; ++i)
+      ASSERT_EQ(::write(c->fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+    for (int i = 0; i < 3; ++i)
+      EXPECT_NE(c->expect("error").str("message").find("bad JSON"), std::string::npos);
     core::Json m;
     std::string err;
-    EXPECT_EQ(core::recv_frame(c->fd, &c->reader, &m, 2000, &err), core::FrameReader::Result::kError);
+    EXPECT_EQ(core::recv_frame(c->fd, &c->reader, &m, 2000, &err),
+              core::FrameReader::Result::kError);
     EXPECT_EQ(err, "connection closed");
   }
   // Release before the exit is refused.
