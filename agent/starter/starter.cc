@@ -93,6 +93,19 @@ int starter_main(int argc, char** argv) {
   }
   if (dir.empty()) return usage_error();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.front() != '/') {
+    // The starter works from "/" (it must not keep the agent's directory busy).
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof cwd)) {
+      std::fprintf(stderr, "kite starter: getcwd: %s\n", std::strerror(errno));
+      return 1;
+    }
+    dir = std::string(cwd) + "/" + dir;
+  }
+  if (::chdir("/") != 0) {
+    std::fprintf(stderr, "kite starter: chdir /: %s\n", std::strerror(errno));
+    return 1;
+  }
 
   std::string err;
   if (!core::Log::open(dir + "/" + kLogFile, kMaxLogBytes, &err)) {
