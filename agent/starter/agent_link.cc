@@ -82,20 +82,30 @@ void Starter::on_connection() {
   c->owner = this;
   uv_pipe_init(&loop_, &c->pipe, 0);
   c->pipe.data = c;
-  if (uv_accept(reinterpret_cast<uv_stream_t*>(&server_), reinterpret_cast<uv_stream_t*>(&c->pipe)) != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&c->pipe),
+  auto drop = [](AgentConn* conn) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&conn->pipe),
              [](uv_handle_t* h) { delete static_cast<AgentConn*>(h->data); });
+  };
+  if (uv_accept(reinterpret_cast<uv_stream_t*>(&server_),
+                reinterpret_cast<uv_stream_t*>(&c->pipe)) != 0) {
+    drop(c);
     return;
   }
-  conns_.push_back(c);
+  // Only root (the agent) or our own uid may steer the job; a refused peer never counts as
+  // an agent (the lease keeps running).
   uv_os_fd_t fd;
   uid_t uid = static_cast<uid_t>(-1);
   if (uv_fileno(reinterpret_cast<uv_handle_t*>(&c->pipe), &fd) != 0 ||
       !core::peer_credentials(fd, &uid, nullptr, nullptr) || (uid != 0 && uid != geteuid())) {
     KLOG_WARN("refused a connection from uid %d", static_cast<int>(uid));
-    close_conn(c);
+    drop(c);
     return;
   }
+  if (stopping_) {
+    drop(c);
+    return;
+  }
+  conns_.push_back(c);
   KLOG_INFO("agent connected (%zu connection(s))", conns_.size());
   arm_lease_timer();
   send(c, hello());

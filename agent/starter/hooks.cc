@@ -28,9 +28,9 @@ HookRun* HookRun::start(uv_loop_t* loop, const HookSpec& spec, Done done) {
   h->result_.name = spec.name;
   h->result_.path = spec.path;
   h->input_ = spec.input;
-  for (uv_handle_t* p : {reinterpret_cast<uv_handle_t*>(&h->in_),
-                         reinterpret_cast<uv_handle_t*>(&h->out_),
-                         reinterpret_cast<uv_handle_t*>(&h->err_)}) {
+  for (uv_handle_t* p :
+       {reinterpret_cast<uv_handle_t*>(&h->in_), reinterpret_cast<uv_handle_t*>(&h->out_),
+        reinterpret_cast<uv_handle_t*>(&h->err_)}) {
     uv_pipe_init(loop, reinterpret_cast<uv_pipe_t*>(p), 0);
     p->data = h;
     ++h->open_handles_;
@@ -74,11 +74,10 @@ HookRun* HookRun::start(uv_loop_t* loop, const HookSpec& spec, Done done) {
     // A failed uv_spawn still initialised the handle; it must be closed like the rest.
     ++h->open_handles_;
     h->exited_ = true;
-    for (uv_handle_t* p : {reinterpret_cast<uv_handle_t*>(&h->proc_),
-                           reinterpret_cast<uv_handle_t*>(&h->in_),
-                           reinterpret_cast<uv_handle_t*>(&h->out_),
-                           reinterpret_cast<uv_handle_t*>(&h->err_),
-                           reinterpret_cast<uv_handle_t*>(&h->timer_)}) {
+    for (uv_handle_t* p :
+         {reinterpret_cast<uv_handle_t*>(&h->proc_), reinterpret_cast<uv_handle_t*>(&h->in_),
+          reinterpret_cast<uv_handle_t*>(&h->out_), reinterpret_cast<uv_handle_t*>(&h->err_),
+          reinterpret_cast<uv_handle_t*>(&h->timer_)}) {
       h->close_handle(p);
     }
     return h;
@@ -200,7 +199,8 @@ HookVerdict hook_judge_prepare(const HookResult& r) {
   if (r.timed_out) return hold(-SIGKILL, r.label() + " did not finish in time and was killed");
   if (r.out_too_long) return hold(0, r.label() + " printed more than 1 MiB");
   if (r.term_signal != 0) {
-    return hold(-r.term_signal, r.label() + " was killed by signal " + std::to_string(r.term_signal));
+    return hold(-r.term_signal,
+                r.label() + " was killed by signal " + std::to_string(r.term_signal));
   }
   classad::ParseError perr;
   classad::AdPtr ad = classad::parse_classad_old(r.out, &perr);

@@ -3,6 +3,7 @@
 // agent, and the final cleanup.
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 
 #include "agent/core/files.h"
 #include "agent/core/log.h"
+#include "agent/starter/footprint.h"
 #include "agent/starter/output_tail.h"
 #include "agent/starter/sandbox.h"
 #include "agent/starter/signals.h"
@@ -21,7 +23,9 @@ namespace {
 constexpr int kHoldJobOutOfResources = 34;
 constexpr size_t kMaxTail = 64 * 1024;  // per stream: the exit frame stays under 1 MiB
 
-classad::Value real_value(double d) { return classad::Value::real(d); }
+classad::Value real_value(double d) {
+  return classad::Value::real(d);
+}
 
 }  // namespace
 
@@ -66,6 +70,8 @@ void Starter::on_usage_timer() {
   usage_to_json(usage_, &u);
   broadcast(u);
   run_update_hook();
+  // Between updates the starter only waits: what this update paged in is let go again.
+  footprint_trim();
 }
 
 void Starter::run_update_hook() {
@@ -83,7 +89,8 @@ void Starter::run_update_hook() {
   // Advisory: output ignored, failures only logged.
   update_hook_ = HookRun::start(&loop_, hs, [this](const HookResult& r) {
     update_hook_ = nullptr;
-    if (!r.started) KLOG_WARN("%s could not be executed: %s", r.label().c_str(), r.spawn_error.c_str());
+    if (!r.started)
+      KLOG_WARN("%s could not be executed: %s", r.label().c_str(), r.spawn_error.c_str());
     if (r.timed_out) KLOG_WARN("%s timed out", r.label().c_str());
   });
 }
@@ -119,7 +126,8 @@ void Starter::suspend(AgentConn* c) {
     return;
   }
   if (phase_ != Phase::kRunning) {
-    if (c) reply_error(c, std::string("suspend: the job is not running (state ") + phase_name() + ")");
+    if (c)
+      reply_error(c, std::string("suspend: the job is not running (state ") + phase_name() + ")");
     return;
   }
   if (can_freeze_) {
@@ -129,9 +137,17 @@ void Starter::suspend(AgentConn* c) {
       if (c) reply_error(c, "suspend: " + st.message);
       return;
     }
-  } else if (::kill(-job_pid_, SIGSTOP) != 0) {
-    if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
-    return;
+  } else {
+    if (::kill(-job_pid_, SIGSTOP) != 0) {
+      if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
+      return;
+    }
+    // Stopping is asynchronous too: "suspended" only once the kernel shows every process
+    // stopped (bounded; a process in uninterruptible sleep stops when it wakes up).
+    for (int i = 0; i < 200 && !session_stopped(job_pid_); ++i) {
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, nullptr);
+    }
   }
   phase_ = Phase::kSuspended;
   KLOG_INFO("job suspended%s", can_freeze_ ? " (cgroup frozen)" : " (SIGSTOP)");
@@ -145,7 +161,9 @@ void Starter::resume(AgentConn* c) {
     return;
   }
   if (phase_ != Phase::kSuspended) {
-    if (c) reply_error(c, std::string("continue: the job is not suspended (state ") + phase_name() + ")");
+    if (c)
+      reply_error(c,
+                  std::string("continue: the job is not suspended (state ") + phase_name() + ")");
     return;
   }
   if (can_freeze_) {
@@ -234,7 +252,9 @@ void Starter::on_job_exit(int status, const struct rusage& ru) {
     std::string msg = "Job has gone over memory limit of " + std::to_string(limit) +
                       " megabytes. Peak usage: " + std::to_string((usage_.peak_kib + 1023) / 1024) +
                       " megabytes.";
-    exit.set("HoldReason", msg).set("HoldReasonCode", kHoldJobOutOfResources).set("HoldReasonSubCode", 0);
+    exit.set("HoldReason", msg)
+        .set("HoldReasonCode", kHoldJobOutOfResources)
+        .set("HoldReasonSubCode", 0);
     reason = msg;
   } else if (kill_requested_) {
     outcome = "evict";
@@ -251,7 +271,8 @@ void Starter::on_job_exit(int status, const struct rusage& ru) {
     if (max > kMaxTail) max = kMaxTail;
     AsUser as(change_user_, user_.uid, user_.gid);
     if (out_path_ != "/dev/null") exit.set("stdout", output_tail(out_path_, max));
-    if (err_path_ != "/dev/null" && err_path_ != out_path_) exit.set("stderr", output_tail(err_path_, max));
+    if (err_path_ != "/dev/null" && err_path_ != out_path_)
+      exit.set("stderr", output_tail(err_path_, max));
   }
   KLOG_INFO("job %s: %s (%.3f s)", outcome.c_str(), reason.c_str(), duration);
 
@@ -281,7 +302,8 @@ void Starter::on_job_exit(int status, const struct rusage& ru) {
   hook_ = HookRun::start(&loop_, hs, [this, shared](const HookResult& r) {
     hook_ = nullptr;
     if (stopping_) return;
-    if (!r.started) KLOG_WARN("%s could not be executed: %s", r.label().c_str(), r.spawn_error.c_str());
+    if (!r.started)
+      KLOG_WARN("%s could not be executed: %s", r.label().c_str(), r.spawn_error.c_str());
     if (r.timed_out) KLOG_WARN("%s timed out and was killed", r.label().c_str());
     publish_exit(std::move(*shared));
   });
@@ -313,18 +335,21 @@ void Starter::arm_lease_timer() {
   if (phase_ == Phase::kExited && exited_mono_ms_ > from) from = exited_mono_ms_;
   uint64_t due = from + static_cast<uint64_t>(spec_.lease) * 1000;
   uint64_t now = uv_now(&loop_);
-  uv_timer_start(&lease_timer_, [](uv_timer_t* t) { static_cast<Starter*>(t->data)->on_lease_timer(); },
-                 due > now ? due - now : 0, 0);
+  uv_timer_start(
+      &lease_timer_, [](uv_timer_t* t) { static_cast<Starter*>(t->data)->on_lease_timer(); },
+      due > now ? due - now : 0, 0);
 }
 
 void Starter::on_lease_timer() {
   if (stopping_ || !conns_.empty()) return;
   if (phase_ == Phase::kExited) {
-    KLOG_WARN("no agent for a lease (%lld s) after the exit: cleaning up", static_cast<long long>(spec_.lease));
+    KLOG_WARN("no agent for a lease (%lld s) after the exit: cleaning up",
+              static_cast<long long>(spec_.lease));
     shutdown(0);
     return;
   }
-  KLOG_WARN("no agent for longer than the lease (%lld s): killing the job", static_cast<long long>(spec_.lease));
+  KLOG_WARN("no agent for longer than the lease (%lld s): killing the job",
+            static_cast<long long>(spec_.lease));
   hard_kill("the claim lease expired with no agent connected");
 }
 
@@ -359,10 +384,11 @@ void Starter::shutdown(int status) {
   }
   std::vector<AgentConn*> all = conns_;
   for (AgentConn* c : all) close_conn(c);
-  for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&server_), reinterpret_cast<uv_handle_t*>(&sigchld_),
-                         reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
-                         reinterpret_cast<uv_handle_t*>(&usage_timer_),
-                         reinterpret_cast<uv_handle_t*>(&lease_timer_)}) {
+  for (uv_handle_t* h :
+       {reinterpret_cast<uv_handle_t*>(&server_), reinterpret_cast<uv_handle_t*>(&sigchld_),
+        reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
+        reinterpret_cast<uv_handle_t*>(&usage_timer_),
+        reinterpret_cast<uv_handle_t*>(&lease_timer_)}) {
     if (!uv_is_closing(h)) uv_close(h, nullptr);
   }
   KLOG_INFO("done");

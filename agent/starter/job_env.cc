@@ -7,7 +7,9 @@
 namespace kite::starter {
 namespace {
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // Splits new-syntax text into words: blanks separate, '...' groups (with '' for a literal ').
 bool split_words(std::string_view s, std::vector<std::string>* out, std::string* err) {
@@ -59,8 +61,8 @@ bool add_entry(std::string_view entry, const char* syntax, EnvList* out, std::st
   size_t eq = entry.find('=');
   if (eq == std::string_view::npos || !valid_name(entry.substr(0, eq))) {
     if (err) {
-      *err = std::string(syntax) + " environment entry '" + std::string(entry) +
-             "' is not NAME=value";
+      *err =
+          std::string(syntax) + " environment entry '" + std::string(entry) + "' is not NAME=value";
     }
     return false;
   }
@@ -69,10 +71,18 @@ bool add_entry(std::string_view entry, const char* syntax, EnvList* out, std::st
 }
 
 // HTCONDOR: starter.rst STARTER_NUM_THREADS_ENV_VARS (its default list).
-const char* const kThreadVars[] = {
-    "CUBACORES",         "GOMAXPROCS",       "JULIA_NUM_THREADS", "MKL_NUM_THREADS",
-    "NUMEXPR_NUM_THREADS", "OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS",
-    "PYTHON_CPU_COUNT",  "ROOT_MAX_THREADS", "TF_LOOP_PARALLEL_ITERATIONS", "TF_NUM_THREADS"};
+const char* const kThreadVars[] = {"CUBACORES",
+                                   "GOMAXPROCS",
+                                   "JULIA_NUM_THREADS",
+                                   "MKL_NUM_THREADS",
+                                   "NUMEXPR_NUM_THREADS",
+                                   "OMP_NUM_THREADS",
+                                   "OMP_THREAD_LIMIT",
+                                   "OPENBLAS_NUM_THREADS",
+                                   "PYTHON_CPU_COUNT",
+                                   "ROOT_MAX_THREADS",
+                                   "TF_LOOP_PARALLEL_ITERATIONS",
+                                   "TF_NUM_THREADS"};
 
 }  // namespace
 

@@ -202,7 +202,8 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
     }
   }
   f.str("execute", &out->execute, true);
-  if (f.ok() && (out->execute.empty() || out->execute.front() != '/')) f.fail("execute", "must be an absolute path");
+  if (f.ok() && (out->execute.empty() || out->execute.front() != '/'))
+    f.fail("execute", "must be an absolute path");
   f.str("cgroup_base", &out->cgroup_base);
   f.str("cgroup_root", &out->cgroup_root);
   if (f.ok() && (out->cgroup_root.empty() || out->cgroup_root.front() != '/')) {
@@ -245,8 +246,9 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
         }
         std::string key = std::string("hooks.") + (e->string ? e->string : "?");
         if (!dst) {
-          f.fail(key, "unknown hook (known: prepare_job_before_transfer, prepare_job, "
-                      "update_job_info, job_exit)");
+          f.fail(key,
+                 "unknown hook (known: prepare_job_before_transfer, prepare_job, "
+                 "update_job_info, job_exit)");
         } else if (cJSON_IsNull(e)) {
           continue;
         } else if (!cJSON_IsString(e) || e->valuestring[0] != '/') {

@@ -69,8 +69,7 @@ int open_std(const char* path, int flags, int target) {
   }
   if (::setsid() < 0) child_fail(report_fd, kSession);
   if (s.change_user) {
-    if (::setgroups(s.groups.size(), groups) != 0 || ::setgid(s.gid) != 0 ||
-        ::setuid(s.uid) != 0) {
+    if (::setgroups(s.groups.size(), groups) != 0 || ::setgid(s.gid) != 0 || ::setuid(s.uid) != 0) {
       child_fail(report_fd, kUser);
     }
   }
@@ -110,12 +109,13 @@ void describe(const LaunchSpec& s, const ChildReport& r, LaunchError* e) {
       break;
     case kUser:
       e->code = 23;
-      e->message = "Failed to switch to the job's user (uid " + std::to_string(s.uid) +
-                   ", gid " + std::to_string(s.gid) + "): " + why;
+      e->message = "Failed to switch to the job's user (uid " + std::to_string(s.uid) + ", gid " +
+                   std::to_string(s.gid) + "): " + why;
       break;
     case kIwd:
       e->code = 14;
-      e->message = "Failed to change to the job's initial working directory '" + s.iwd + "': " + why;
+      e->message =
+          "Failed to change to the job's initial working directory '" + s.iwd + "': " + why;
       break;
     case kIn:
       e->code = 8;
@@ -160,8 +160,8 @@ pid_t launch_job(const LaunchSpec& s, LaunchError* err) {
   pid_t pid;
   if (s.new_pid_namespace) {
     // clone(2) without a new stack behaves like fork, in a new PID namespace.
-    pid = static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr,
-                                     nullptr, nullptr));
+    pid = static_cast<pid_t>(
+        syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   } else {
     pid = ::fork();
   }

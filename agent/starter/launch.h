@@ -12,9 +12,9 @@
 namespace kite::starter {
 
 struct LaunchSpec {
-  std::string exe;                 // absolute path
-  std::vector<std::string> argv;   // argv[0] included
-  std::vector<std::string> env;    // NAME=value
+  std::string exe;                // absolute path
+  std::vector<std::string> argv;  // argv[0] included
+  std::vector<std::string> env;   // NAME=value
   std::string iwd;
   std::string in = "/dev/null", out = "/dev/null", err = "/dev/null";  // absolute paths
   bool change_user = false;

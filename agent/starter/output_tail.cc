@@ -78,7 +78,9 @@ std::string output_tail(const std::string& path, size_t max) {
   // A cut in the middle of a character: drop its continuation bytes.
   size_t skip = 0;
   if (from > 0) {
-    while (skip < data.size() && skip < 3 && (static_cast<unsigned char>(data[skip]) & 0xc0) == 0x80) ++skip;
+    while (skip < data.size() && skip < 3 &&
+           (static_cast<unsigned char>(data[skip]) & 0xc0) == 0x80)
+      ++skip;
   }
   return utf8_clean(std::string_view(data).substr(skip));
 }

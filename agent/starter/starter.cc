@@ -15,6 +15,7 @@
 
 #include "agent/core/files.h"
 #include "agent/core/log.h"
+#include "agent/starter/footprint.h"
 #include "agent/starter/launch.h"
 #include "agent/starter/protocol.h"
 #include "agent/starter/sandbox.h"
@@ -71,8 +72,9 @@ void record_startup_error(const std::string& dir, const std::string& message) {
 }
 
 int usage_error() {
-  std::fprintf(stderr, "usage: kite starter --dir DIR   (spawned by the agent; see "
-                       "agent/starter/protocol.h)\n");
+  std::fprintf(stderr,
+               "usage: kite starter --dir DIR   (spawned by the agent; see "
+               "agent/starter/protocol.h)\n");
   return 2;
 }
 
@@ -91,6 +93,19 @@ int starter_main(int argc, char** argv) {
   }
   if (dir.empty()) return usage_error();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.front() != '/') {
+    // The starter works from "/" (it must not keep the agent's directory busy).
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof cwd)) {
+      std::fprintf(stderr, "kite starter: getcwd: %s\n", std::strerror(errno));
+      return 1;
+    }
+    dir = std::string(cwd) + "/" + dir;
+  }
+  if (::chdir("/") != 0) {
+    std::fprintf(stderr, "kite starter: chdir /: %s\n", std::strerror(errno));
+    return 1;
+  }
 
   std::string err;
   if (!core::Log::open(dir + "/" + kLogFile, kMaxLogBytes, &err)) {
@@ -117,8 +132,8 @@ int starter_main(int argc, char** argv) {
   if (::stat((dir + "/" + kStateFile).c_str(), &sb) == 0) {
     KLOG_ERROR("%s/%s exists: this job was already started once; refusing to run it again",
                dir.c_str(), kStateFile);
-    std::fprintf(stderr, "kite starter: %s/%s exists: refusing to run the job twice\n",
-                 dir.c_str(), kStateFile);
+    std::fprintf(stderr, "kite starter: %s/%s exists: refusing to run the job twice\n", dir.c_str(),
+                 kStateFile);
     return 1;
   }
   std::string text;
@@ -167,8 +182,9 @@ int Starter::run() {
   }
   uv_signal_init(&loop_, &sigchld_);
   sigchld_.data = this;
-  uv_signal_start(&sigchld_, [](uv_signal_t* h, int) { static_cast<Starter*>(h->data)->on_sigchld(); },
-                  SIGCHLD);
+  uv_signal_start(
+      &sigchld_, [](uv_signal_t* h, int) { static_cast<Starter*>(h->data)->on_sigchld(); },
+      SIGCHLD);
   for (uv_signal_t* s : {&sigterm_, &sigint_}) {
     uv_signal_init(&loop_, s);
     s->data = this;
@@ -192,7 +208,8 @@ int Starter::run() {
 }
 
 std::vector<std::string> Starter::hook_env() const {
-  std::vector<std::string> env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+  std::vector<std::string> env = {
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
   if (!sandbox_.empty()) {
     env.push_back("_CONDOR_SCRATCH_DIR=" + sandbox_);
     env.push_back("_CONDOR_JOB_AD=" + sandbox_ + "/" + kJobAdFile);
@@ -305,7 +322,8 @@ void Starter::setup_cgroup() {
   hal::CgroupLayout layout;
   hal::Status st = hal::cgroup_detect(root, &layout);
   if (!st.ok || layout.mode == hal::CgroupMode::kNone) {
-    KLOG_WARN("no cgroups on this node (%s): running without", st.ok ? "none mounted" : st.message.c_str());
+    KLOG_WARN("no cgroups on this node (%s): running without",
+              st.ok ? "none mounted" : st.message.c_str());
     return;
   }
   cg_ = std::make_unique<hal::Cgroups>(root, layout, spec_.cgroup_base);
@@ -364,7 +382,7 @@ void Starter::setup_cgroup() {
             static_cast<long long>(memory_limit_mib_),
             spec_.memory_policy == hal::MemoryPolicy::kHard   ? "hard"
             : spec_.memory_policy == hal::MemoryPolicy::kSoft ? "soft"
-                                                               : "no");
+                                                              : "no");
 }
 
 void Starter::launch() {
@@ -412,7 +430,8 @@ void Starter::launch() {
   setup_cgroup();
   if (have_cgroup_) {
     std::string procs;
-    if (!job_cg_.v2_dir.empty()) ls.cgroup_procs.push_back(cg_->root().path(job_cg_.v2_dir + "/cgroup.procs"));
+    if (!job_cg_.v2_dir.empty())
+      ls.cgroup_procs.push_back(cg_->root().path(job_cg_.v2_dir + "/cgroup.procs"));
     for (const auto& [ctl, d] : job_cg_.v1_dirs) {
       std::string f = cg_->root().path(d + "/cgroup.procs");
       bool dup = false;
@@ -439,12 +458,14 @@ void Starter::launch() {
   core::Json started = core::Json::message("started");
   started.set("job_pid", static_cast<int64_t>(pid)).set("start_time", start_time_);
   broadcast(started);
-  uv_timer_start(&usage_timer_, [](uv_timer_t* t) { static_cast<Starter*>(t->data)->on_usage_timer(); },
-                 static_cast<uint64_t>(spec_.initial_update_interval) * 1000,
-                 static_cast<uint64_t>(spec_.update_interval) * 1000);
+  uv_timer_start(
+      &usage_timer_, [](uv_timer_t* t) { static_cast<Starter*>(t->data)->on_usage_timer(); },
+      static_cast<uint64_t>(spec_.initial_update_interval) * 1000,
+      static_cast<uint64_t>(spec_.update_interval) * 1000);
   usage_timer_on_ = true;
   // The job may have exited before SIGCHLD was watched for it: look once now.
   on_sigchld();
+  footprint_trim();
 }
 
 void Starter::fail_before_start(const char* outcome, int code, int subcode,
@@ -455,7 +476,9 @@ void Starter::fail_before_start(const char* outcome, int code, int subcode,
     exit.set("HoldReason", reason).set("HoldReasonCode", code).set("HoldReasonSubCode", subcode);
   } else if (!reason.empty()) {
     // HTCONDOR: JobNotStarted (1003), the job goes back to idle.
-    exit.set("VacateReason", reason).set("VacateReasonCode", 1003).set("VacateReasonSubCode", subcode);
+    exit.set("VacateReason", reason)
+        .set("VacateReasonCode", 1003)
+        .set("VacateReasonSubCode", subcode);
   }
   KLOG_WARN("job not started: %s: %s", outcome, reason.c_str());
   publish_exit(std::move(exit));

@@ -104,7 +104,7 @@ class Starter {
   std::string out_path_, err_path_;  // the job's stdout/stderr files, for the tails
 
   pid_t job_pid_ = -1;
-  int64_t start_time_ = 0;       // epoch seconds
+  int64_t start_time_ = 0;  // epoch seconds
   uint64_t start_mono_ms_ = 0;
   Usage usage_;
 
@@ -118,7 +118,7 @@ class Starter {
   int64_t oom_kills_ = 0;
   int64_t memory_limit_mib_ = 0;  // the hard limit set, for the OOM hold message
 
-  bool kill_requested_ = false;   // soft/hard kill from the agent (outcome evict)
+  bool kill_requested_ = false;  // soft/hard kill from the agent (outcome evict)
   std::string kill_reason_;
   bool abort_prepare_ = false;
 

@@ -14,6 +14,7 @@ namespace kite::starter {
 namespace {
 
 struct ProcStat {
+  char state = '?';
   pid_t sid = 0;
   uint64_t utime = 0, stime = 0, cutime = 0, cstime = 0;  // clock ticks
   uint64_t rss_pages = 0;
@@ -30,6 +31,8 @@ bool read_stat(pid_t pid, ProcStat* st) {
   if (p == std::string::npos) return false;
   std::vector<uint64_t> tok;
   const char* s = text.c_str() + p + 1;
+  while (*s == ' ') ++s;
+  st->state = *s;
   while (*s && tok.size() < 22) {
     while (*s == ' ') ++s;
     if (!*s || *s == '\n') break;
@@ -102,6 +105,18 @@ std::vector<pid_t> session_pids(pid_t sid) {
     if (read_stat(pid, &st) && st.sid == sid) v.push_back(pid);
   });
   return v;
+}
+
+bool session_stopped(pid_t sid) {
+  bool all = true;
+  each_pid([&](pid_t pid) {
+    ProcStat st;
+    if (read_stat(pid, &st) && st.sid == sid && st.state != 'T' && st.state != 't' &&
+        st.state != 'Z' && st.state != 'X') {
+      all = false;
+    }
+  });
+  return all;
 }
 
 void usage_to_json(const Usage& u, core::Json* obj) {

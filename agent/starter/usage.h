@@ -16,8 +16,8 @@ namespace kite::starter {
 struct Usage {
   double user_cpu = 0;  // seconds
   double sys_cpu = 0;
-  int64_t rss_kib = 0;    // now
-  int64_t peak_kib = 0;   // the most seen so far (ImageSize, MemoryUsage)
+  int64_t rss_kib = 0;   // now
+  int64_t peak_kib = 0;  // the most seen so far (ImageSize, MemoryUsage)
   int64_t num_pids = 0;
 };
 
@@ -27,6 +27,8 @@ void usage_sample_cgroup(const hal::Cgroups& cg, const hal::JobCgroup& job, Usag
 void usage_sample_session(pid_t sid, Usage* u);
 /// Pids of the processes in session `sid`.
 std::vector<pid_t> session_pids(pid_t sid);
+/// True when every process of session `sid` is stopped (or gone).
+bool session_stopped(pid_t sid);
 /// Adds RemoteUserCpu, RemoteSysCpu, ImageSize, ResidentSetSize, MemoryUsage, NumPids.
 void usage_to_json(const Usage& u, core::Json* obj);
 

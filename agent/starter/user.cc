@@ -54,8 +54,7 @@ void each_line(const std::string& text, F f) {
 
 }  // namespace
 
-bool user_lookup(const std::string& etc, const std::string& name, UserInfo* out,
-                 std::string* err) {
+bool user_lookup(const std::string& etc, const std::string& name, UserInfo* out, std::string* err) {
   *out = UserInfo();
   if (name.empty()) {
     if (err) *err = "empty user name";

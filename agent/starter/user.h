@@ -20,8 +20,7 @@ struct UserInfo {
 /// Looks `name` up in ETC/passwd and ETC/group (`etc` = "/etc" on a node). A name made of
 /// digits only is taken as a uid (from passwd if listed there, else uid = gid = the number).
 /// False with a message when the user is unknown or the files cannot be read.
-bool user_lookup(const std::string& etc, const std::string& name, UserInfo* out,
-                 std::string* err);
+bool user_lookup(const std::string& etc, const std::string& name, UserInfo* out, std::string* err);
 
 /// While alive, file access is checked as uid:gid (setfsuid/setfsgid), so that the root
 /// starter reading or writing in the job's sandbox cannot be tricked by the job's symlinks.

@@ -11,7 +11,9 @@ namespace {
 class StarterControl : public StarterTest {
  protected:
   // The job's progress: a counter file the job bumps every 20 ms.
-  std::string counter_script() { return "i=0; while :; do i=$((i+1)); echo $i > count; sleep 0.02; done"; }
+  std::string counter_script() {
+    return "i=0; while :; do i=$((i+1)); echo $i > count; sleep 0.02; done";
+  }
   std::string count(const std::string& sandbox) { return slurp(sandbox + "/count"); }
 
   bool progresses(const std::string& sandbox) {
@@ -66,6 +68,47 @@ TEST_F(StarterControl, SuspendFreezesAndContinueResumes) {
   release(a.get());
 }
 
+TEST_F(StarterControl, KillsReachASuspendedJob) {
+  std::string why;
+  bool cg = cgroups_usable(&why);
+  // Soft kill of a suspended job: it is continued first so it can act on its KillSig.
+  write_job(job_json(
+      sh_job("trap 'echo got-term > marker; exit 0' TERM; while :; do sleep 0.05; done"), cg));
+  start();
+  core::Json hello;
+  auto a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  std::string sandbox = hello.str("sandbox");
+  sleep_ms(100);
+  ASSERT_TRUE(a->send_type("suspend"));
+  ASSERT_TRUE(a->expect("suspended"));
+  ASSERT_TRUE(a->send_type("soft-kill"));
+  EXPECT_TRUE(a->expect("continued"));
+  core::Json e = exit_of(a->expect("exit"));
+  EXPECT_EQ(e.str("outcome"), "evict");
+  EXPECT_EQ(slurp(sandbox + "/marker"), "got-term\n");
+  release(a.get());
+
+  // Hard kill of a suspended (frozen or stopped) job.
+  TearDown();
+  SetUp();
+  cg = cgroups_usable(&why);
+  write_job(job_json(sh_job("sleep 300"), cg));
+  start();
+  a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  ASSERT_TRUE(a->send_type("suspend"));
+  ASSERT_TRUE(a->expect("suspended"));
+  int64_t t0 = now_ms();
+  ASSERT_TRUE(a->send_type("hard-kill"));
+  e = exit_of(a->expect("exit"));
+  EXPECT_LT(now_ms() - t0, 2000);
+  EXPECT_EQ(e.str("outcome"), "evict");
+  EXPECT_EQ(e.num("ExitSignal"), SIGKILL);
+  EXPECT_FALSE(alive(static_cast<pid_t>(hello.num("job_pid"))));
+  release(a.get());
+}
+
 TEST_F(StarterControl, SuspendWithoutCgroupsStopsTheProcessGroup) {
   write_job(job_json(sh_job(counter_script()), /*cgroups=*/false));
   start();
@@ -99,7 +142,8 @@ TEST_F(StarterControl, SoftKillDeliversKillSigThenHardKillEnds) {
   pid_t pid = static_cast<pid_t>(hello.num("job_pid"));
   sleep_ms(100);  // let the shell set its trap
   ASSERT_TRUE(a->send_type("soft-kill"));
-  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/marker") == "got-usr1\n"; })) << log();
+  ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/marker") == "got-usr1\n"; }))
+      << log();
   EXPECT_TRUE(alive(pid));
   int64_t t0 = now_ms();
   ASSERT_TRUE(a->send_type("hard-kill"));
@@ -139,7 +183,8 @@ TEST_F(StarterControl, HardKillTakesDaemonizedGrandchildren) {
   std::string sandbox = hello.str("sandbox");
   ASSERT_TRUE(wait_until(3000, [&] { return !slurp(sandbox + "/gc.pid").empty(); }));
   pid_t gc = static_cast<pid_t>(std::atoi(slurp(sandbox + "/gc.pid").c_str()));
-  ASSERT_TRUE(wait_until(2000, [&] { return slurp("/proc/" + std::to_string(gc) + "/comm") == "sleep\n"; }));
+  ASSERT_TRUE(wait_until(
+      2000, [&] { return slurp("/proc/" + std::to_string(gc) + "/comm") == "sleep\n"; }));
   std::string stat = slurp("/proc/" + std::to_string(gc) + "/stat");
   ASSERT_TRUE(alive(gc));
   ASSERT_TRUE(a->send_type("hard-kill"));
@@ -167,7 +212,9 @@ TEST_F(StarterControl, OomKillIsAHoldWithCode34) {
   EXPECT_EQ(e.str("outcome"), "hold") << e.dump();
   EXPECT_EQ(e.num("HoldReasonCode"), 34);
   EXPECT_EQ(e.num("HoldReasonSubCode"), 0);
-  EXPECT_EQ(e.str("HoldReason").rfind("Job has gone over memory limit of 32 megabytes. Peak usage: ", 0), 0u)
+  EXPECT_EQ(
+      e.str("HoldReason").rfind("Job has gone over memory limit of 32 megabytes. Peak usage: ", 0),
+      0u)
       << e.str("HoldReason");
   EXPECT_GE(e.num("MemoryUsage"), 20);
   release(a.get());
@@ -176,12 +223,14 @@ TEST_F(StarterControl, OomKillIsAHoldWithCode34) {
 TEST_F(StarterControl, PidsLimitContainsAForkBomb) {
   std::string why;
   if (!cgroups_usable(&why)) GTEST_SKIP() << why;
-  if (layout_.where(hal::CgroupFacility::kPids) == hal::CgroupPlace::kNone) GTEST_SKIP() << "no pids controller";
+  if (layout_.where(hal::CgroupFacility::kPids) == hal::CgroupPlace::kNone)
+    GTEST_SKIP() << "no pids controller";
   struct stat sb;
   if (::stat("/usr/bin/perl", &sb) != 0) GTEST_SKIP() << "no /usr/bin/perl for the fork bomb";
   // Every process forks forever; failed forks are retried, so the bomb keeps pushing.
   core::Json bomb = core::Json::object();
-  bomb.set("Cmd", "/usr/bin/perl").set("Arguments", "-e 'while (1) { fork; select(undef, undef, undef, 0.02) }'");
+  bomb.set("Cmd", "/usr/bin/perl")
+      .set("Arguments", "-e 'while (1) { fork; select(undef, undef, undef, 0.02) }'");
   core::Json j = job_json(std::move(bomb));
   j.set("pids_max", 24);
   write_job(j);
@@ -200,6 +249,56 @@ TEST_F(StarterControl, PidsLimitContainsAForkBomb) {
   ASSERT_TRUE(a->send_type("hard-kill"));
   core::Json e = exit_of(a->expect("exit", 8000));
   EXPECT_EQ(e.str("outcome"), "evict");
+  release(a.get());
+}
+
+TEST_F(StarterControl, SlotLimitsReachTheKernel) {
+  std::string why;
+  if (!cgroups_usable(&why)) GTEST_SKIP() << why;
+  core::Json job = sh_job(
+      "grep Cpus_allowed_list /proc/self/status; echo $CUDA_VISIBLE_DEVICES $OMP_NUM_THREADS; "
+      "sleep 300");
+  job.set("Out", "out");
+  core::Json j = job_json(std::move(job));
+  j.set_real("cpus", 2).set("memory_mb", 96).set("pids_max", 77);
+  core::Json cpus = core::Json(cJSON_CreateArray());
+  cJSON_AddItemToArray(cpus.get(), cJSON_CreateNumber(0));
+  j.set_json("cpu_list", std::move(cpus));
+  core::Json gpu = core::Json::object();
+  gpu.set("CUDA_VISIBLE_DEVICES", "GPU-6a96bd13");
+  j.set_json("gpu_env", std::move(gpu));
+  write_job(j);
+  start();
+  core::Json hello;
+  auto a = connect(&hello);
+  ASSERT_EQ(hello.str("state"), "running") << log();
+  std::string sandbox = hello.str("sandbox");
+  ASSERT_TRUE(
+      wait_until(3000, [&] { return slurp(sandbox + "/out").find("GPU") != std::string::npos; }));
+  EXPECT_EQ(slurp(sandbox + "/out"), "Cpus_allowed_list:\t0\nGPU-6a96bd13 2\n");
+  hal::Root root("/");
+  hal::Cgroups cgs(root, layout_, base_);
+  hal::JobCgroup cgj;
+  ASSERT_TRUE(cgs.create("slot1_1", &cgj).ok);
+  auto file = [&](hal::CgroupFacility f, const std::string& v1, const std::string& v2) {
+    hal::CgroupPlace p = layout_.where(f);
+    if (p == hal::CgroupPlace::kV2) return root.read_line(cgj.v2_dir + "/" + v2);
+    if (p == hal::CgroupPlace::kV1) {
+      for (const auto& [ctl, d] : cgj.v1_dirs) {
+        if (root.exists(d + "/" + v1)) return root.read_line(d + "/" + v1);
+      }
+    }
+    return std::string("n/a");
+  };
+  // Each limit where the node has its controller ("n/a" elsewhere).
+  std::string mem = file(hal::CgroupFacility::kMemory, "memory.limit_in_bytes", "memory.max");
+  EXPECT_TRUE(mem == "n/a" || mem == std::to_string(96 << 20)) << mem;
+  std::string pids = file(hal::CgroupFacility::kPids, "pids.max", "pids.max");
+  EXPECT_TRUE(pids == "n/a" || pids == "77") << pids;
+  std::string w = file(hal::CgroupFacility::kCpu, "cpu.shares", "cpu.weight");
+  EXPECT_TRUE(w == "n/a" || w == "200") << w;
+  ASSERT_TRUE(a->send_type("hard-kill"));
+  EXPECT_TRUE(a->expect("exit"));
   release(a.get());
 }
 
@@ -242,6 +341,24 @@ TEST_F(StarterControl, ReconnectGetsHelloWithTheRunningState) {
   ASSERT_TRUE(b->send_type("frobnicate"));
   core::Json err = b->expect("error");
   EXPECT_NE(err.str("message").find("unknown frame type 'frobnicate'"), std::string::npos);
+  // A status request answers with a hello; bad frames get errors, three of them close.
+  ASSERT_TRUE(b->send_type("status"));
+  EXPECT_EQ(b->expect("hello").str("state"), "running");
+  ASSERT_TRUE(b->send(core::Json::message("soft-kill").set("signal", 999)));
+  EXPECT_NE(b->expect("error").str("message").find("bad signal"), std::string::npos);
+  {
+    auto c = connect();
+    std::string junk = std::string("\0\0\0\x05", 4) + "{nope";
+    for (int i = 0; i < 3; ++i)
+      ASSERT_EQ(::write(c->fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+    for (int i = 0; i < 3; ++i)
+      EXPECT_NE(c->expect("error").str("message").find("bad JSON"), std::string::npos);
+    core::Json m;
+    std::string err;
+    EXPECT_EQ(core::recv_frame(c->fd, &c->reader, &m, 2000, &err),
+              core::FrameReader::Result::kError);
+    EXPECT_EQ(err, "connection closed");
+  }
   // Release before the exit is refused.
   ASSERT_TRUE(b->send_type("release"));
   err = b->expect("error");
@@ -301,9 +418,10 @@ TEST_F(StarterControl, ExitWhileTheAgentIsGoneWaitsInHello) {
   release(b.get());
 }
 
-TEST_F(StarterControl, StarterSurvivesTheAgentAndRunsInItsOwnPidNamespace) {
+TEST_F(StarterControl, JobRunsInItsOwnPidNamespace) {
   if (!is_root_) GTEST_SKIP() << "PID namespaces need root";
-  core::Json j = job_json(sh_job("echo $$; sleep 0.2"), false);
+  std::string why;
+  core::Json j = job_json(sh_job("echo $$; sleep 0.2"), cgroups_usable(&why));
   j.set_bool("use_pid_namespace", true);
   j.set_json("job", [] {
     core::Json job = sh_job("echo $$; sleep 0.2");

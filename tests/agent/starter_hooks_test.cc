@@ -21,7 +21,8 @@ class StarterHooks : public StarterTest {
     start();
     core::Json hello;
     agent_ = connect(&hello);
-    core::Json ex = hello.str("state") == "exited" ? std::move(hello) : agent_->expect("exit", 8000);
+    core::Json ex =
+        hello.str("state") == "exited" ? std::move(hello) : agent_->expect("exit", 8000);
     EXPECT_TRUE(ex) << log();
     if (hello_out) *hello_out = core::Json(cJSON_Duplicate(ex.get(), true));
     return exit_of(ex);
@@ -38,8 +39,9 @@ TEST_F(StarterHooks, PrepareJobEditsTheJobAd) {
   hooks.set("prepare_job_before_transfer",
             hook("before", "grep -q '^Cmd = \"/bin/sh\"' || exit 9\necho 'Step = 1'\n"));
   hooks.set("prepare_job",
-            hook("prepare", "cat > ad.seen\ncat <<'EOF'\nArguments = \"-c 'echo from-hook $STEP'\"\n"
-                            "Environment = \"STEP=2\"\nEOF\n"));
+            hook("prepare",
+                 "cat > ad.seen\ncat <<'EOF'\nArguments = \"-c 'echo from-hook $STEP'\"\n"
+                 "Environment = \"STEP=2\"\nEOF\n"));
   j.set_json("hooks", std::move(hooks));
   core::Json e = run_to_exit(std::move(j));
   EXPECT_EQ(e.str("outcome"), "exit") << e.dump();
@@ -71,7 +73,9 @@ TEST_F(StarterHooks, FailingPrepareHookHoldsTheJob) {
 TEST_F(StarterHooks, HookStatusCodeAndMessage) {
   core::Json j = job_json(sh_job("true"), false);
   core::Json hooks = core::Json::object();
-  hooks.set("prepare_job", hook("prepare", "echo 'HookStatusCode = 42'\necho 'HookStatusMessage = \"no license today\"'\n"));
+  hooks.set("prepare_job",
+            hook("prepare",
+                 "echo 'HookStatusCode = 42'\necho 'HookStatusMessage = \"no license today\"'\n"));
   j.set_json("hooks", std::move(hooks));
   core::Json e = run_to_exit(std::move(j));
   EXPECT_EQ(e.str("outcome"), "hold");
@@ -100,8 +104,9 @@ TEST_F(StarterHooks, BadHookOutputMissingHookAndTimeoutAreErrorsNamingTheHook) {
   j.set_json("hooks", std::move(hooks));
   core::Json e = run_to_exit(std::move(j));
   EXPECT_EQ(e.num("HoldReasonCode"), 19);
-  EXPECT_NE(e.str("HoldReason").find("PREPARE_JOB hook " + bad + " printed output that is not a ClassAd"),
-            std::string::npos)
+  EXPECT_NE(
+      e.str("HoldReason").find("PREPARE_JOB hook " + bad + " printed output that is not a ClassAd"),
+      std::string::npos)
       << e.str("HoldReason");
   release(agent_.get());
 
@@ -113,7 +118,8 @@ TEST_F(StarterHooks, BadHookOutputMissingHookAndTimeoutAreErrorsNamingTheHook) {
   j.set_json("hooks", std::move(hooks));
   e = run_to_exit(std::move(j));
   EXPECT_EQ(e.num("HoldReasonCode"), 19);
-  EXPECT_NE(e.str("HoldReason").find("could not be executed"), std::string::npos) << e.str("HoldReason");
+  EXPECT_NE(e.str("HoldReason").find("could not be executed"), std::string::npos)
+      << e.str("HoldReason");
   release(agent_.get());
 
   TearDown();
@@ -159,8 +165,9 @@ TEST_F(StarterHooks, UpdateJobInfoSeesTheRunningJob) {
   core::Json hello;
   auto a = connect(&hello);
   std::string sandbox = hello.str("sandbox");
-  ASSERT_TRUE(wait_until(4000, [&] { return slurp(sandbox + "/update.ad").find("JobPid") != std::string::npos; }))
-      << log();
+  ASSERT_TRUE(wait_until(4000, [&] {
+    return slurp(sandbox + "/update.ad").find("JobPid") != std::string::npos;
+  })) << log();
   std::string ad = slurp(sandbox + "/update.ad");
   EXPECT_NE(ad.find("JobState = \"Running\""), std::string::npos) << ad;
   EXPECT_NE(ad.find("JobPid = " + std::to_string(hello.num("job_pid"))), std::string::npos) << ad;

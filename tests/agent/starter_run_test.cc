@@ -12,7 +12,8 @@ namespace {
 class StarterRun : public StarterTest {};
 
 TEST_F(StarterRun, EchoJobRunsAsTheSlotUserWithOutputInTheSandbox) {
-  core::Json job = sh_job("echo hello from $(id -un); echo oops >&2; echo $TMPDIR $_CONDOR_SLOT $OMP_NUM_THREADS");
+  core::Json job = sh_job(
+      "echo hello from $(id -un); echo oops >&2; echo $TMPDIR $_CONDOR_SLOT $OMP_NUM_THREADS");
   job.set("Out", "out.txt").set("Err", "err.txt");
   write_job(job_json(std::move(job)));
   start();
@@ -93,7 +94,8 @@ TEST_F(StarterRun, ExitCodeAndSignalAndStartedFrame) {
 TEST_F(StarterRun, ArgumentsAndEnvironmentReachTheJob) {
   core::Json job = core::Json::object();
   job.set("Cmd", "/bin/sh");
-  job.set("Arguments", "-c 'printf \"[%s]\" \"$@\"; echo \" $A|$B|$C\"' zero 'two words' \"q\" 'it''s'");
+  job.set("Arguments",
+          "-c 'printf \"[%s]\" \"$@\"; echo \" $A|$B|$C\"' zero 'two words' \"q\" 'it''s'");
   job.set("Environment", "A=1 B='x y' C=");
   job.set("Out", "out");
   write_job(job_json(std::move(job)));
@@ -117,7 +119,8 @@ TEST_F(StarterRun, ExecFailureIsHeldWithTheReason) {
   EXPECT_EQ(e.num("HoldReasonCode"), 6);  // FailedToCreateProcess
   EXPECT_EQ(e.num("HoldReasonSubCode"), ENOENT);
   EXPECT_EQ(e.str("HoldReason"),
-            "Failed to execute '/nonexistent/program' with arguments a b: No such file or directory (errno=2)");
+            "Failed to execute '/nonexistent/program' with arguments a b: No such file or "
+            "directory (errno=2)");
   release(a.get());
 }
 

@@ -96,12 +96,15 @@ struct Agent {
         return core::Json();
       }
       if (m.type() == type) return m;
-      if (m.type() == "error") ADD_FAILURE() << "error frame while waiting for " << type << ": " << m.dump();
+      if (m.type() == "error")
+        ADD_FAILURE() << "error frame while waiting for " << type << ": " << m.dump();
     }
   }
 };
 
-inline const cJSON* obj(const core::Json& j, const char* key) { return j.child(key); }
+inline const cJSON* obj(const core::Json& j, const char* key) {
+  return j.child(key);
+}
 /// A field of the "exit" object of an exit or hello frame, as a Json view (not owned).
 inline core::Json exit_of(const core::Json& frame) {
   const cJSON* e = frame.child("exit");
@@ -250,7 +253,8 @@ class StarterTest : public ::testing::Test {
       a->fd = core::unix_connect(dir_ + "/sock", &err);
       return a->fd >= 0;
     });
-    EXPECT_GE(a->fd, 0) << err << "\n" << slurp(root_ + "/starter.out") << slurp(dir_ + "/starter.log");
+    EXPECT_GE(a->fd, 0) << err << "\n"
+                        << slurp(root_ + "/starter.out") << slurp(dir_ + "/starter.log");
     if (a->fd < 0) return a;
     core::Json h = a->expect("hello");
     EXPECT_TRUE(h) << "no hello";

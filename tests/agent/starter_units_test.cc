@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agent/core/files.h"
+#include "agent/starter/footprint.h"
 #include "agent/starter/hooks.h"
 #include "agent/starter/job_env.h"
 #include "agent/starter/job_spec.h"
@@ -70,8 +71,10 @@ TEST(StarterEnv, NewAndOldSyntax) {
   EnvList env;
   std::string err;
   // HTCONDOR: condor_submit "environment": one=1 two="2" three='spacey ''quoted'' value'.
-  ASSERT_TRUE(env_parse_new("one=1 two=\"2\" three='spacey ''quoted'' value' empty=", &env, &err)) << err;
-  EXPECT_EQ(env.entries(), (Strings{"one=1", "two=\"2\"", "three=spacey 'quoted' value", "empty="}));
+  ASSERT_TRUE(env_parse_new("one=1 two=\"2\" three='spacey ''quoted'' value' empty=", &env, &err))
+      << err;
+  EXPECT_EQ(env.entries(),
+            (Strings{"one=1", "two=\"2\"", "three=spacey 'quoted' value", "empty="}));
   EnvList old;
   ASSERT_TRUE(env_parse_old("A=1;B=x y; C=a=b ;", &old, &err)) << err;
   EXPECT_EQ(old.entries(), (Strings{"A=1", "B=x y", "C=a=b"}));
@@ -83,9 +86,9 @@ TEST(StarterEnv, NewAndOldSyntax) {
 }
 
 TEST(StarterEnv, StarterVariablesAroundTheJobs) {
-  classad::AdPtr ad =
-      classad::parse_classad_old("Environment = \"OMP_NUM_THREADS=7 TMPDIR=/mine _CONDOR_SLOT=fake "
-                                 "CUDA_VISIBLE_DEVICES=all\"\nEnv = \"IGNORED=1\"\n");
+  classad::AdPtr ad = classad::parse_classad_old(
+      "Environment = \"OMP_NUM_THREADS=7 TMPDIR=/mine _CONDOR_SLOT=fake "
+      "CUDA_VISIBLE_DEVICES=all\"\nEnv = \"IGNORED=1\"\n");
   ASSERT_TRUE(ad);
   EnvList env;
   std::string err;
@@ -130,13 +133,14 @@ class StarterUser : public ::testing::Test {
     char tmpl[] = "/tmp/kite-user-XXXXXX";
     etc_ = mkdtemp(tmpl);
     std::string err;
-    ASSERT_TRUE(core::write_file_atomic(etc_ + "/passwd",
-                                        "root:x:0:0:root:/root:/bin/bash\n"
-                                        "# comment\n"
-                                        "broken line\n"
-                                        "slot1:x:1001:1001:Slot 1:/home/slot1:/bin/sh\r\n"
-                                        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-                                        0644, &err));
+    ASSERT_TRUE(
+        core::write_file_atomic(etc_ + "/passwd",
+                                "root:x:0:0:root:/root:/bin/bash\n"
+                                "# comment\n"
+                                "broken line\n"
+                                "slot1:x:1001:1001:Slot 1:/home/slot1:/bin/sh\r\n"
+                                "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+                                0644, &err));
     ASSERT_TRUE(core::write_file_atomic(etc_ + "/group",
                                         "root:x:0:\nslot1:x:1001:\ngpu:x:44:alice,slot1\n"
                                         "video:x:45:slot1x\n",
@@ -209,29 +213,42 @@ TEST(StarterJobSpec, EveryBadFieldIsNamed) {
   const std::string ok = R"("slot":"s1","job":{},"execute":"/x")";
   EXPECT_NE(spec_error("not json").find("job.json"), std::string::npos);
   EXPECT_NE(spec_error("[1]").find("job.json"), std::string::npos);
-  EXPECT_NE(spec_error(R"({"job":{},"execute":"/x"})").find("field 'slot': missing"), std::string::npos);
-  EXPECT_NE(spec_error(R"({"slot":"../etc","job":{},"execute":"/x"})").find("field 'slot'"), std::string::npos);
+  EXPECT_NE(spec_error(R"({"job":{},"execute":"/x"})").find("field 'slot': missing"),
+            std::string::npos);
+  EXPECT_NE(spec_error(R"({"slot":"../etc","job":{},"execute":"/x"})").find("field 'slot'"),
+            std::string::npos);
   EXPECT_NE(spec_error(R"({"slot":"s1","execute":"/x"})").find("field 'job'"), std::string::npos);
-  EXPECT_NE(spec_error(R"({"slot":"s1","job":[],"execute":"/x"})").find("field 'job'"), std::string::npos);
-  EXPECT_NE(spec_error(R"({"slot":"s1","job":{"a":"\/Expr(1 +)\/"},"execute":"/x"})").find("field 'job': not a valid ad"),
+  EXPECT_NE(spec_error(R"({"slot":"s1","job":[],"execute":"/x"})").find("field 'job'"),
+            std::string::npos);
+  EXPECT_NE(spec_error(R"({"slot":"s1","job":{"a":"\/Expr(1 +)\/"},"execute":"/x"})")
+                .find("field 'job': not a valid ad"),
             std::string::npos);
   EXPECT_NE(spec_error(R"({"slot":"s1","job":{}})").find("field 'execute'"), std::string::npos);
-  EXPECT_NE(spec_error(R"({"slot":"s1","job":{},"execute":"rel"})").find("field 'execute'"), std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"cpus":"two"})").find("field 'cpus': must be a number"), std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"memory_mb":1.5})").find("field 'memory_mb': must be an integer"),
+  EXPECT_NE(spec_error(R"({"slot":"s1","job":{},"execute":"rel"})").find("field 'execute'"),
             std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"lease":0})").find("field 'lease': out of range"), std::string::npos);
+  EXPECT_NE(spec_error("{" + ok + R"(,"cpus":"two"})").find("field 'cpus': must be a number"),
+            std::string::npos);
+  EXPECT_NE(
+      spec_error("{" + ok + R"(,"memory_mb":1.5})").find("field 'memory_mb': must be an integer"),
+      std::string::npos);
+  EXPECT_NE(spec_error("{" + ok + R"(,"lease":0})").find("field 'lease': out of range"),
+            std::string::npos);
   EXPECT_NE(spec_error("{" + ok + R"(,"memory_policy":"strict"})").find("field 'memory_policy'"),
             std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"cpu_list":[0,-1]})").find("field 'cpu_list'"), std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"gpu_env":{"A":1}})").find("field 'gpu_env'"), std::string::npos);
+  EXPECT_NE(spec_error("{" + ok + R"(,"cpu_list":[0,-1]})").find("field 'cpu_list'"),
+            std::string::npos);
+  EXPECT_NE(spec_error("{" + ok + R"(,"gpu_env":{"A":1}})").find("field 'gpu_env'"),
+            std::string::npos);
   EXPECT_NE(spec_error("{" + ok + R"(,"allow_root_jobs":"yes"})").find("field 'allow_root_jobs'"),
             std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"hooks":{"prepare_job":"rel/p"}})").find("field 'hooks.prepare_job'"),
+  EXPECT_NE(spec_error("{" + ok + R"(,"hooks":{"prepare_job":"rel/p"}})")
+                .find("field 'hooks.prepare_job'"),
             std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"hooks":{"fetch_work":"/p"}})").find("field 'hooks.fetch_work': unknown hook"),
+  EXPECT_NE(spec_error("{" + ok + R"(,"hooks":{"fetch_work":"/p"}})")
+                .find("field 'hooks.fetch_work': unknown hook"),
             std::string::npos);
-  EXPECT_NE(spec_error("{" + ok + R"(,"slot_user":""})").find("field 'slot_user'"), std::string::npos);
+  EXPECT_NE(spec_error("{" + ok + R"(,"slot_user":""})").find("field 'slot_user'"),
+            std::string::npos);
 }
 
 HookResult ran(int64_t status, const std::string& out) {
@@ -271,7 +288,8 @@ TEST(StarterHookVerdict, StatusCodeRules) {
 TEST(StarterHookVerdict, FailuresNameTheHook) {
   HookVerdict v = hook_judge_prepare(ran(0, "this is not = = an ad\n"));
   EXPECT_EQ(v.kind, HookVerdict::kHold);
-  EXPECT_NE(v.message.find("PREPARE_JOB hook /h printed output that is not a ClassAd"), std::string::npos)
+  EXPECT_NE(v.message.find("PREPARE_JOB hook /h printed output that is not a ClassAd"),
+            std::string::npos)
       << v.message;
   HookResult r = ran(0, "");
   r.term_signal = SIGSEGV;
@@ -308,7 +326,8 @@ TEST(StarterOutput, TailsAreCutAndCleaned) {
 }
 
 TEST(StarterSandbox, AdTextIsOneAttributePerLine) {
-  classad::AdPtr ad = classad::parse_classad_old("Cmd = \"/bin/sh\"\nRequestCpus = 1 + 1\nA = \"q\\\"x\"\n");
+  classad::AdPtr ad =
+      classad::parse_classad_old("Cmd = \"/bin/sh\"\nRequestCpus = 1 + 1\nA = \"q\\\"x\"\n");
   ASSERT_TRUE(ad);
   std::string text = ad_to_old_text(*ad);
   EXPECT_NE(text.find("Cmd = \"/bin/sh\"\n"), std::string::npos) << text;
@@ -318,6 +337,19 @@ TEST(StarterSandbox, AdTextIsOneAttributePerLine) {
   std::string a;
   EXPECT_TRUE(back->evaluate_string("A", a));
   EXPECT_EQ(a, "q\"x");
+}
+
+TEST(StarterFootprint, TrimmingTheReadOnlySegmentsKeepsTheProgramWorking) {
+  static const char kRodata[] = "read-only data survives";
+  static int written = 41;  // writable data is never touched by the trim
+  ++written;
+  footprint_trim();
+  EXPECT_STREQ(kRodata, "read-only data survives");
+  EXPECT_EQ(written, 42);
+  std::vector<std::string> words = args_parse_old("code pages fault back in");
+  EXPECT_EQ(words.size(), 5u);
+  footprint_trim();
+  EXPECT_EQ(signal_parse("TERM"), SIGTERM);
 }
 
 }  // namespace
