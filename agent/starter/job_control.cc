@@ -11,7 +11,6 @@
 
 #include "agent/core/files.h"
 #include "agent/core/log.h"
-#include "agent/starter/footprint.h"
 #include "agent/starter/output_tail.h"
 #include "agent/starter/sandbox.h"
 #include "agent/starter/signals.h"
@@ -70,8 +69,6 @@ void Starter::on_usage_timer() {
   usage_to_json(usage_, &u);
   broadcast(u);
   run_update_hook();
-  // Between updates the starter only waits: what this update paged in is let go again.
-  footprint_trim();
 }
 
 void Starter::run_update_hook() {

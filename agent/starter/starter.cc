@@ -15,7 +15,6 @@
 
 #include "agent/core/files.h"
 #include "agent/core/log.h"
-#include "agent/starter/footprint.h"
 #include "agent/starter/launch.h"
 #include "agent/starter/protocol.h"
 #include "agent/starter/sandbox.h"
@@ -465,7 +464,6 @@ void Starter::launch() {
   usage_timer_on_ = true;
   // The job may have exited before SIGCHLD was watched for it: look once now.
   on_sigchld();
-  footprint_trim();
 }
 
 void Starter::fail_before_start(const char* outcome, int code, int subcode,

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "agent/core/files.h"
-#include "agent/starter/footprint.h"
 #include "agent/starter/hooks.h"
 #include "agent/starter/job_env.h"
 #include "agent/starter/job_spec.h"
@@ -337,19 +336,6 @@ TEST(StarterSandbox, AdTextIsOneAttributePerLine) {
   std::string a;
   EXPECT_TRUE(back->evaluate_string("A", a));
   EXPECT_EQ(a, "q\"x");
-}
-
-TEST(StarterFootprint, TrimmingTheReadOnlySegmentsKeepsTheProgramWorking) {
-  static const char kRodata[] = "read-only data survives";
-  static int written = 41;  // writable data is never touched by the trim
-  ++written;
-  footprint_trim();
-  EXPECT_STREQ(kRodata, "read-only data survives");
-  EXPECT_EQ(written, 42);
-  std::vector<std::string> words = args_parse_old("code pages fault back in");
-  EXPECT_EQ(words.size(), 5u);
-  footprint_trim();
-  EXPECT_EQ(signal_parse("TERM"), SIGTERM);
 }
 
 }  // namespace
