@@ -28,6 +28,7 @@ bool to_id(std::string_view s, unsigned long* out) {
     if (c < '0' || c > '9') return false;
     v = v * 10 + static_cast<unsigned long>(c - '0');
   }
+  if (v > 0xfffffffeul) return false;  // (uid_t)-1 means "no change" to setuid
   *out = v;
   return true;
 }
@@ -42,6 +43,7 @@ bool scan(const char* file, size_t min_fields, Fn fn) {
     size_t nl = all.find('\n');
     std::string_view line = all.substr(0, nl);
     all = nl == std::string_view::npos ? std::string_view() : all.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string_view> f = fields(line);
     if (f.size() < min_fields) continue;
