@@ -1,0 +1,128 @@
+// Carving a dynamic slot out of a partitionable slot for a claim: MODIFY_REQUEST_EXPR_*
+// quantization of the request, custom resources and device ids, the new slot's ad and inputs.
+// HTCONDOR: ep-configuration "Dynamic Provisioning: Partitionable and Dynamic Slots".
+#include "policy/startd/engine.h"
+#include "policy/startd/text_util.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "policy/classad/match.h"
+#include "policy/classad/parser.h"
+
+namespace kite::startd {
+
+SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
+  AdPtr req(ad ? ad->copy() : ClassAd::make());
+  struct Req {
+    const char* attr;
+    const char* modify;
+    const char* dflt;
+    double value;
+  } reqs[] = {
+      {"RequestCpus", "MODIFY_REQUEST_EXPR_REQUESTCPUS", "quantize(RequestCpus, {1})", 1},
+      {"RequestMemory", "MODIFY_REQUEST_EXPR_REQUESTMEMORY", "quantize(RequestMemory, {128})", 1},
+      {"RequestDisk", "MODIFY_REQUEST_EXPR_REQUESTDISK", "quantize(RequestDisk, {1024})", 1},
+  };
+  for (Req& r : reqs) {
+    double d;
+    if (!req->lookup(r.attr)) req->insert_value(r.attr, Value::integer(1));
+    std::string text;
+    if (!sd.cfg_.get(r.modify, &text) || trim(text).empty()) text = r.dflt;
+    ExprPtr e = classad::parse_expr(trim(text));
+    Value v;
+    if (e) {
+      classad::MatchPair mp(*req, *p.ad);
+      v = mp.evaluate_left(e.get());
+    }
+    if (!number(v, &d)) {
+      if (!number(req->evaluate_attr(r.attr), &d)) d = 1;
+    }
+    r.value = std::ceil(d);
+  }
+  std::vector<double> custom(sd.layout_.resources.size(), 0);
+  for (size_t i = 0; i < custom.size(); ++i) {
+    double d;
+    if (number(req->evaluate_attr("Request" + sd.layout_.resources[i].name), &d) && d > 0)
+      custom[i] = std::ceil(d);
+  }
+  char buf[256];
+  if (reqs[0].value > p.res.cpus || reqs[1].value > p.res.memory_mb ||
+      reqs[2].value > p.res.disk_kb) {
+    std::snprintf(buf, sizeof buf,
+                  "insufficient resources in %s: request cpus=%.0f memory=%.0f disk=%.0f, "
+                  "free cpus=%d memory=%lld disk=%lld",
+                  p.name.c_str(), reqs[0].value, reqs[1].value, reqs[2].value, p.res.cpus,
+                  static_cast<long long>(p.res.memory_mb), static_cast<long long>(p.res.disk_kb));
+    *why = buf;
+    return nullptr;
+  }
+  for (size_t i = 0; i < custom.size(); ++i) {
+    if (custom[i] > p.res.custom[i]) {
+      *why = "insufficient " + sd.layout_.resources[i].name + " in " + p.name;
+      return nullptr;
+    }
+  }
+  auto d = std::make_unique<SlotImpl>();
+  d->parent = &p;
+  d->dynamic = true;
+  d->id = p.id;
+  d->type_id = p.type_id;
+  d->dslot_id = p.next_dslot++;
+  d->name = p.name + "_" + std::to_string(d->dslot_id);
+  d->res.cpus = static_cast<int>(reqs[0].value);
+  d->res.memory_mb = static_cast<int64_t>(reqs[1].value);
+  d->res.disk_kb = static_cast<int64_t>(reqs[2].value);
+  d->res.swap_kb = p.res.swap_kb;
+  d->res.custom = custom;
+  d->res.ids.resize(custom.size());
+  for (size_t i = 0; i < custom.size(); ++i) {
+    for (int k = 0; k < static_cast<int>(custom[i]) && !p.res.ids[i].empty(); ++k) {
+      d->res.ids[i].push_back(p.res.ids[i].front());
+      p.res.ids[i].erase(p.res.ids[i].begin());
+    }
+    p.res.custom[i] -= custom[i];
+  }
+  p.res.cpus -= d->res.cpus;
+  p.res.memory_mb -= d->res.memory_mb;
+  p.res.disk_kb -= d->res.disk_kb;
+  d->total = d->res;
+  d->flag_ignores_softkill = p.flag_ignores_softkill;
+  d->flag_stuck = p.flag_stuck;
+  p.flag_ignores_softkill = p.flag_stuck = false;
+  d->state = State::kUnclaimed;
+  d->entered_state = d->entered_activity = now;
+  std::string e;
+  load_policy(sd.cfg_, d->id, d->type_id, &d->pol, &e);
+  bool ok = true;
+  build_static_ad(sd, sd.cfg_, sd.facts_, *d, sd.start_time_, &e, &ok);
+  for (const char* a : {"TotalCpus", "TotalMemory", "TotalSlots"}) {
+    const Expr* x = p.ad->lookup(a);
+    if (x) {
+      classad::expr_ref(const_cast<Expr*>(x));
+      d->ad->insert(a, const_cast<Expr*>(x));
+    }
+  }
+  SlotImpl* raw = d.get();
+  // Inputs: machine-wide, then the parent's.
+  size_t pos = 0;
+  for (size_t i = 0; i < sd.slots_.size(); ++i) {
+    if (sd.slots_[i].get() == &p || (sd.slots_[i]->parent == &p)) pos = i + 1;
+  }
+  sd.slots_.insert(sd.slots_.begin() + static_cast<long>(pos), std::move(d));
+  std::string ignore;
+  if (!sd.machine_inputs_.empty()) sd.set_inputs(raw->name, sd.machine_inputs_, &ignore);
+  if (!p.inputs.empty()) sd.set_inputs(raw->name, p.inputs, &ignore);
+  raw->inputs.clear();
+  insert_policy(*raw);
+  refresh(*raw);
+  std::snprintf(buf, sizeof buf, "from %s: cpus=%d memory=%lld disk=%lld", p.name.c_str(),
+                raw->res.cpus, static_cast<long long>(raw->res.memory_mb),
+                static_cast<long long>(raw->res.disk_kb));
+  act(*raw, ActionKind::kCreateSlot, buf);
+  refresh(p);
+  act(p, ActionKind::kPublishAds);
+  return raw;
+}
+
+}  // namespace kite::startd

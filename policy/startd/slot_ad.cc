@@ -1,0 +1,255 @@
+// Keeping a slot's machine ad current: state, claim and job attributes, resources, policy
+// expressions, the partitionable slot's Child* roll-up, slotN_ cross-slot attributes, latches.
+#include "policy/startd/engine.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "policy/classad/parser.h"
+#include "policy/classad/unparse.h"
+
+namespace kite::startd {
+
+void Engine::refresh_time(SlotImpl& s) {
+  if (s.pub_badput != sd.drain_badput_ || s.pub_unclaimed != sd.drain_unclaimed_) {
+    s.pub_badput = sd.drain_badput_;
+    s.pub_unclaimed = sd.drain_unclaimed_;
+    ins(s, "TotalMachineDrainingBadput", Value::integer(static_cast<int64_t>(sd.drain_badput_)));
+    ins(s, "TotalMachineDrainingUnclaimedTime",
+        Value::integer(static_cast<int64_t>(sd.drain_unclaimed_)));
+  }
+}
+
+void Engine::insert_text(SlotImpl& s, const char* name, const std::string& text) {
+  ExprPtr e = classad::parse_expr(text);
+  if (e) s.ad->insert(name, e.release());
+}
+
+void Engine::refresh_job_times(SlotImpl& s) {
+  char buf[256];
+  if (s.has_job) {
+    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)",
+                  static_cast<long long>(s.job.suspended_total),
+                  static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : now));
+    insert_text(s, "TotalJobSuspendTime", buf);
+    std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
+                  static_cast<long long>(s.job.start));
+    insert_text(s, "TotalJobRunTime", buf);
+    int64_t r = retirement_remaining(s);
+    ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
+  }
+  if (s.has_claim) {
+    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
+                  static_cast<long long>(s.total_claim_run));
+    insert_text(s, "TotalClaimRunTime", buf);
+    std::snprintf(buf, sizeof buf,
+                  "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)",
+                  static_cast<long long>(s.total_claim_suspend));
+    insert_text(s, "TotalClaimSuspendTime", buf);
+  }
+}
+
+void Engine::insert_expr(SlotImpl& s, const char* name, const Expr* e) {
+  if (!e) {
+    s.ad->remove(name);
+    return;
+  }
+  classad::expr_ref(const_cast<Expr*>(e));
+  s.ad->insert(name, const_cast<Expr*>(e));
+}
+
+void Engine::insert_policy(SlotImpl& s) {
+  int u = v(s);
+  insert_expr(s, "Start", start_expr(s));
+  insert_expr(s, "IS_OWNER", s.pol.is_owner.get());
+  insert_expr(s, "Rank", s.pol.rank.get());
+  insert_expr(s, "SUSPEND", s.pol.suspend[u].get());
+  insert_expr(s, "CONTINUE", s.pol.cont[u].get());
+  insert_expr(s, "PREEMPT", s.pol.preempt[u].get());
+  insert_expr(s, "KILL", s.pol.kill[u].get());
+  insert_expr(s, "WANT_SUSPEND", s.pol.want_suspend[u].get());
+  insert_expr(s, "WANT_VACATE", s.pol.want_vacate[u].get());
+  insert_expr(s, "MaxJobRetirementTime", s.pol.mjrt.get());
+  insert_expr(s, "MachineMaxVacateTime", s.pol.mmvt.get());
+}
+
+void Engine::set_resources(SlotImpl& s) {
+  ins(s, "Cpus", Value::integer(s.res.cpus));
+  ins(s, "Memory", Value::integer(s.res.memory_mb));
+  ins(s, "Disk", Value::integer(s.res.disk_kb));
+  ins(s, "VirtualMemory", Value::integer(s.res.swap_kb));
+  ins(s, "Swap", Value::integer(s.res.swap_kb));
+  ins(s, "TotalSlotCpus", Value::integer(s.total.cpus));
+  ins(s, "TotalSlotMemory", Value::integer(s.total.memory_mb));
+  ins(s, "TotalSlotDisk", Value::integer(s.total.disk_kb));
+  const Layout& L = sd.layout_;
+  std::string mres = "Cpus Memory Disk Swap";
+  for (size_t i = 0; i < L.resources.size(); ++i) {
+    const std::string& n = L.resources[i].name;
+    mres += " " + n;
+    double have = i < s.res.custom.size() ? s.res.custom[i] : 0;
+    double tot = i < s.total.custom.size() ? s.total.custom[i] : 0;
+    ins(s, n.c_str(), Value::integer(static_cast<int64_t>(have)));
+    ins(s, ("TotalSlot" + n).c_str(), Value::integer(static_cast<int64_t>(tot)));
+    ins(s, ("Total" + n).c_str(), Value::integer(static_cast<int64_t>(L.resources[i].total)));
+    ins(s, ("Detected" + n).c_str(), Value::integer(static_cast<int64_t>(L.resources[i].total)));
+    std::string ids;
+    if (i < s.res.ids.size()) {
+      for (const std::string& id : s.res.ids[i]) ids += (ids.empty() ? "" : ",") + id;
+    }
+    if (!L.resources[i].ids.empty()) {
+      ins(s, ("Assigned" + n).c_str(), Value::string(ids));
+      // Per-device property ads: GPUs_<id> = [ ... ] (nested form).
+      if (i < s.res.ids.size()) {
+        for (const std::string& id : s.res.ids[i]) {
+          for (size_t d = 0; d < L.resources[i].ids.size(); ++d) {
+            if (L.resources[i].ids[d] != id || L.resources[i].props[d].empty()) continue;
+            AdPtr pa = classad::parse_classad_old(L.resources[i].props[d]);
+            if (!pa) continue;
+            pa->insert_value("Id", Value::string(id));
+            std::string an = n + "_";
+            for (char c : id) an += (isalnum(static_cast<unsigned char>(c)) ? c : '_');
+            s.ad->insert_value(an, Value::adopt_classad(pa.release()));
+          }
+        }
+      }
+    }
+  }
+  ins(s, "MachineResources", Value::string(mres));
+}
+
+void Engine::refresh(SlotImpl& s) {
+  ins(s, "State", Value::string(state_name(s.state)));
+  ins(s, "Activity", Value::string(activity_name(s.activity)));
+  ins(s, "EnteredCurrentState", Value::integer(s.entered_state));
+  ins(s, "EnteredCurrentActivity", Value::integer(s.entered_activity));
+  ins(s, "LastBenchmark", Value::integer(static_cast<int64_t>(s.last_benchmark)));
+  ins(s, "JobStarts", Value::integer(s.job_starts));
+  // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
+  // State ... advertises its Requirements expression as False".
+  // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
+  if (s.state == State::kMatched || s.state == State::kPreempting || sd.shutting_down_ ||
+      sd.shut_down_ || (sd.draining_ && !drain_admitting()) || s.state == State::kDrained) {
+    ins(s, "Requirements", Value::boolean(false));
+  } else {
+    static ExprPtr ref = classad::parse_expr("START");
+    insert_expr(s, "Requirements", ref.get());
+  }
+  insert_expr(s, "Start", start_expr(s));
+  if (s.has_claim) {
+    ins(s, "CurrentRank", Value::real(s.claim.rank));
+    ins(s, "PublicClaimId", Value::string(s.claim.id));
+    std::string owner, user;
+    ClassAd* t = s.claim.ad.get();
+    if (s.has_job && s.job.ad) t = s.job.ad.get();
+    if (t && t->evaluate_string("Owner", owner)) {
+      ins(s, "RemoteOwner", Value::string(owner));
+      if (!t->evaluate_string("User", user)) user = owner;
+      ins(s, "RemoteUser", Value::string(user));
+    }
+  } else {
+    ins(s, "CurrentRank", Value::real(0));
+    s.ad->remove("PublicClaimId");
+    s.ad->remove("RemoteOwner");
+    s.ad->remove("RemoteUser");
+  }
+  if (s.has_job) {
+    ins(s, "JobStart", Value::integer(s.job.start));
+    int64_t c = 0, p = 0;
+    std::string gid;
+    if (s.job.ad && s.job.ad->evaluate_int("ClusterId", c)) {
+      s.job.ad->evaluate_int("ProcId", p);
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%lld.%lld", static_cast<long long>(c),
+                    static_cast<long long>(p));
+      ins(s, "JobId", Value::string(buf));
+    }
+    int64_t uni = 0;
+    if (s.job.ad && s.job.ad->evaluate_int("JobUniverse", uni))
+      ins(s, "JobUniverse", Value::integer(uni));
+  } else {
+    for (const char* n : {"JobStart", "JobId", "JobUniverse", "TotalJobRunTime",
+                          "TotalJobSuspendTime", "RetirementTimeRemaining"})
+      s.ad->remove(n);
+  }
+  if (!s.has_claim) {
+    s.ad->remove("TotalClaimRunTime");
+    s.ad->remove("TotalClaimSuspendTime");
+  }
+  set_resources(s);
+  refresh_job_times(s);
+  refresh_time(s);
+  if (s.partitionable) refresh_rollup(s);
+  if (s.dynamic && s.parent) refresh_rollup(*s.parent);
+}
+
+void Engine::refresh_rollup(SlotImpl& p) {
+  if (!p.partitionable) return;
+  struct Col {
+    const char* name;
+    const char* attr;
+    std::string text;
+  } cols[] = {{"ChildName", "Name", ""},
+              {"ChildState", "State", ""},
+              {"ChildActivity", "Activity", ""},
+              {"ChildCpus", "Cpus", ""},
+              {"ChildMemory", "Memory", ""},
+              {"ChildDisk", "Disk", ""},
+              {"ChildRemoteOwner", "RemoteOwner", ""},
+              {"ChildRemoteUser", "RemoteUser", ""},
+              {"ChildCurrentRank", "CurrentRank", ""},
+              {"ChildEnteredCurrentState", "EnteredCurrentState", ""},
+              {"ChildDSlotId", "DSlotId", ""}};
+  int n = 0;
+  for (auto& d : sd.slots_) {
+    if (d->dead || d->parent != &p) continue;
+    for (Col& c : cols) {
+      if (n) c.text += ",";
+      c.text += classad::to_string(d->ad->evaluate_attr(c.attr));
+    }
+    ++n;
+  }
+  for (Col& c : cols) insert_text(p, c.name, "{" + c.text + "}");
+  ins(p, "NumDynamicSlots", Value::integer(n));
+  ins(p, "PslotRollupInformation", Value::boolean(true));
+}
+
+void Engine::refresh_cross() {
+  if (sd.slot_attrs_.empty()) return;
+  for (auto& src : sd.slots_) {
+    if (src->dead) continue;
+    for (const std::string& a : sd.slot_attrs_) {
+      const Expr* e = src->ad->lookup(a);
+      std::string n = src->name + "_" + a;
+      for (auto& dst : sd.slots_) {
+        if (dst->dead) continue;
+        if (!e) {
+          dst->ad->remove(n);
+        } else {
+          classad::expr_ref(const_cast<Expr*>(e));
+          dst->ad->insert(n, const_cast<Expr*>(e));
+        }
+      }
+    }
+  }
+}
+
+void Engine::latch(SlotImpl& s) {
+  for (const std::string& n : sd.latch_exprs_) {
+    const Expr* e = s.ad->lookup(n);
+    if (!e) continue;
+    Value v = s.ad->evaluate_expr(e);
+    std::string vn = n + "Value", tn = n + "Time";
+    const Expr* old = s.ad->lookup(vn);
+    std::string before = old ? classad::to_string(s.ad->evaluate_attr(vn)) : "";
+    Value num = v;
+    if (v.is_boolean()) num = Value::integer(v.as_boolean() ? 1 : 0);
+    std::string after = classad::to_string(num);
+    if (!old || before != after) {
+      s.ad->insert_value(vn, num);
+      s.ad->insert_value(tn, Value::integer(now));
+    }
+  }
+}
+
+}  // namespace kite::startd
