@@ -116,6 +116,7 @@ SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
   raw->inputs.clear();
   insert_policy(*raw);
   refresh(*raw);
+  publish_pair_times(*raw, raw->state, raw->activity, now);
   std::snprintf(buf, sizeof buf, "from %s: cpus=%d memory=%lld disk=%lld", p.name.c_str(),
                 raw->res.cpus, static_cast<long long>(raw->res.memory_mb),
                 static_cast<long long>(raw->res.disk_kb));

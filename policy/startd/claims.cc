@@ -8,6 +8,8 @@
 
 #include <cstdio>
 
+#include "policy/classad/match.h"
+
 namespace kite::startd {
 
 SlotImpl* Engine::find_slot(const std::string& name) {
@@ -42,7 +44,49 @@ Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad) {
   return c;
 }
 
-SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad) {
+// HTCONDOR: ep-policy "The START Expression" / "Requirements": the negotiator only matches a
+// job whose Requirements hold for the slot and that fits the slot's Requirements, which
+// HTCondor advertises as START && WithinResourceLimits (observed slot ads). The startd checks
+// again when claimed: a request naming more Cpus, Memory, Disk or custom resources than a
+// static (or dynamic) slot has, or whose Requirements are false for the slot, is refused.
+// A partitionable slot checks resources when it carves.
+bool Engine::request_fits(SlotImpl& s, ClassAd* req, std::string* why) {
+  if (!req) return true;
+  classad::MatchPair mp(*req, *s.ad);
+  if (const Expr* r = req->lookup("Requirements")) {
+    if (is_false(mp.evaluate_left(r))) {
+      *why = "the job's Requirements are false for the slot";
+      return false;
+    }
+  }
+  if (s.partitionable) return true;
+  struct Have {
+    std::string name;
+    double amount;
+  };
+  std::vector<Have> have = {{"Cpus", static_cast<double>(s.res.cpus)},
+                            {"Memory", static_cast<double>(s.res.memory_mb)},
+                            {"Disk", static_cast<double>(s.res.disk_kb)}};
+  const Layout& L = sd.layout_;
+  for (size_t i = 0; i < L.resources.size(); ++i)
+    have.push_back({L.resources[i].name, i < s.res.custom.size() ? s.res.custom[i] : 0});
+  for (const Have& h : have) {
+    std::string attr = "Request" + h.name;
+    const Expr* e = req->lookup(attr);
+    double want;
+    if (!e || !number(mp.evaluate_left(e), &want)) continue;  // no request: nothing to check
+    if (want > h.amount) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s %g is more than the slot's %s %g", attr.c_str(), want,
+                    h.name.c_str(), h.amount);
+      *why = buf;
+      return false;
+    }
+  }
+  return true;
+}
+
+SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority) {
   if (sd.shutting_down_) {
     refuse(t, "claim refused: shutting down");
     return nullptr;
@@ -53,6 +97,7 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad) {
     refuse(t, "claim refused: draining");
     return nullptr;
   }
+  std::string why;
   if (t.partitionable) {
     if (!(t.state == State::kUnclaimed || t.state == State::kOwner)) {
       refuse(t, std::string("claim refused: slot is ") + state_name(t.state));
@@ -62,7 +107,10 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad) {
       refuse(t, "claim refused: START is not true for the job");
       return nullptr;
     }
-    std::string why;
+    if (!request_fits(t, req.get(), &why)) {
+      refuse(t, "claim refused: " + why);
+      return nullptr;
+    }
     SlotImpl* d = carve(t, ad, &why);
     if (!d) {
       refuse(t, "claim refused: " + why);
@@ -74,28 +122,38 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad) {
     return d;
   }
   if (t.state == State::kClaimed) {
-    // HTCONDOR: ep-policy "If this expression evaluates to a higher number for a pending
-    // resource request than it does for the current request, the machine may preempt"
     Claim c = new_claim(t, ad);
+    c.by_priority = by_priority;
     if (!start_ok) {
       refuse(t, "preempting claim refused: START is not true for the job");
+      return nullptr;
+    }
+    if (!request_fits(t, req.get(), &why)) {
+      refuse(t, "preempting claim refused: " + why);
       return nullptr;
     }
     if (t.has_preempting) {
       refuse(t, "preempting claim refused: another preempting claim is pending");
       return nullptr;
     }
-    if (!(c.rank > t.claim.rank)) {
+    // HTCONDOR: ep-policy "If this expression evaluates to a higher number for a pending
+    // resource request than it does for the current request, the machine may preempt";
+    // central-manager "Negotiation": a preemption by user priority needs "the machine.RANK on
+    // this job is not worse than the currently running job" (PREEMPTION_REQUIREMENTS is the
+    // negotiator's), so the startd accepts it at an equal RANK.
+    bool better = by_priority ? c.rank >= t.claim.rank : c.rank > t.claim.rank;
+    if (!better) {
       char buf[128];
-      std::snprintf(buf, sizeof buf,
-                    "preempting claim refused: RANK %g is not above CurrentRank %g", c.rank,
-                    t.claim.rank);
+      std::snprintf(buf, sizeof buf, "preempting claim refused: RANK %g is %s CurrentRank %g",
+                    c.rank, by_priority ? "below" : "not above", t.claim.rank);
       refuse(t, buf);
       return nullptr;
     }
     t.preempting = std::move(c);
     t.has_preempting = true;
-    if (t.has_job && t.retire == Retire::kNone) t.retire = Retire::kRank;
+    if (t.has_job && t.retire == Retire::kNone)
+      t.retire = by_priority ? Retire::kPriority : Retire::kRank;
+    refresh(t);
     settle(t);
     return &t;
   }
@@ -109,6 +167,10 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad) {
   }
   if (!start_ok) {
     refuse(t, "claim refused: START is not true for the job");
+    return nullptr;
+  }
+  if (!request_fits(t, req.get(), &why)) {
+    refuse(t, "claim refused: " + why);
     return nullptr;
   }
   t.pending_claim = new_claim(t, ad);
@@ -225,7 +287,8 @@ void Engine::on_release(SlotImpl& s, EventKind kind) {
       if (kind == EventKind::kVacateFast) {
         t->fast = true;
         t->end_cause = why;
-      } else if (t->retire == Retire::kNone || t->retire == Retire::kRank) {
+      } else if (t->retire == Retire::kNone || t->retire == Retire::kRank ||
+                 t->retire == Retire::kPriority) {
         t->retire = kind == EventKind::kRelease ? Retire::kRelease : Retire::kVacate;
       }
     } else if (t->state == State::kPreempting && kind == EventKind::kVacateFast &&

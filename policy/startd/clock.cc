@@ -3,6 +3,8 @@
 #include "policy/startd/engine.h"
 #include "policy/startd/text_util.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -30,6 +32,16 @@ void clock_install(const Clock* clock) {
 
 const char* action_name(ActionKind k) {
   return kActionNames[static_cast<int>(k)];
+}
+
+bool action_parse(const std::string& name, ActionKind* out) {
+  for (size_t i = 0; i < sizeof kActionNames / sizeof *kActionNames; ++i) {
+    if (strcasecmp(kActionNames[i], name.c_str()) == 0) {
+      *out = static_cast<ActionKind>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool iso8601_parse(const std::string& text, int64_t* out) {

@@ -50,10 +50,13 @@ inline bool number(const Value& v, double* out) {
   return false;
 }
 
+// Why a running job retires (and so where the slot goes when it is gone, and whether it may
+// unretire: only kRank and kPriority, when the preempting claim goes away).
 enum class Retire : uint8_t {
   kNone,
   kPreempt,
   kRank,
+  kPriority,
   kVacate,
   kRelease,
   kDrain,
@@ -67,6 +70,7 @@ const char* retire_text(Retire r);
 struct Policy {
   ExprPtr start, is_owner, rank, mjrt, mmvt, runbench, start_backfill, evict_backfill;
   ExprPtr suspend[2], cont[2], preempt[2], kill[2], want_suspend[2], want_vacate[2];
+  ExprPtr want_hold[2], want_hold_reason[2], want_hold_subcode[2];
   ExprPtr draining_start;
   bool has_draining_start = false;
   int64_t claim_worklife = 1200;
@@ -82,6 +86,7 @@ struct Claim {
   int64_t lease = 1800;
   int64_t lease_expires = kNever;
   int activations = 0;
+  bool by_priority = false;  // a preempting claim the negotiator sent for user priority
 };
 
 struct Job {
@@ -97,6 +102,7 @@ struct Job {
   int64_t mmvt = 600;  // MachineMaxVacateTime, evaluated when the job starts
   int64_t jmvt = -1;   // JobMaxVacateTime, -1 when the job has none
   std::string kill_sig = "SIGTERM";
+  bool held = false;  // WANT_HOLD put it on hold
 };
 
 struct SlotImpl {
@@ -149,14 +155,25 @@ struct SlotImpl {
   double last_benchmark = 0;
   bool benchmarked = false;
   bool accepted_while_draining = false;
-  int job_starts = 0;
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
-  bool dead = false;                           // dynamic slot deleted
+  int64_t pair_time[7 * 7] = {};  // seconds accumulated per state/activity pair (TotalTime*)
+  uint64_t pub_stats = 0;         // machine statistics version last published in this ad
+  int64_t pub_total[4] = {-1, -1, -1, -1}, pub_recent[4] = {-1, -1, -1, -1};
+  bool preempt_was_true = false;  // PREEMPT was true for the current job (WANT_HOLD applies)
+  bool dead = false;              // dynamic slot deleted
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
 
 /// The engine: everything that needs the Startd's private parts, for one call at time `now`.
+// Machine-wide job statistics (stats.cc).
+enum class Stat : uint8_t {
+  kJobStarts,
+  kJobPreemptions,
+  kJobRankPreemptions,
+  kJobUserPrioPreemptions
+};
+
 struct Engine {
   Startd& sd;
   Output* out;
@@ -198,6 +215,7 @@ struct Engine {
   bool drain_admitting();
   void drain_evict_admitted();
   bool all_drained();
+  void note_preempt(SlotImpl& s);
   bool holds(Trigger t, SlotImpl& s);
   struct Ctx {
     Engine* e;
@@ -225,6 +243,8 @@ struct Engine {
   void clear_claim(SlotImpl& s, const char* why);
   void start_job(SlotImpl& s);
   void enter_preempting(SlotImpl& s);
+  // WANT_HOLD (hold.cc): true when the job was put on hold instead of killed.
+  bool hold_job(SlotImpl& s, bool soft);
   void resume(SlotImpl& s);
   // Moves `s` along `r`, running the entry/exit work of the move. Returns false when the
   // slot went away (a dynamic slot deleted on its way back to Owner).
@@ -244,6 +264,13 @@ struct Engine {
   // STARTD_LATCH_EXPRS: <Name>Value is the sampled value, <Name>Time when it last changed.
   void latch(SlotImpl& s);
   void evaluate_all();
+  // ---- statistics (stats.cc) ---------------------------------------------------------------
+  void count_stat(Stat which);
+  void expire_stats();
+  void publish_stats(SlotImpl& s);
+  void publish_all_stats();
+  // After a move out of (fs, fa), entered at `entered`: TotalTime* of both pairs.
+  void publish_pair_times(SlotImpl& s, State fs, Activity fa, int64_t entered);
   void compact();
 
   // ---- requests and events (claims.cc, carve.cc, drain.cc, shutdown.cc) ----------------------
@@ -255,7 +282,9 @@ struct Engine {
   SlotImpl* carve(SlotImpl& p, const ClassAd* ad, std::string* why);
   // A claim request on `t`: the slot claimed (a new dynamic slot for a pslot), or null when
   // refused (a refuse action says why).
-  SlotImpl* claim_request(SlotImpl& t, const ClassAd* ad);
+  // `by_priority`: the negotiator preempts the current claim by user priority.
+  SlotImpl* claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority = false);
+  bool request_fits(SlotImpl& s, ClassAd* req, std::string* why);
   void on_match(SlotImpl& s, const ClassAd* ad);
   void on_activate(SlotImpl& s, const ClassAd* ad);
   // deactivate, starter/backfill exited, alive, lease expired, withdraw

@@ -89,9 +89,16 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
     const char* dflt;
   };
   Two twos[] = {
-      {"SUSPEND", p->suspend, "False"},           {"CONTINUE", p->cont, "True"},
-      {"PREEMPT", p->preempt, "False"},           {"KILL", p->kill, "False"},
-      {"WANT_SUSPEND", p->want_suspend, "False"}, {"WANT_VACATE", p->want_vacate, "True"},
+      {"SUSPEND", p->suspend, "False"},
+      {"CONTINUE", p->cont, "True"},
+      {"PREEMPT", p->preempt, "False"},
+      {"KILL", p->kill, "False"},
+      {"WANT_SUSPEND", p->want_suspend, "False"},
+      {"WANT_VACATE", p->want_vacate, "True"},
+      // HTCONDOR: startd WANT_HOLD "defaults to False"; no default reason or subcode.
+      {"WANT_HOLD", p->want_hold, "False"},
+      {"WANT_HOLD_REASON", p->want_hold_reason, nullptr},
+      {"WANT_HOLD_SUBCODE", p->want_hold_subcode, nullptr},
   };
   for (Two& t : twos) {
     if (!policy_expr(cfg, t.name, false, slot, type, t.dflt, &t.dst[0], err)) return false;

@@ -7,6 +7,7 @@ namespace kite::startd {
 void Engine::evaluate_all() {
   if (sd.shut_down_) return;
   accounting();
+  expire_stats();
   for (size_t i = 0; i < sd.slots_.size(); ++i) {
     SlotImpl& s = *sd.slots_[i];
     if (s.dead) continue;
@@ -34,7 +35,15 @@ void Engine::evaluate_all() {
     check_shutdown_done();
     if (out->transitions.size() == before) break;
   }
+  publish_all_stats();
   compact();
+}
+
+// Statistics are machine-wide: a change on one slot is news in every slot's ad.
+void Engine::publish_all_stats() {
+  for (auto& p : sd.slots_) {
+    if (!p->dead) publish_stats(*p);
+  }
 }
 
 void Engine::compact() {

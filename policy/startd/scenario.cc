@@ -31,6 +31,14 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+bool contains_nocase(const std::string& hay, const std::string& needle) {
+  if (needle.size() > hay.size()) return false;
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    if (strncasecmp(hay.c_str() + i, needle.c_str(), needle.size()) == 0) return true;
+  }
+  return false;
+}
+
 // Drops a `#` comment that is outside quotes and brackets.
 std::string strip_comment(const std::string& line) {
   bool q = false;
@@ -79,7 +87,7 @@ std::vector<std::string> tokens(const std::string& s) {
 enum class Cmd {
   kSet, kMatch, kClaim, kActivate, kDeactivate, kStarterExit, kRelease, kVacate, kVacateFast,
   kDrain, kCancelDrain, kIgnoresSoftkill, kStarterStuck, kWithdraw, kLeaseExpire, kAlive,
-  kShutdown, kExpect, kExpectAttr
+  kShutdown, kExpect, kExpectAttr, kExpectAction, kExpectNoAction
 };
 
 struct CmdName {
@@ -106,6 +114,8 @@ const CmdName kCmds[] = {
     {"shutdown", Cmd::kShutdown},
     {"expect", Cmd::kExpect},
     {"expect-attr", Cmd::kExpectAttr},
+    {"expect-action", Cmd::kExpectAction},
+    {"expect-no-action", Cmd::kExpectNoAction},
 };
 
 struct Step {
@@ -120,8 +130,11 @@ struct Step {
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;
   ShutdownMode shutdown = ShutdownMode::kGraceful;
+  bool priority = false;    // claim ... preempt-priority
   std::string state_text;  // expect: "Claimed/Busy", "Claimed", "absent"
   classad::ExprPtr expr;   // expect-attr
+  std::string action;      // expect-action: the action's name
+  std::string action_text; // expect-action: text its detail must contain
 };
 
 bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
@@ -214,8 +227,14 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       }
       return true;
     }
-    case Cmd::kMatch:
     case Cmd::kClaim:
+      // claim SLOT preempt-priority [ad]: the negotiator preempts by user priority.
+      if (args.size() > 1 && strcasecmp(args[1].c_str(), "preempt-priority") == 0) {
+        st->priority = true;
+        return need_slot() && opt_ad(2);
+      }
+      return need_slot() && opt_ad(1);
+    case Cmd::kMatch:
     case Cmd::kActivate:
       return need_slot() && opt_ad(1);
     case Cmd::kStarterExit:
@@ -302,6 +321,22 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       st->state_text = sa;
       return true;
     }
+    case Cmd::kExpectAction:
+    case Cmd::kExpectNoAction: {
+      if (!need_slot()) return false;
+      if (args.size() < 2) {
+        *err = pre + tk[2] + ": want '" + tk[2] + " SLOT ACTION [TEXT]'";
+        return false;
+      }
+      ActionKind kind;
+      if (!action_parse(args[1], &kind)) {
+        *err = pre + tk[2] + ": unknown action '" + args[1] + "'";
+        return false;
+      }
+      st->action = args[1];
+      for (size_t k = 2; k < args.size(); ++k) st->action_text += (k > 2 ? " " : "") + args[k];
+      return true;
+    }
     case Cmd::kExpectAttr: {
       if (!need_slot()) return false;
       std::string rest;
@@ -359,6 +394,7 @@ class Runner {
         continue;
       }
       const Action& a = out.actions[~k];
+      if (keep_actions_) log_.push_back(a);
       if (a.kind != ActionKind::kPublishAds) {
         line("t=%lld %s action %s%s%s", static_cast<long long>(a.time - origin_), a.slot.c_str(),
              action_name(a.kind), a.detail.empty() ? "" : " ", a.detail.c_str());
@@ -370,6 +406,15 @@ class Runner {
       ev.slot = a.slot;
       std::string err;
       switch (a.kind) {
+        case ActionKind::kHoldJob:
+          // The starter puts the job on hold and stops it: softly ("soft ...") like a soft
+          // kill, else like a hard kill.
+          if (have && v.starter_running &&
+              (a.detail.compare(0, 4, "soft") == 0 ? !v.job_ignores_softkill : !v.starter_stuck)) {
+            ev.kind = EventKind::kStarterExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
         case ActionKind::kSoftKill:
           if (have && v.starter_running && !v.job_ignores_softkill) {
             ev.kind = EventKind::kStarterExited;
@@ -441,7 +486,10 @@ class Runner {
         }
         return true;
       case Cmd::kMatch: ev.kind = EventKind::kMatch; break;
-      case Cmd::kClaim: ev.kind = EventKind::kClaim; break;
+      case Cmd::kClaim:
+        ev.kind = EventKind::kClaim;
+        ev.priority_preemption = st.priority;
+        break;
       case Cmd::kActivate: ev.kind = EventKind::kActivate; break;
       case Cmd::kDeactivate: ev.kind = EventKind::kDeactivate; break;
       case Cmd::kStarterExit:
@@ -475,6 +523,8 @@ class Runner {
         break;
       case Cmd::kExpect:
       case Cmd::kExpectAttr:
+      case Cmd::kExpectAction:
+      case Cmd::kExpectNoAction:
         return true;  // checked after the evaluation
     }
     if (!is_event) return true;
@@ -492,6 +542,41 @@ class Runner {
     drain_output(out);
     return true;
   }
+
+  // expect-action / expect-no-action: an action of that name on the slot (or, for a
+  // partitionable slot, on one of its dynamic slots) whose detail contains the text, at a time
+  // after the previous step's time and up to now.
+  void check_action(const Step& st, int64_t since) {
+    bool found = false;
+    std::string pslot = st.slot + "_";
+    for (const Action& a : log_) {
+      if (a.time <= since || a.time > clock_.now()) continue;
+      if (strcasecmp(action_name(a.kind), st.action.c_str()) != 0) continue;
+      if (strcasecmp(a.slot.c_str(), st.slot.c_str()) != 0 &&
+          strncasecmp(a.slot.c_str(), pslot.c_str(), pslot.size()) != 0)
+        continue;
+      if (!st.action_text.empty() && !contains_nocase(a.detail, st.action_text)) continue;
+      found = true;
+      break;
+    }
+    bool ok = st.cmd == Cmd::kExpectAction ? found : !found;
+    if (ok) {
+      r_->passed++;
+      return;
+    }
+    r_->failed++;
+    line("FAIL line %d: t=%lld %s: %s", st.line, static_cast<long long>(rel()), st.text.c_str(),
+         found ? "there was such an action" : "no such action");
+  }
+
+  // Forgets the actions no later expectation can look at.
+  void trim_log(int64_t before) {
+    size_t k = 0;
+    while (k < log_.size() && log_[k].time <= before) ++k;
+    log_.erase(log_.begin(), log_.begin() + static_cast<long>(k));
+  }
+
+  void keep_actions() { keep_actions_ = true; }
 
   void check(const Step& st) {
     SlotView v;
@@ -566,6 +651,8 @@ class Runner {
   VirtualClock& clock_;
   int64_t origin_;
   ScenarioResult* r_;
+  bool keep_actions_ = false;
+  std::vector<Action> log_;  // actions, when some step expects them
 };
 
 }  // namespace
@@ -668,9 +755,13 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       return;
     }
     Runner run(sd, clock, origin, res);
+    for (const Step& st : steps) {
+      if (st.cmd == Cmd::kExpectAction || st.cmd == Cmd::kExpectNoAction) run.keep_actions();
+    }
     // HTCONDOR: issue 5 "policy is evaluated once before the first step"
     run.evaluate();
     size_t i = 0;
+    int64_t since = INT64_MIN;  // the previous step time (expect-action looks after it)
     while (i < steps.size()) {
       int64_t t = steps[i].time;
       run.advance_to(origin + t);
@@ -679,7 +770,11 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       run.evaluate();
       for (size_t k = i; k < j; ++k) {
         if (steps[k].cmd == Cmd::kExpect || steps[k].cmd == Cmd::kExpectAttr) run.check(steps[k]);
+        if (steps[k].cmd == Cmd::kExpectAction || steps[k].cmd == Cmd::kExpectNoAction)
+          run.check_action(steps[k], since);
       }
+      since = origin + t;
+      run.trim_log(since);
       i = j;
     }
   }

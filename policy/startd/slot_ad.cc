@@ -124,7 +124,7 @@ void Engine::refresh(SlotImpl& s) {
   ins(s, "EnteredCurrentState", Value::integer(s.entered_state));
   ins(s, "EnteredCurrentActivity", Value::integer(s.entered_activity));
   ins(s, "LastBenchmark", Value::integer(static_cast<int64_t>(s.last_benchmark)));
-  ins(s, "JobStarts", Value::integer(s.job_starts));
+  publish_stats(s);
   // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
   // State ... advertises its Requirements expression as False".
   // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
@@ -152,6 +152,19 @@ void Engine::refresh(SlotImpl& s) {
     s.ad->remove("PublicClaimId");
     s.ad->remove("RemoteOwner");
     s.ad->remove("RemoteUser");
+  }
+  // HTCONDOR: machine-classad-attributes PreemptingOwner, PreemptingUser, PreemptingRank: the
+  // claim waiting for the current job to finish or be preempted.
+  if (s.has_preempting) {
+    ins(s, "PreemptingRank", Value::real(s.preempting.rank));
+    std::string owner, user;
+    if (s.preempting.ad && s.preempting.ad->evaluate_string("Owner", owner)) {
+      ins(s, "PreemptingOwner", Value::string(owner));
+      if (!s.preempting.ad->evaluate_string("User", user)) user = owner;
+      ins(s, "PreemptingUser", Value::string(user));
+    }
+  } else {
+    for (const char* n : {"PreemptingRank", "PreemptingOwner", "PreemptingUser"}) s.ad->remove(n);
   }
   if (s.has_job) {
     ins(s, "JobStart", Value::integer(s.job.start));

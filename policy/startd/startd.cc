@@ -62,6 +62,7 @@ bool Startd::init(std::string* err) {
     s->ad->insert_value("TotalSlots", Value::integer(static_cast<int64_t>(layout_.slots.size())));
     eng.insert_policy(*s);
     eng.refresh(*s);
+    eng.publish_pair_times(*s, s->state, s->activity, s->entered_activity);
     slots_.push_back(std::move(s));
   }
   eng.refresh_cross();
@@ -285,7 +286,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
   eng.accounting();
   switch (ev.kind) {
     case EventKind::kMatch: eng.on_match(*s, ev.ad); break;
-    case EventKind::kClaim: eng.claim_request(*s, ev.ad); break;
+    case EventKind::kClaim: eng.claim_request(*s, ev.ad, ev.priority_preemption); break;
     case EventKind::kActivate: eng.on_activate(*s, ev.ad); break;
     case EventKind::kDeactivate:
     case EventKind::kStarterExited:
@@ -310,6 +311,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     eng.finalize_drain();
   }
   eng.check_shutdown_done();
+  eng.publish_all_stats();
   eng.compact();
   return true;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,8 @@ namespace kite::startd {
   X(CreateSlot, "create-slot")        /* dynamic slot carved (detail: resources) */ \
   X(DeleteSlot, "delete-slot")        /* dynamic slot gone, resources returned */  \
   X(Refuse, "refuse")                 /* a request the slot would not take */      \
-  X(Exit, "exit")                     /* shutdown complete */
+  X(Exit, "exit")                     /* shutdown complete */                      \
+  X(HoldJob, "hold-job")              /* WANT_HOLD: put the job on hold (detail) */
 
 enum class ActionKind : uint8_t {
 #define X(n, s) k##n,
@@ -41,6 +43,8 @@ enum class ActionKind : uint8_t {
 #undef X
 };
 const char* action_name(ActionKind k);
+/// The action named `name` (as action_name prints it, any case); false when there is none.
+bool action_parse(const std::string& name, ActionKind* out);
 
 struct Action {
   int64_t time = 0;
@@ -105,6 +109,9 @@ struct Event {
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
   ShutdownMode shutdown = ShutdownMode::kGraceful;
+  // Claim of a Claimed slot: the negotiator preempts the current claim for a user of better
+  // priority (it has applied PREEMPTION_REQUIREMENTS); accepted unless RANK is lower.
+  bool priority_preemption = false;
 };
 
 /// Snapshot of one slot for callers and tests.
@@ -198,6 +205,13 @@ class Startd {
   std::vector<std::string> slot_attrs_;   // STARTD_SLOT_ATTRS
   std::vector<std::string> latch_exprs_;  // STARTD_LATCH_EXPRS
   bool enable_backfill_ = false;
+  // Machine-wide job statistics (stats.cc): totals, events of the last 20 minutes, a version
+  // that tells slot ads to republish.
+  static constexpr int kStatCount = 4;
+  int64_t stat_total_[kStatCount] = {};
+  int64_t stat_recent_n_[kStatCount] = {};
+  std::deque<std::pair<int64_t, int>> stat_recent_;
+  uint64_t stat_version_ = 1;
 };
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.

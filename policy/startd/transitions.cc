@@ -59,6 +59,7 @@ void Engine::clear_claim(SlotImpl& s, const char* why) {
 
 void Engine::start_job(SlotImpl& s) {
   s.activate_pending = false;
+  s.preempt_was_true = false;
   s.has_job = true;
   s.job.start = now;
   s.job.starter_running = true;
@@ -86,7 +87,7 @@ void Engine::start_job(SlotImpl& s) {
     s.claim.lease_expires = now + jl;
   }
   s.claim.activations++;
-  s.job_starts++;
+  count_stat(Stat::kJobStarts);
   act(s, ActionKind::kSpawnStarter, s.job.vanilla ? "vanilla" : "");
 }
 
@@ -99,7 +100,7 @@ void Engine::enter_preempting(SlotImpl& s) {
       if (r == kNever || r < 0) r = 0;
       s.vacate_deadline = now + vacate_time(s, r);
       s.job.soft_killed = true;
-      act(s, ActionKind::kSoftKill, s.job.kill_sig);
+      if (!hold_job(s, true)) act(s, ActionKind::kSoftKill, s.job.kill_sig);
     } else {
       s.vacate_deadline = kNever;
     }
@@ -108,7 +109,7 @@ void Engine::enter_preempting(SlotImpl& s) {
       if (s.job.suspend_since >= 0) resume(s);
       s.job.hard_killed = true;
       s.kill_deadline = now + s.pol.killing_timeout;
-      act(s, ActionKind::kHardKill, "SIGKILL");
+      if (!hold_job(s, false)) act(s, ActionKind::kHardKill, "SIGKILL");
     }
   }
 }
@@ -151,11 +152,13 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   if (fs == State::kPreempting) {
     s.vacate_deadline = s.kill_deadline = kNever;
   }
+  int64_t entered = s.entered_activity;
   s.state = ts;
   s.activity = ta;
   if (ts != fs) s.entered_state = now;
   if (ta != fa || ts != fs) s.entered_activity = now;
   record(s, fs, fa, r.number, cause);
+  publish_pair_times(s, fs, fa, entered);
 
   // Entering.
   switch (r.number == 0 && r.trigger == Trigger::kClaimInOwner ? 5 : r.number) {
@@ -207,6 +210,7 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
       std::string why = !s.end_cause.empty()        ? s.end_cause
                         : s.retire != Retire::kNone ? retire_text(s.retire)
                                                     : "preempted";
+      if (s.job.held) why += " (job put on hold)";
       end_job_accounting(s, true);
       clear_claim(s, why.c_str());
       if (s.has_preempting) {
@@ -246,6 +250,14 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   if (ts == State::kPreempting && fs == State::kClaimed) {
     if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
       s.retire = Retire::kVacate;
+    // HTCONDOR: machine-classad-attributes JobPreemptions ("a running job has been preempted"),
+    // JobRankPreemptions (for the machine's RANK), JobUserPrioPreemptions (fair share).
+    if (s.has_job && s.job.starter_running) {
+      count_stat(Stat::kJobPreemptions);
+      if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
+      if (s.has_preempting && s.retire == Retire::kPriority)
+        count_stat(Stat::kJobUserPrioPreemptions);
+    }
     enter_preempting(s);
   }
   if (ts == State::kMatched && fs != State::kMatched) s.end_requested = false;
@@ -267,6 +279,7 @@ void Engine::reset_eviction(SlotImpl& s) {
   s.end_requested = false;
   s.end_cause.clear();
   s.vacate_deadline = s.kill_deadline = kNever;
+  s.preempt_was_true = false;
 }
 
 void Engine::delete_dslot(SlotImpl& s) {

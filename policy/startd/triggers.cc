@@ -9,6 +9,7 @@ const char* retire_text(Retire r) {
     case Retire::kNone: return "";
     case Retire::kPreempt: return "PREEMPT is true";
     case Retire::kRank: return "preempted by a claim of higher RANK";
+    case Retire::kPriority: return "preempted by a claim of better user priority";
     case Retire::kVacate: return "vacate";
     case Retire::kRelease: return "claim released";
     case Retire::kDrain: return "draining";
@@ -16,6 +17,16 @@ const char* retire_text(Retire r) {
     case Retire::kLease: return "claim lease expired";
   }
   return "";
+}
+
+// HTCONDOR: ep-policy "If the startd was retiring because of a preempting claim only and the
+// preempting claim goes away, the normal Claimed/Busy state is resumed ... If instead the
+// retirement is due to owner activity (PREEMPT) ... no unretirement is possible." PREEMPT keeps
+// being evaluated while retiring; once true it is remembered (for WANT_HOLD too).
+void Engine::note_preempt(SlotImpl& s) {
+  if (s.retire == Retire::kPreempt || want_suspend(s) || !preempt(s)) return;
+  s.preempt_was_true = true;
+  if (s.retire == Retire::kRank || s.retire == Retire::kPriority) s.retire = Retire::kPreempt;
 }
 
 bool Engine::holds(Trigger t, SlotImpl& s) {
@@ -55,7 +66,7 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
     case Trigger::kClaimEnds:
       if (s.end_requested) return true;
       if (s.has_preempting) {
-        s.end_cause = "preempted by a claim of higher RANK";
+        s.end_cause = retire_text(s.preempting.by_priority ? Retire::kPriority : Retire::kRank);
         return true;
       }
       if (s.claim.lease_expires <= now) {
@@ -86,6 +97,7 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
       // will evaluate the PREEMPT expression"
       if (!want_suspend(s) && preempt(s)) {
         s.retire = Retire::kPreempt;
+        s.preempt_was_true = true;
         return true;
       }
       return false;
@@ -94,6 +106,7 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
     case Trigger::kPreemptSuspended:
       if (preempt(s)) {
         s.retire = Retire::kPreempt;
+        s.preempt_was_true = true;
         return true;
       }
       return false;
@@ -103,9 +116,10 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
         s.retire = Retire::kLease;
         s.retire_end_override = kNever;
       }
+      if (s.activity == Activity::kRetiring) note_preempt(s);
       return s.retire != Retire::kNone && retirement_over(s);
     case Trigger::kUnretire:
-      return (s.retire == Retire::kRank && !s.has_preempting) ||
+      return ((s.retire == Retire::kRank || s.retire == Retire::kPriority) && !s.has_preempting) ||
              (s.retire == Retire::kDrain && !sd.draining_);
     case Trigger::kKillNow:
       if (now >= s.vacate_deadline) {
