@@ -90,7 +90,11 @@ void Engine::publish_pair_times(SlotImpl& s, State fs, Activity fa, int64_t ente
   if (fs != s.state || fa != s.activity) {
     int64_t& acc = s.pair_time[static_cast<int>(fs) * kActivities + static_cast<int>(fa)];
     acc += now - entered;
-    if (acc > 0) put(s, pair_attr(fs, fa), Value::integer(acc));
+    if (acc > 0) {
+      put(s, pair_attr(fs, fa), Value::integer(acc));
+    } else {
+      s.ad->remove(pair_attr(fs, fa).name->view());  // left at once: still not defined
+    }
   }
   int64_t acc = s.pair_time[static_cast<int>(s.state) * kActivities + static_cast<int>(s.activity)];
   char buf[160];
