@@ -96,7 +96,7 @@ SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
   load_policy(sd.cfg_, d->id, d->type_id, &d->pol, &e);
   bool ok = true;
   build_static_ad(sd, sd.cfg_, sd.facts_, *d, sd.start_time_, &e, &ok);
-  for (const char* a : {"TotalCpus", "TotalMemory", "TotalSlots"}) {
+  for (const char* a : {"TotalCpus", "TotalMemory"}) {
     const Expr* x = p.ad->lookup(a);
     if (x) {
       classad::expr_ref(const_cast<Expr*>(x));
@@ -122,6 +122,7 @@ SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
                 static_cast<long long>(raw->res.disk_kb));
   act(*raw, ActionKind::kCreateSlot, buf);
   refresh(p);
+  refresh_total_slots();
   act(p, ActionKind::kPublishAds);
   return raw;
 }

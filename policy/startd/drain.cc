@@ -48,6 +48,7 @@ bool Engine::finalize_drain() {
   }
   sd.draining_ = false;
   sd.drain_finalized_ = true;
+  sd.last_drain_stop_ = now;
   for (auto& p : sd.slots_) {
     if (p->dead) continue;
     refresh(*p);
@@ -82,6 +83,9 @@ void Engine::on_drain(const Event& ev) {
   sd.drain_resume_ = ev.drain_resume;
   sd.drain_finalized_ = false;
   sd.drain_start_ = now;
+  sd.last_drain_start_ = now;
+  sd.drain_requests_++;
+  sd.drain_reason_ = ev.drain_reason;
   // HTCONDOR: ep-policy "the eviction of jobs with shorter retirement time is delayed until
   // the job with the longest retirement time needs to be evicted"
   int64_t common_end = now;
@@ -129,6 +133,7 @@ void Engine::on_cancel_drain() {
   if (!sd.draining_) return;
   sd.draining_ = false;
   sd.drain_finalized_ = false;
+  sd.last_drain_stop_ = now;
   for (auto& p : sd.slots_) {
     if (p->dead) continue;
     if (p->retire == Retire::kDrain) p->retire_end_override = kNever;

@@ -236,8 +236,10 @@ struct Engine {
   // HTCONDOR: startd ADVERTISE_PSLOT_ROLLUP_INFORMATION: the partitionable slot lists its
   // dynamic slots' Child* attributes.
   void refresh_rollup(SlotImpl& p);
+  void publish_job_attrs(SlotImpl& s, ClassAd* job);
   // slot<N>_<attr> cross-slot attributes (STARTD_SLOT_ATTRS).
   void refresh_cross();
+  void refresh_total_slots();
   void record(SlotImpl& s, State fs, Activity fa, int number, const std::string& cause);
   void end_job_accounting(SlotImpl& s, bool evicted);
   void clear_claim(SlotImpl& s, const char* why);

@@ -129,6 +129,7 @@ struct Step {
   int code = 0;
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;
+  std::string drain_reason;
   ShutdownMode shutdown = ShutdownMode::kGraceful;
   bool priority = false;    // claim ... preempt-priority
   std::string state_text;  // expect: "Claimed/Busy", "Claimed", "absent"
@@ -260,13 +261,28 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       if (!args.empty()) st->slot = args[0];
       return true;
     case Cmd::kDrain:
+      // drain ... reason TEXT: condor_drain -reason (the rest of the line, quotes dropped).
+      for (size_t k = 0; k < args.size(); ++k) {
+        if (strcasecmp(args[k].c_str(), "reason") != 0 && strcasecmp(args[k].c_str(), "-reason") != 0)
+          continue;
+        std::string r;
+        for (size_t m = k + 1; m < args.size(); ++m) r += (m > k + 1 ? " " : "") + args[m];
+        if (r.size() >= 2 && r.front() == '"' && r.back() == '"') r = r.substr(1, r.size() - 2);
+        if (r.empty()) {
+          *err = pre + "drain: 'reason' wants a text";
+          return false;
+        }
+        st->drain_reason = r;
+        args.resize(k);
+        break;
+      }
       if (!args.empty() && (strcasecmp(args.back().c_str(), "resume-on-completion") == 0 ||
                             strcasecmp(args.back().c_str(), "-resume-on-completion") == 0)) {
         st->drain_resume = true;
         args.pop_back();
       }
       if (args.size() > 1) {
-        *err = pre + "drain: want 'drain [graceful|quick|fast] [resume-on-completion]'";
+        *err = pre + "drain: want 'drain [graceful|quick|fast] [resume-on-completion] [reason TEXT]'";
         return false;
       }
       if (!args.empty()) {
@@ -503,6 +519,7 @@ class Runner {
         ev.kind = EventKind::kDrain;
         ev.drain = st.drain;
         ev.drain_resume = st.drain_resume;
+        ev.drain_reason = st.drain_reason;
         break;
       case Cmd::kCancelDrain: ev.kind = EventKind::kCancelDrain; break;
       case Cmd::kWithdraw: ev.kind = EventKind::kWithdraw; break;

@@ -35,8 +35,15 @@ void Engine::refresh_job_times(SlotImpl& s) {
     std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
                   static_cast<long long>(s.job.start));
     insert_text(s, "TotalJobRunTime", buf);
+    // Counts down while the job runs (a suspended job's retirement waits for it).
     int64_t r = retirement_remaining(s);
-    ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
+    if (r == kNever || s.job.suspend_since >= 0) {
+      ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
+    } else {
+      long long end = static_cast<long long>(now + r);
+      std::snprintf(buf, sizeof buf, "ifThenElse(%lld > time(), %lld - time(), 0)", end, end);
+      insert_text(s, "RetirementTimeRemaining", buf);
+    }
   }
   if (s.has_claim) {
     std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
@@ -147,12 +154,41 @@ void Engine::refresh(SlotImpl& s) {
       if (!t->evaluate_string("User", user)) user = owner;
       ins(s, "RemoteUser", Value::string(user));
     }
+    // HTCONDOR: machine-classad-attributes RemoteGroup ("the accounting group name
+    // corresponding to the submitter"), RemoteNegotiatingGroup ("<none>" for the root group),
+    // RemoteAutoregroup (False unless claimed via GROUP_AUTOREGROUP), as the claim says.
+    std::string group;
+    bool autoregroup = false;
+    if (t && t->evaluate_string("AccountingGroup", group)) {
+      ins(s, "RemoteGroup", Value::string(group));
+      ins(s, "AccountingGroup", Value::string(group));
+    } else {
+      s.ad->remove("RemoteGroup");
+      s.ad->remove("AccountingGroup");
+    }
+    if (!s.claim.ad || !s.claim.ad->evaluate_string("SubmitterNegotiatingGroup", group))
+      group = "<none>";
+    ins(s, "RemoteNegotiatingGroup", Value::string(group));
+    if (s.claim.ad) s.claim.ad->evaluate_bool("SubmitterAutoregroup", autoregroup);
+    ins(s, "RemoteAutoregroup", Value::boolean(autoregroup));
   } else {
     ins(s, "CurrentRank", Value::real(0));
-    s.ad->remove("PublicClaimId");
-    s.ad->remove("RemoteOwner");
-    s.ad->remove("RemoteUser");
+    for (const char* n : {"PublicClaimId", "RemoteOwner", "RemoteUser", "RemoteGroup",
+                          "AccountingGroup", "RemoteNegotiatingGroup", "RemoteAutoregroup"})
+      s.ad->remove(n);
   }
+  // HTCONDOR: machine-classad-attributes Draining ("True when the slot is draining and
+  // undefined if not"), DrainingRequestId, LastDrainStartTime, LastDrainStopTime; DrainReason
+  // as observed (condor_status -af Draining DrainReason).
+  if (sd.draining_) {
+    ins(s, "Draining", Value::boolean(true));
+    ins(s, "DrainingRequestId", Value::string(std::to_string(sd.drain_requests_)));
+    if (!sd.drain_reason_.empty()) ins(s, "DrainReason", Value::string(sd.drain_reason_));
+  } else {
+    for (const char* n : {"Draining", "DrainingRequestId", "DrainReason"}) s.ad->remove(n);
+  }
+  if (sd.last_drain_start_) ins(s, "LastDrainStartTime", Value::integer(sd.last_drain_start_));
+  if (sd.last_drain_stop_) ins(s, "LastDrainStopTime", Value::integer(sd.last_drain_stop_));
   // HTCONDOR: machine-classad-attributes PreemptingOwner, PreemptingUser, PreemptingRank: the
   // claim waiting for the current job to finish or be preempted.
   if (s.has_preempting) {
@@ -177,13 +213,12 @@ void Engine::refresh(SlotImpl& s) {
                     static_cast<long long>(p));
       ins(s, "JobId", Value::string(buf));
     }
-    int64_t uni = 0;
-    if (s.job.ad && s.job.ad->evaluate_int("JobUniverse", uni))
-      ins(s, "JobUniverse", Value::integer(uni));
+    publish_job_attrs(s, s.job.ad.get());
   } else {
-    for (const char* n : {"JobStart", "JobId", "JobUniverse", "TotalJobRunTime",
-                          "TotalJobSuspendTime", "RetirementTimeRemaining"})
+    for (const char* n :
+         {"JobStart", "JobId", "TotalJobRunTime", "TotalJobSuspendTime", "RetirementTimeRemaining"})
       s.ad->remove(n);
+    publish_job_attrs(s, nullptr);
   }
   if (!s.has_claim) {
     s.ad->remove("TotalClaimRunTime");
@@ -198,33 +233,68 @@ void Engine::refresh(SlotImpl& s) {
 
 void Engine::refresh_rollup(SlotImpl& p) {
   if (!p.partitionable) return;
-  struct Col {
-    const char* name;
-    const char* attr;
-    std::string text;
-  } cols[] = {{"ChildName", "Name", ""},
-              {"ChildState", "State", ""},
-              {"ChildActivity", "Activity", ""},
-              {"ChildCpus", "Cpus", ""},
-              {"ChildMemory", "Memory", ""},
-              {"ChildDisk", "Disk", ""},
-              {"ChildRemoteOwner", "RemoteOwner", ""},
-              {"ChildRemoteUser", "RemoteUser", ""},
-              {"ChildCurrentRank", "CurrentRank", ""},
-              {"ChildEnteredCurrentState", "EnteredCurrentState", ""},
-              {"ChildDSlotId", "DSlotId", ""}};
   int n = 0;
   for (auto& d : sd.slots_) {
-    if (d->dead || d->parent != &p) continue;
-    for (Col& c : cols) {
-      if (n) c.text += ",";
-      c.text += classad::to_string(d->ad->evaluate_attr(c.attr));
-    }
-    ++n;
+    if (!d->dead && d->parent == &p) ++n;
   }
-  for (Col& c : cols) insert_text(p, c.name, "{" + c.text + "}");
   ins(p, "NumDynamicSlots", Value::integer(n));
+  if (!sd.pslot_rollup_) return;
+  // HTCONDOR: startd ADVERTISE_PSLOT_ROLLUP_INFORMATION (ChildAccountingGroup, ChildActivity,
+  // ChildCpus, ChildCurrentRank, ChildEnteredCurrentState, ChildMemory, ChildName,
+  // ChildRemoteOwner, ChildRemoteUser, ChildRetirementTimeRemaining, ChildState), the observed
+  // ChildDisk, ChildDSlotId and Child<resource>, and STARTD_PARTITIONABLE_SLOT_ATTRS.
+  std::vector<std::string> attrs = {"Name",
+                                    "State",
+                                    "Activity",
+                                    "Cpus",
+                                    "Memory",
+                                    "Disk",
+                                    "RemoteOwner",
+                                    "RemoteUser",
+                                    "CurrentRank",
+                                    "EnteredCurrentState",
+                                    "DSlotId",
+                                    "AccountingGroup",
+                                    "RetirementTimeRemaining"};
+  for (const CustomResource& r : sd.layout_.resources) attrs.push_back(r.name);
+  for (const std::string& x : sd.rollup_attrs_) attrs.push_back(x);
+  for (const std::string& a : attrs) {
+    std::string text = "{";
+    int k = 0;
+    // RetirementTimeRemaining counts down by itself (an expression of time() only): the list
+    // carries the expressions so it stays right between updates.
+    bool live = a == "RetirementTimeRemaining";
+    for (auto& d : sd.slots_) {
+      if (d->dead || d->parent != &p) continue;
+      if (k++) text += ",";
+      const Expr* e = live ? d->ad->lookup(a) : nullptr;
+      text += e ? classad::to_string(e) : classad::to_string(d->ad->evaluate_attr(a));
+    }
+    insert_text(p, ("Child" + a).c_str(), text + "}");
+  }
   ins(p, "PslotRollupInformation", Value::boolean(true));
+}
+
+// HTCONDOR: startd STARTD_JOB_ATTRS: the running job's attributes copied into the slot ad.
+void Engine::publish_job_attrs(SlotImpl& s, ClassAd* job) {
+  for (const std::string& n : sd.job_attrs_) {
+    const Expr* e = job ? job->lookup(n) : nullptr;
+    if (e) {
+      insert_expr(s, n.c_str(), e);
+    } else {
+      s.ad->remove(n);
+    }
+  }
+}
+
+// HTCONDOR: machine-classad-attributes TotalSlots: every slot the startd has now (observed:
+// a partitionable slot with two dynamic slots says 3).
+void Engine::refresh_total_slots() {
+  int64_t n = 0;
+  for (auto& p : sd.slots_) n += p->dead ? 0 : 1;
+  for (auto& p : sd.slots_) {
+    if (!p->dead) ins(*p, "TotalSlots", Value::integer(n));
+  }
 }
 
 void Engine::refresh_cross() {

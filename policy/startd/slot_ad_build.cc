@@ -56,6 +56,14 @@ void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& 
   ad.insert_value("TotalDisk", Value::integer(f.disk_kb));
   ad.insert_value("DetectedDisk", Value::integer(f.disk_kb));
   ad.insert_value("TotalVirtualMemory", Value::integer(f.swap_kb));
+  {
+    // HTCONDOR: startd SLOT_WEIGHT "Defaults to Cpus" (observed: SlotWeight = Cpus).
+    std::string w;
+    ExprPtr e;
+    if (cfg.get("SLOT_WEIGHT", &w) && !trim(w).empty()) e = classad::parse_expr(trim(w));
+    if (!e) e = classad::parse_expr("Cpus");
+    ad.insert("SlotWeight", e.release());
+  }
   ad.insert_value("UidDomain", Value::string(f.hostname));
   ad.insert_value("FileSystemDomain", Value::string(f.hostname));
   ad.insert_value("DaemonStartTime", Value::integer(now));

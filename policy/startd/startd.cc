@@ -27,6 +27,18 @@ bool Startd::init(std::string* err) {
     for (auto& x : split_list(sa)) slot_attrs_.push_back(x);
   }
   if (cfg_.get("STARTD_LATCH_EXPRS", &sa)) latch_exprs_ = split_list(sa);
+  // HTCONDOR: startd STARTD_JOB_ATTRS: "By default, the job ClassAd attributes JobUniverse,
+  // NiceUser, ExecutableSize and ImageSize are advertised into the machine ClassAd" (the
+  // param table's own value is empty: the list adds to these).
+  job_attrs_ = {"JobUniverse", "NiceUser", "ExecutableSize", "ImageSize"};
+  if (cfg_.get("STARTD_JOB_ATTRS", &sa)) {
+    for (auto& x : split_list(sa)) job_attrs_.push_back(x);
+  }
+  if (cfg_.get("ADVERTISE_PSLOT_ROLLUP_INFORMATION", &sa)) {
+    sa = trim(sa);
+    pslot_rollup_ = !(strcasecmp(sa.c_str(), "false") == 0 || sa == "0");
+  }
+  if (cfg_.get("STARTD_PARTITIONABLE_SLOT_ATTRS", &sa)) rollup_attrs_ = split_list(sa);
   if (cfg_.get("ENABLE_BACKFILL", &sa)) {
     sa = trim(sa);
     enable_backfill_ = strcasecmp(sa.c_str(), "true") == 0 || sa == "1";

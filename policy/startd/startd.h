@@ -108,6 +108,7 @@ struct Event {
   int exit_code = 0;
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
+  std::string drain_reason;   // condor_drain -reason (DrainReason); empty: none given
   ShutdownMode shutdown = ShutdownMode::kGraceful;
   // Claim of a Claimed slot: the negotiator preempts the current claim for a user of better
   // priority (it has applied PREEMPTION_REQUIREMENTS); accepted unless RANK is lower.
@@ -212,6 +213,12 @@ class Startd {
   int64_t stat_recent_n_[kStatCount] = {};
   std::deque<std::pair<int64_t, int>> stat_recent_;
   uint64_t stat_version_ = 1;
+  std::vector<std::string> job_attrs_;     // STARTD_JOB_ATTRS
+  bool pslot_rollup_ = true;               // ADVERTISE_PSLOT_ROLLUP_INFORMATION
+  std::vector<std::string> rollup_attrs_;  // STARTD_PARTITIONABLE_SLOT_ATTRS
+  int64_t drain_requests_ = 0;             // DrainingRequestId counter
+  int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
+  std::string drain_reason_;
 };
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.

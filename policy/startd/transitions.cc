@@ -292,6 +292,7 @@ void Engine::delete_dslot(SlotImpl& s) {
     for (const std::string& id : s.res.ids[i]) p->res.ids[i].push_back(id);
   }
   s.dead = true;
+  refresh_total_slots();
   char buf[160];
   std::snprintf(buf, sizeof buf, "resources returned to %s (cpus=%d memory=%lld disk=%lld)",
                 p->name.c_str(), s.res.cpus, static_cast<long long>(s.res.memory_mb),
