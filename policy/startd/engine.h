@@ -102,7 +102,8 @@ struct Job {
   int64_t mmvt = 600;  // MachineMaxVacateTime, evaluated when the job starts
   int64_t jmvt = -1;   // JobMaxVacateTime, -1 when the job has none
   std::string kill_sig = "SIGTERM";
-  bool held = false;  // WANT_HOLD put it on hold
+  bool held = false;          // WANT_HOLD put it on hold
+  double est_retirement = 0;  // MAXJOBRETIREMENTTIME as last evaluated (drain estimates)
 };
 
 struct SlotImpl {
@@ -158,7 +159,8 @@ struct SlotImpl {
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
   int64_t pair_time[7 * 7] = {};  // seconds accumulated per state/activity pair (TotalTime*)
-  uint64_t pub_stats = 0;         // machine statistics version last published in this ad
+  int64_t pub_drain_est[4] = {-1, -1, -1, -1};  // ExpectedMachine*Draining* in this ad
+  uint64_t pub_stats = 0;  // machine statistics version last published in this ad
   int64_t pub_total[4] = {-1, -1, -1, -1}, pub_recent[4] = {-1, -1, -1, -1};
   bool preempt_was_true = false;  // PREEMPT was true for the current job (WANT_HOLD applies)
   bool dead = false;              // dynamic slot deleted
@@ -271,6 +273,9 @@ struct Engine {
   void expire_stats();
   void publish_stats(SlotImpl& s);
   void publish_all_stats();
+  // ExpectedMachine*Draining* (drain_estimate.cc), brought up to date when an ad is read.
+  void drain_estimates(int64_t v[4]);
+  void publish_drain_estimates(SlotImpl& s);
   // After a move out of (fs, fa), entered at `entered`: TotalTime* of both pairs.
   void publish_pair_times(SlotImpl& s, State fs, Activity fa, int64_t entered);
   void compact();

@@ -36,6 +36,7 @@ void Engine::refresh_job_times(SlotImpl& s) {
                   static_cast<long long>(s.job.start));
     insert_text(s, "TotalJobRunTime", buf);
     // Counts down while the job runs (a suspended job's retirement waits for it).
+    s.job.est_retirement = max_retirement(s);
     int64_t r = retirement_remaining(s);
     if (r == kNever || s.job.suspend_since >= 0) {
       ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
@@ -126,6 +127,7 @@ void Engine::set_resources(SlotImpl& s) {
 }
 
 void Engine::refresh(SlotImpl& s) {
+  sd.drain_est_changes_++;
   ins(s, "State", Value::string(state_name(s.state)));
   ins(s, "Activity", Value::string(activity_name(s.activity)));
   ins(s, "EnteredCurrentState", Value::integer(s.entered_state));

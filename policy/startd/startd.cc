@@ -129,10 +129,15 @@ bool Startd::set_inputs(const std::string& slot,
   return false;
 }
 
+// Reading a slot's ad is publishing it: the attributes HTCondor computes at publication
+// (ExpectedMachine*Draining*) are brought up to date here.
 std::vector<SlotView> Startd::slots() const {
   std::vector<SlotView> v;
+  Output scratch;
+  Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
   for (auto& s : slots_) {
     if (s->dead) continue;
+    eng.publish_drain_estimates(*s);
     SlotView x;
     x.name = s->name;
     x.state = s->state;
@@ -151,6 +156,9 @@ std::vector<SlotView> Startd::slots() const {
 bool Startd::slot(const std::string& name, SlotView* out) const {
   for (auto& s : slots_) {
     if (s->dead || strcasecmp(s->name.c_str(), name.c_str()) != 0) continue;
+    Output scratch;
+    Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
+    eng.publish_drain_estimates(*s);
     out->name = s->name;
     out->state = s->state;
     out->activity = s->activity;

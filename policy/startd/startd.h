@@ -219,6 +219,11 @@ class Startd {
   int64_t drain_requests_ = 0;             // DrainingRequestId counter
   int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
   std::string drain_reason_;
+  // ExpectedMachine*Draining* as last computed (drain_estimate.cc), at drain_est_time_ after
+  // drain_est_at_ of the drain_est_changes_ (slot ad refreshes) so far.
+  int64_t drain_est_[4] = {};
+  int64_t drain_est_time_ = -1;
+  uint64_t drain_est_changes_ = 0, drain_est_at_ = 0;
 };
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.
