@@ -4,6 +4,8 @@
 #include "policy/startd/engine.h"
 #include "policy/startd/text_util.h"
 
+#include <strings.h>
+
 #include <cmath>
 #include <cstdio>
 
@@ -14,52 +16,103 @@ namespace kite::startd {
 
 SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
   AdPtr req(ad ? ad->copy() : ClassAd::make());
+  // HTCONDOR: ep-configuration "Defaults for Partitionable Slot Sizes" (MODIFY_REQUEST_EXPR_*)
+  // and "condor_negotiator-Side Resource Consumption Policies" (CONSUMPTION_POLICY,
+  // CONSUMPTION_<resource>, per slot type SLOT_TYPE_<N>_...): how much a job's request takes.
+  auto cfg_text = [&](const std::string& name, std::string* out) {
+    config::Entry e;
+    if (!sd.cfg_.lookup_slot(name, p.id, p.type_id, &e)) return false;
+    return sd.cfg_.get(e.name, out) && !trim(*out).empty();
+  };
+  std::string text;
+  bool consumption = false;
+  if (cfg_text("CONSUMPTION_POLICY", &text)) {
+    text = trim(text);
+    consumption = strcasecmp(text.c_str(), "true") == 0 || text == "1";
+  }
+  bool must_modify = false;
+  if (cfg_text("MUST_MODIFY_REQUEST_EXPRS", &text)) {
+    text = trim(text);
+    must_modify = strcasecmp(text.c_str(), "true") == 0 || text == "1";
+  }
   struct Req {
     const char* attr;
     const char* modify;
     const char* dflt;
-    double value;
+    const char* consume;
+    const char* consume_dflt;
+    double raw, value;
   } reqs[] = {
-      {"RequestCpus", "MODIFY_REQUEST_EXPR_REQUESTCPUS", "quantize(RequestCpus, {1})", 1},
-      {"RequestMemory", "MODIFY_REQUEST_EXPR_REQUESTMEMORY", "quantize(RequestMemory, {128})", 1},
-      {"RequestDisk", "MODIFY_REQUEST_EXPR_REQUESTDISK", "quantize(RequestDisk, {1024})", 1},
+      {"RequestCpus", "MODIFY_REQUEST_EXPR_REQUESTCPUS", "quantize(RequestCpus, {1})",
+       "CONSUMPTION_CPUS", "quantize(target.RequestCpus, {1})", 1, 1},
+      {"RequestMemory", "MODIFY_REQUEST_EXPR_REQUESTMEMORY", "quantize(RequestMemory, {128})",
+       "CONSUMPTION_MEMORY", "quantize(target.RequestMemory, {128})", 1, 1},
+      {"RequestDisk", "MODIFY_REQUEST_EXPR_REQUESTDISK", "quantize(RequestDisk, {1024})",
+       "CONSUMPTION_DISK", "quantize(target.RequestDisk, {1024})", 1, 1},
   };
   for (Req& r : reqs) {
     double d;
     if (!req->lookup(r.attr)) req->insert_value(r.attr, Value::integer(1));
-    std::string text;
-    if (!sd.cfg_.get(r.modify, &text) || trim(text).empty()) text = r.dflt;
-    ExprPtr e = classad::parse_expr(trim(text));
+    if (!number(req->evaluate_attr(r.attr), &d)) d = 1;
+    r.raw = std::ceil(d);
     Value v;
-    if (e) {
-      classad::MatchPair mp(*req, *p.ad);
-      v = mp.evaluate_left(e.get());
+    if (consumption) {
+      // Evaluated by the partitionable slot, the job as TARGET.
+      if (!cfg_text(r.consume, &text)) text = r.consume_dflt;
+      ExprPtr e = classad::parse_expr(trim(text));
+      if (e) v = classad::MatchPair(*p.ad, *req).evaluate_left(e.get());
+    } else {
+      if (!sd.cfg_.get(r.modify, &text) || trim(text).empty()) text = r.dflt;
+      ExprPtr e = classad::parse_expr(trim(text));
+      if (e) v = classad::MatchPair(*req, *p.ad).evaluate_left(e.get());
     }
-    if (!number(v, &d)) {
-      if (!number(req->evaluate_attr(r.attr), &d)) d = 1;
-    }
-    r.value = std::ceil(d);
+    r.value = number(v, &d) ? std::ceil(d) : r.raw;
   }
-  std::vector<double> custom(sd.layout_.resources.size(), 0);
-  for (size_t i = 0; i < custom.size(); ++i) {
+  size_t nres = sd.layout_.resources.size();
+  std::vector<double> custom(nres, 0), custom_raw(nres, 0);
+  for (size_t i = 0; i < nres; ++i) {
+    const std::string& name = sd.layout_.resources[i].name;
     double d;
-    if (number(req->evaluate_attr("Request" + sd.layout_.resources[i].name), &d) && d > 0)
-      custom[i] = std::ceil(d);
+    if (number(req->evaluate_attr("Request" + name), &d) && d > 0) custom_raw[i] = std::ceil(d);
+    custom[i] = custom_raw[i];
+    // "Custom resources have no default consumption policy."
+    if (consumption && cfg_text("CONSUMPTION_" + name, &text)) {
+      ExprPtr e = classad::parse_expr(trim(text));
+      if (e && number(classad::MatchPair(*p.ad, *req).evaluate_left(e.get()), &d))
+        custom[i] = d > 0 ? std::ceil(d) : 0;
+    }
   }
+  auto fits = [&](bool modified) {
+    for (const Req& r : reqs) {
+      double want = modified ? r.value : r.raw;
+      double have = &r == &reqs[0]   ? p.res.cpus
+                    : &r == &reqs[1] ? static_cast<double>(p.res.memory_mb)
+                                     : static_cast<double>(p.res.disk_kb);
+      if (want > have) return false;
+    }
+    for (size_t i = 0; i < nres; ++i) {
+      if ((modified ? custom[i] : custom_raw[i]) > p.res.custom[i]) return false;
+    }
+    return true;
+  };
   char buf[256];
-  if (reqs[0].value > p.res.cpus || reqs[1].value > p.res.memory_mb ||
-      reqs[2].value > p.res.disk_kb) {
-    std::snprintf(buf, sizeof buf,
-                  "insufficient resources in %s: request cpus=%.0f memory=%.0f disk=%.0f, "
-                  "free cpus=%d memory=%lld disk=%lld",
-                  p.name.c_str(), reqs[0].value, reqs[1].value, reqs[2].value, p.res.cpus,
-                  static_cast<long long>(p.res.memory_mb), static_cast<long long>(p.res.disk_kb));
-    *why = buf;
-    return nullptr;
-  }
-  for (size_t i = 0; i < custom.size(); ++i) {
-    if (custom[i] > p.res.custom[i]) {
-      *why = "insufficient " + sd.layout_.resources[i].name + " in " + p.name;
+  // HTCONDOR: startd MUST_MODIFY_REQUEST_EXPRS (default False): "MODIFY_REQUEST_EXPR ... are
+  // only applied if the job claim still matches the partitionable slot after modification".
+  if (!fits(true)) {
+    if (!consumption && !must_modify && fits(false)) {
+      for (Req& r : reqs) r.value = r.raw;
+      custom = custom_raw;
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "insufficient resources in %s: request cpus=%.0f memory=%.0f disk=%.0f, "
+                    "free cpus=%d memory=%lld disk=%lld",
+                    p.name.c_str(), reqs[0].value, reqs[1].value, reqs[2].value, p.res.cpus,
+                    static_cast<long long>(p.res.memory_mb), static_cast<long long>(p.res.disk_kb));
+      *why = buf;
+      for (size_t i = 0; i < nres; ++i) {
+        if (custom[i] > p.res.custom[i])
+          *why = "insufficient " + sd.layout_.resources[i].name + " in " + p.name;
+      }
       return nullptr;
     }
   }
