@@ -273,6 +273,7 @@ struct Engine {
   void expire_stats();
   void publish_stats(SlotImpl& s);
   void publish_all_stats();
+  void noclaim_shutdown();
   // ExpectedMachine*Draining* (drain_estimate.cc), brought up to date when an ad is read.
   void drain_estimates(int64_t v[4]);
   void publish_drain_estimates(SlotImpl& s);

@@ -15,6 +15,7 @@ void Engine::evaluate_all() {
     latch(s);
   }
   drain_evict_admitted();
+  noclaim_shutdown();
   // HTCONDOR: startd UPDATE_INTERVAL: every slot's ad goes to the collector periodically
   // (and on every state change, which apply() does).
   if (now >= sd.next_update_) {
@@ -37,6 +38,23 @@ void Engine::evaluate_all() {
   }
   publish_all_stats();
   compact();
+}
+
+// HTCONDOR: startd STARTD_NOCLAIM_SHUTDOWN: "The number of seconds to run without receiving a
+// claim before shutting HTCondor down on this machine." Counted from the start, or from the
+// last moment a slot had a claim; the shutdown is a graceful one.
+void Engine::noclaim_shutdown() {
+  if (sd.noclaim_shutdown_ <= 0 || sd.shutting_down_) return;
+  for (auto& p : sd.slots_) {
+    if (!p->dead && (p->has_claim || p->claim_pending)) sd.last_claim_time_ = now;
+  }
+  if (now - sd.last_claim_time_ < sd.noclaim_shutdown_) return;
+  Event ev;
+  ev.kind = EventKind::kShutdown;
+  ev.shutdown = ShutdownMode::kGraceful;
+  sd.shutdown_why_ = "STARTD_NOCLAIM_SHUTDOWN: no claim for " +
+                     std::to_string(static_cast<long long>(sd.noclaim_shutdown_)) + " s";
+  on_shutdown(ev);
 }
 
 // Statistics are machine-wide: a change on one slot is news in every slot's ad.

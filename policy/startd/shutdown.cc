@@ -53,7 +53,9 @@ void Engine::check_shutdown_done() {
     if (p->dead) continue;
     refresh(*p);
   }
-  if (!sd.slots_.empty()) act(*sd.slots_[0], ActionKind::kExit, "shutdown complete");
+  std::string why = "shutdown complete";
+  if (!sd.shutdown_why_.empty()) why += " (" + sd.shutdown_why_ + ")";
+  if (!sd.slots_.empty()) act(*sd.slots_[0], ActionKind::kExit, why);
 }
 
 }  // namespace kite::startd

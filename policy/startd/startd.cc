@@ -44,8 +44,13 @@ bool Startd::init(std::string* err) {
     enable_backfill_ = strcasecmp(sa.c_str(), "true") == 0 || sa == "1";
   }
   if (!layout_build(cfg_, facts_, &layout_, err)) return false;
-  start_time_ = acct_time_ = clock_.now();
-  next_update_ = start_time_ + update_interval_;
+  start_time_ = acct_time_ = last_claim_time_ = clock_.now();
+  // HTCONDOR: startd UPDATE_OFFSET: "the first update will be sent after $(UPDATE_OFFSET)
+  // seconds, and the second update will be sent after $(UPDATE_OFFSET) + $(UPDATE_INTERVAL)".
+  int64_t offset = 0;
+  if (cfg_int(cfg_, "UPDATE_OFFSET", &n) && n > 0) offset = n;
+  next_update_ = start_time_ + offset;
+  if (cfg_int(cfg_, "STARTD_NOCLAIM_SHUTDOWN", &n) && n > 0) noclaim_shutdown_ = n;
   Output scratch;
   Engine eng{*this, &scratch, clock_.now()};
   for (const SlotSpec& spec : layout_.slots) {
@@ -245,6 +250,7 @@ int64_t Startd::next_timer() const {
     if (x < t) t = x;
   };
   take(next_update_);
+  if (noclaim_shutdown_ > 0 && !shutting_down_) take(last_claim_time_ + noclaim_shutdown_);
   Output scratch;
   Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
   for (auto& p : slots_) {

@@ -219,6 +219,9 @@ class Startd {
   int64_t drain_requests_ = 0;             // DrainingRequestId counter
   int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
   std::string drain_reason_;
+  int64_t noclaim_shutdown_ = 0;  // STARTD_NOCLAIM_SHUTDOWN, 0: never
+  int64_t last_claim_time_ = 0;   // when some slot last had a claim (or the start)
+  std::string shutdown_why_;
   // ExpectedMachine*Draining* as last computed (drain_estimate.cc), at drain_est_time_ after
   // drain_est_at_ of the drain_est_changes_ (slot ad refreshes) so far.
   int64_t drain_est_[4] = {};

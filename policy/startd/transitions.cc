@@ -48,6 +48,7 @@ void Engine::end_job_accounting(SlotImpl& s, bool evicted) {
 }
 
 void Engine::clear_claim(SlotImpl& s, const char* why) {
+  if (s.has_claim) sd.last_claim_time_ = now;  // STARTD_NOCLAIM_SHUTDOWN counts from here
   if (s.has_claim)
     act(s, ActionKind::kNotifyClaimant, std::string("claim ") + s.claim.id + " broken: " + why);
   s.has_claim = false;
@@ -169,6 +170,7 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
     case 5:
     case 9:
     case 31:
+      sd.last_claim_time_ = now;
       s.claim = std::move(s.pending_claim);
       s.pending_claim = Claim{};
       s.has_claim = true;
