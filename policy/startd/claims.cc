@@ -218,8 +218,21 @@ void Engine::on_activate(SlotImpl& s, const ClassAd* ad) {
     refuse(*t, "activation refused: CLAIM_WORKLIFE expired");
     return;
   }
+  // HTCONDOR: the startd checks the job it is asked to run as it checked the claim: the
+  // machine's Requirements (START, resources) and the job's own. Only a definite no refuses
+  // here: a job ad that leaves START undefined still runs on the claim it came with.
+  AdPtr job(ad ? ad->copy() : ClassAd::make());
+  std::string why;
+  if (is_false(eval_with(*t, start_expr(*t), job.get()))) {
+    refuse(*t, "activation refused: START is false for the job");
+    return;
+  }
+  if (!request_fits(*t, job.get(), &why)) {
+    refuse(*t, "activation refused: " + why);
+    return;
+  }
   t->job = Job{};
-  t->job.ad = AdPtr(ad ? ad->copy() : ClassAd::make());
+  t->job.ad = std::move(job);
   t->activate_pending = true;
   settle(*t);
 }
