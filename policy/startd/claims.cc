@@ -253,10 +253,17 @@ void Engine::on_job_event(SlotImpl& s, const Event& ev) {
       s.job.starter_running = false;
       settle(s);
       break;
-    case EventKind::kBackfillExited:
-      s.bf_running = false;
-      settle(s);
+    case EventKind::kBackfillExited: {
+      // The one backfill client is gone for every slot that was using it.
+      std::vector<SlotImpl*> users;
+      for (auto& p : sd.slots_) {
+        if (!p->dead && p->bf_running) users.push_back(p.get());
+      }
+      if (users.empty()) users.push_back(&s);
+      for (SlotImpl* u : users) u->bf_running = false;
+      for (SlotImpl* u : users) settle(*u);
       break;
+    }
     case EventKind::kAlive:
       if (s.has_claim) s.claim.lease_expires = now + s.claim.lease;
       break;

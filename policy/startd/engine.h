@@ -254,6 +254,8 @@ struct Engine {
   // slot went away (a dynamic slot deleted on its way back to Owner).
   bool apply(SlotImpl& s, const TransitionRow& r);
   void reset_eviction(SlotImpl& s);
+  // Slots using the (single) backfill client, `except` aside.
+  int backfill_users(const SlotImpl* except);
   void delete_dslot(SlotImpl& s);
   // Follows transitions of one slot until none applies.
   // A policy that flips back and forth (SUSPEND and CONTINUE both true) moves once per

@@ -225,7 +225,13 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
     }
     case 26: break;
     case 28:
-      act(s, ActionKind::kKillBackfill);
+      // HTCONDOR: ep-policy "the condor_startd will only spawn a single instance of the BOINC
+      // client": a slot leaving backfill while others still use the client just lets go of it.
+      if (backfill_users(&s) > 0) {
+        s.bf_running = false;
+      } else {
+        act(s, ActionKind::kKillBackfill);
+      }
       if (s.bf_cause.empty()) {
         s.bf_cause = s.claim_pending     ? "claimed by schedd"
                      : s.match_pending   ? "matched by negotiator"
@@ -246,8 +252,12 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   }
   if (ts == State::kBackfill && ta == Activity::kIdle && !s.bf_running && !s.bf_evict_to_owner &&
       !s.claim_pending && !s.match_pending && r.number != 29) {
+    // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
+    // running under this condor_startd, the slot will immediately enter Backfill/Busy without
+    // waiting to spawn another copy of the BOINC client."
+    bool running = backfill_users(&s) > 0;
     s.bf_running = true;
-    act(s, ActionKind::kSpawnBackfill);
+    if (!running) act(s, ActionKind::kSpawnBackfill);
   }
   if (ts == State::kPreempting && fs == State::kClaimed) {
     if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
@@ -271,6 +281,14 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
     return false;
   }
   return true;
+}
+
+int Engine::backfill_users(const SlotImpl* except) {
+  int n = 0;
+  for (auto& p : sd.slots_) {
+    if (!p->dead && p.get() != except && p->bf_running) ++n;
+  }
+  return n;
 }
 
 void Engine::reset_eviction(SlotImpl& s) {
