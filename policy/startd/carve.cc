@@ -136,6 +136,7 @@ SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
     }
     p.res.custom[i] -= custom[i];
   }
+  p.res_dirty = true;
   p.res.cpus -= d->res.cpus;
   p.res.memory_mb -= d->res.memory_mb;
   p.res.disk_kb -= d->res.disk_kb;

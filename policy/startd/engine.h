@@ -160,6 +160,8 @@ struct SlotImpl {
   int64_t total_job_run = 0, total_job_suspend = 0;
   int64_t pair_time[7 * 7] = {};  // seconds accumulated per state/activity pair (TotalTime*)
   int64_t pub_drain_est[4] = {-1, -1, -1, -1};  // ExpectedMachine*Draining* in this ad
+  bool res_dirty = true;    // resources changed since set_resources()
+  std::string pub_text[5];  // texts last parsed into the ad (insert_text_cached)
   uint64_t pub_stats = 0;  // machine statistics version last published in this ad
   int64_t pub_total[4] = {-1, -1, -1, -1}, pub_recent[4] = {-1, -1, -1, -1};
   bool preempt_was_true = false;  // PREEMPT was true for the current job (WANT_HOLD applies)
@@ -230,6 +232,7 @@ struct Engine {
   // has to touch the few literals that really changed.
   void refresh_time(SlotImpl& s);
   void insert_text(SlotImpl& s, const char* name, const std::string& text);
+  void insert_text_cached(SlotImpl& s, int k, const char* name, const std::string& text);
   void refresh_job_times(SlotImpl& s);
   void insert_expr(SlotImpl& s, const char* name, const Expr* e);
   void insert_policy(SlotImpl& s);

@@ -25,16 +25,24 @@ void Engine::insert_text(SlotImpl& s, const char* name, const std::string& text)
   if (e) s.ad->insert(name, e.release());
 }
 
+// As insert_text, for the few attributes refresh() rewrites on every transition: parsed again
+// only when the text changed (or the attribute was removed meanwhile).
+void Engine::insert_text_cached(SlotImpl& s, int k, const char* name, const std::string& text) {
+  if (s.pub_text[k] == text && s.ad->lookup(name)) return;
+  s.pub_text[k] = text;
+  insert_text(s, name, text);
+}
+
 void Engine::refresh_job_times(SlotImpl& s) {
   char buf[256];
   if (s.has_job) {
     std::snprintf(buf, sizeof buf, "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)",
                   static_cast<long long>(s.job.suspended_total),
-                  static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : now));
-    insert_text(s, "TotalJobSuspendTime", buf);
+                  static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : 0));
+    insert_text_cached(s, 0, "TotalJobSuspendTime", buf);
     std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
                   static_cast<long long>(s.job.start));
-    insert_text(s, "TotalJobRunTime", buf);
+    insert_text_cached(s, 1, "TotalJobRunTime", buf);
     // Counts down while the job runs (a suspended job's retirement waits for it).
     s.job.est_retirement = max_retirement(s);
     int64_t r = retirement_remaining(s);
@@ -43,17 +51,17 @@ void Engine::refresh_job_times(SlotImpl& s) {
     } else {
       long long end = static_cast<long long>(now + r);
       std::snprintf(buf, sizeof buf, "ifThenElse(%lld > time(), %lld - time(), 0)", end, end);
-      insert_text(s, "RetirementTimeRemaining", buf);
+      insert_text_cached(s, 2, "RetirementTimeRemaining", buf);
     }
   }
   if (s.has_claim) {
     std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
                   static_cast<long long>(s.total_claim_run));
-    insert_text(s, "TotalClaimRunTime", buf);
+    insert_text_cached(s, 3, "TotalClaimRunTime", buf);
     std::snprintf(buf, sizeof buf,
                   "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)",
                   static_cast<long long>(s.total_claim_suspend));
-    insert_text(s, "TotalClaimSuspendTime", buf);
+    insert_text_cached(s, 4, "TotalClaimSuspendTime", buf);
   }
 }
 
@@ -226,7 +234,11 @@ void Engine::refresh(SlotImpl& s) {
     s.ad->remove("TotalClaimRunTime");
     s.ad->remove("TotalClaimSuspendTime");
   }
-  set_resources(s);
+  // Resources change only when a partitionable slot carves or takes back a dynamic slot.
+  if (s.res_dirty) {
+    s.res_dirty = false;
+    set_resources(s);
+  }
   refresh_job_times(s);
   refresh_time(s);
   if (s.partitionable) refresh_rollup(s);

@@ -304,6 +304,7 @@ void Engine::reset_eviction(SlotImpl& s) {
 
 void Engine::delete_dslot(SlotImpl& s) {
   SlotImpl* p = s.parent;
+  p->res_dirty = true;
   p->res.cpus += s.res.cpus;
   p->res.memory_mb += s.res.memory_mb;
   p->res.disk_kb += s.res.disk_kb;
