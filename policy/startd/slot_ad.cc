@@ -108,7 +108,17 @@ void Engine::set_resources(SlotImpl& s) {
     ins(s, n.c_str(), Value::integer(static_cast<int64_t>(have)));
     ins(s, ("TotalSlot" + n).c_str(), Value::integer(static_cast<int64_t>(tot)));
     ins(s, ("Total" + n).c_str(), Value::integer(static_cast<int64_t>(L.resources[i].total)));
-    ins(s, ("Detected" + n).c_str(), Value::integer(static_cast<int64_t>(L.resources[i].total)));
+    const std::vector<std::string>& off = L.resources[i].offline;
+    ins(s, ("Detected" + n).c_str(),
+        Value::integer(static_cast<int64_t>(L.resources[i].total) +
+                       static_cast<int64_t>(off.size())));
+    if (!off.empty()) {
+      // HTCONDOR: machine-classad-attributes Offline<name>: "which of these resources is
+      // unavailable for match making".
+      std::string list;
+      for (const std::string& id : off) list += (list.empty() ? "" : ",") + id;
+      ins(s, ("Offline" + n).c_str(), Value::string(list));
+    }
     std::string ids;
     if (i < s.res.ids.size()) {
       for (const std::string& id : s.res.ids[i]) ids += (ids.empty() ? "" : ",") + id;
