@@ -191,10 +191,13 @@ void Engine::refresh(SlotImpl& s) {
     ins(s, "RemoteNegotiatingGroup", Value::string(group));
     if (s.claim.ad) s.claim.ad->evaluate_bool("SubmitterAutoregroup", autoregroup);
     ins(s, "RemoteAutoregroup", Value::boolean(autoregroup));
-  } else {
+    s.pub_claim = true;
+  } else if (s.pub_claim) {  // (the removals only once: refresh runs on every transition)
+    s.pub_claim = false;
     ins(s, "CurrentRank", Value::real(0));
     for (const char* n : {"PublicClaimId", "RemoteOwner", "RemoteUser", "RemoteGroup",
-                          "AccountingGroup", "RemoteNegotiatingGroup", "RemoteAutoregroup"})
+                          "AccountingGroup", "RemoteNegotiatingGroup", "RemoteAutoregroup",
+                          "TotalClaimRunTime", "TotalClaimSuspendTime"})
       s.ad->remove(n);
   }
   // HTCONDOR: machine-classad-attributes Draining ("True when the slot is draining and
@@ -204,7 +207,9 @@ void Engine::refresh(SlotImpl& s) {
     ins(s, "Draining", Value::boolean(true));
     ins(s, "DrainingRequestId", Value::string(std::to_string(sd.drain_requests_)));
     if (!sd.drain_reason_.empty()) ins(s, "DrainReason", Value::string(sd.drain_reason_));
-  } else {
+    s.pub_drain = true;
+  } else if (s.pub_drain) {
+    s.pub_drain = false;
     for (const char* n : {"Draining", "DrainingRequestId", "DrainReason"}) s.ad->remove(n);
   }
   if (sd.last_drain_start_) ins(s, "LastDrainStartTime", Value::integer(sd.last_drain_start_));
@@ -219,7 +224,9 @@ void Engine::refresh(SlotImpl& s) {
       if (!s.preempting.ad->evaluate_string("User", user)) user = owner;
       ins(s, "PreemptingUser", Value::string(user));
     }
-  } else {
+    s.pub_preempting = true;
+  } else if (s.pub_preempting) {
+    s.pub_preempting = false;
     for (const char* n : {"PreemptingRank", "PreemptingOwner", "PreemptingUser"}) s.ad->remove(n);
   }
   if (s.has_job) {
@@ -234,15 +241,13 @@ void Engine::refresh(SlotImpl& s) {
       ins(s, "JobId", Value::string(buf));
     }
     publish_job_attrs(s, s.job.ad.get());
-  } else {
+    s.pub_job = true;
+  } else if (s.pub_job) {
+    s.pub_job = false;
     for (const char* n :
          {"JobStart", "JobId", "TotalJobRunTime", "TotalJobSuspendTime", "RetirementTimeRemaining"})
       s.ad->remove(n);
     publish_job_attrs(s, nullptr);
-  }
-  if (!s.has_claim) {
-    s.ad->remove("TotalClaimRunTime");
-    s.ad->remove("TotalClaimSuspendTime");
   }
   // Resources change only when a partitionable slot carves or takes back a dynamic slot.
   if (s.res_dirty) {
