@@ -87,6 +87,7 @@ bool Engine::request_fits(SlotImpl& s, ClassAd* req, std::string* why) {
 }
 
 SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority) {
+  count_stat(Stat::kClaimRequests);
   if (sd.shutting_down_) {
     refuse(t, "claim refused: shutting down");
     return nullptr;
@@ -194,6 +195,7 @@ void Engine::on_match(SlotImpl& s, const ClassAd* ad) {
 }
 
 void Engine::on_activate(SlotImpl& s, const ClassAd* ad) {
+  count_stat(Stat::kActivationRequests);
   SlotImpl* t = &s;
   if (s.partitionable) {
     t = nullptr;

@@ -160,12 +160,12 @@ struct SlotImpl {
   int64_t total_job_run = 0, total_job_suspend = 0;
   int64_t pair_time[7 * 7] = {};  // seconds accumulated per state/activity pair (TotalTime*)
   int64_t pub_drain_est[4] = {-1, -1, -1, -1};  // ExpectedMachine*Draining* in this ad
-  bool res_dirty = true;    // resources changed since set_resources()
+  bool res_dirty = true;                        // resources changed since set_resources()
   // Groups of attributes refresh() has put in the ad (so it removes them only once).
   bool pub_claim = true, pub_drain = true, pub_preempting = true, pub_job = true;
   std::string pub_text[5];  // texts last parsed into the ad (insert_text_cached)
-  uint64_t pub_stats = 0;  // machine statistics version last published in this ad
-  int64_t pub_total[4] = {-1, -1, -1, -1}, pub_recent[4] = {-1, -1, -1, -1};
+  uint64_t pub_stats = 0;   // machine statistics version last published in this ad
+  int64_t pub_total[6] = {-1, -1, -1, -1, -1, -1}, pub_recent[6] = {-1, -1, -1, -1, -1, -1};
   bool preempt_was_true = false;  // PREEMPT was true for the current job (WANT_HOLD applies)
   bool dead = false;              // dynamic slot deleted
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
@@ -177,7 +177,9 @@ enum class Stat : uint8_t {
   kJobStarts,
   kJobPreemptions,
   kJobRankPreemptions,
-  kJobUserPrioPreemptions
+  kJobUserPrioPreemptions,
+  kClaimRequests,
+  kActivationRequests
 };
 
 struct Engine {

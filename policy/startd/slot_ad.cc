@@ -244,9 +244,11 @@ void Engine::refresh(SlotImpl& s) {
     s.pub_job = true;
   } else if (s.pub_job) {
     s.pub_job = false;
-    for (const char* n :
-         {"JobStart", "JobId", "TotalJobRunTime", "TotalJobSuspendTime", "RetirementTimeRemaining"})
+    for (const char* n : {"JobStart", "JobId", "TotalJobRunTime", "TotalJobSuspendTime"})
       s.ad->remove(n);
+    // Observed: 0 in a slot that runs no job (a partitionable slot's ad).
+    ins(s, "RetirementTimeRemaining", Value::integer(0));
+    s.pub_text[2].clear();
     publish_job_attrs(s, nullptr);
   }
   // Resources change only when a partitionable slot carves or takes back a dynamic slot.

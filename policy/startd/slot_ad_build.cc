@@ -64,6 +64,7 @@ void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& 
     if (!e) e = classad::parse_expr("Cpus");
     ad.insert("SlotWeight", e.release());
   }
+  ad.insert_value("AcceptedWhileDraining", Value::boolean(false));
   ad.insert_value("UidDomain", Value::string(f.hostname));
   ad.insert_value("FileSystemDomain", Value::string(f.hostname));
   ad.insert_value("DaemonStartTime", Value::integer(now));

@@ -29,8 +29,8 @@ bool Startd::init(std::string* err) {
   if (cfg_.get("STARTD_LATCH_EXPRS", &sa)) latch_exprs_ = split_list(sa);
   // HTCONDOR: startd STARTD_JOB_ATTRS: "By default, the job ClassAd attributes JobUniverse,
   // NiceUser, ExecutableSize and ImageSize are advertised into the machine ClassAd" (the
-  // param table's own value is empty: the list adds to these).
-  job_attrs_ = {"JobUniverse", "NiceUser", "ExecutableSize", "ImageSize"};
+  // param table's own value is empty: the list adds to these); GlobalJobId as observed.
+  job_attrs_ = {"JobUniverse", "NiceUser", "ExecutableSize", "ImageSize", "GlobalJobId"};
   if (cfg_.get("STARTD_JOB_ATTRS", &sa)) {
     for (auto& x : split_list(sa)) job_attrs_.push_back(x);
   }

@@ -208,7 +208,7 @@ class Startd {
   bool enable_backfill_ = false;
   // Machine-wide job statistics (stats.cc): totals, events of the last 20 minutes, a version
   // that tells slot ads to republish.
-  static constexpr int kStatCount = 4;
+  static constexpr int kStatCount = 6;
   int64_t stat_total_[kStatCount] = {};
   int64_t stat_recent_n_[kStatCount] = {};
   std::deque<std::pair<int64_t, int>> stat_recent_;

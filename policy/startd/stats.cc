@@ -17,12 +17,14 @@ namespace {
 // "in the last twenty minutes"
 constexpr int64_t kRecentWindow = 20 * 60;
 
-const char* const kStatNames[] = {"JobStarts", "JobPreemptions", "JobRankPreemptions",
-                                  "JobUserPrioPreemptions"};
+// The last two are not in machine-classad-attributes but in every observed slot ad.
+const char* const kStatNames[] = {"JobStarts",          "JobPreemptions",
+                                  "JobRankPreemptions", "JobUserPrioPreemptions",
+                                  "ClaimRequests",      "ActivationRequests"};
 
 // The names interned once: these are written into every slot's ad many times a day.
 const classad::InternedName& stat_name(int k, bool recent) {
-  static classad::InternedName names[2][4];
+  static classad::InternedName names[2][6];
   classad::InternedName& n = names[recent ? 1 : 0][k];
   if (!n.name)
     n = classad::intern_name((recent ? std::string("Recent") : std::string()) + kStatNames[k]);
