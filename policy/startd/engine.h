@@ -281,7 +281,7 @@ struct Engine {
   void count_stat(Stat which);
   void expire_stats();
   void publish_stats(SlotImpl& s);
-  void publish_all_stats();
+  void publish_on_read(SlotImpl& s);
   void noclaim_shutdown();
   // ExpectedMachine*Draining* (drain_estimate.cc), brought up to date when an ad is read.
   void drain_estimates(int64_t v[4]);

@@ -36,7 +36,6 @@ void Engine::evaluate_all() {
     check_shutdown_done();
     if (out->transitions.size() == before) break;
   }
-  publish_all_stats();
   compact();
 }
 
@@ -55,13 +54,6 @@ void Engine::noclaim_shutdown() {
   sd.shutdown_why_ = "STARTD_NOCLAIM_SHUTDOWN: no claim for " +
                      std::to_string(static_cast<long long>(sd.noclaim_shutdown_)) + " s";
   on_shutdown(ev);
-}
-
-// Statistics are machine-wide: a change on one slot is news in every slot's ad.
-void Engine::publish_all_stats() {
-  for (auto& p : sd.slots_) {
-    if (!p->dead) publish_stats(*p);
-  }
 }
 
 void Engine::compact() {

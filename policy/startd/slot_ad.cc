@@ -151,7 +151,6 @@ void Engine::refresh(SlotImpl& s) {
   ins(s, "EnteredCurrentState", Value::integer(s.entered_state));
   ins(s, "EnteredCurrentActivity", Value::integer(s.entered_activity));
   ins(s, "LastBenchmark", Value::integer(static_cast<int64_t>(s.last_benchmark)));
-  publish_stats(s);
   // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
   // State ... advertises its Requirements expression as False".
   // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"

@@ -134,15 +134,15 @@ bool Startd::set_inputs(const std::string& slot,
   return false;
 }
 
-// Reading a slot's ad is publishing it: the attributes HTCondor computes at publication
-// (ExpectedMachine*Draining*) are brought up to date here.
+// Reading a slot's ad is publishing it: the machine-wide attributes HTCondor computes when it
+// publishes (job statistics, ExpectedMachine*Draining*) are brought up to date here.
 std::vector<SlotView> Startd::slots() const {
   std::vector<SlotView> v;
   Output scratch;
   Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
   for (auto& s : slots_) {
     if (s->dead) continue;
-    eng.publish_drain_estimates(*s);
+    eng.publish_on_read(*s);
     SlotView x;
     x.name = s->name;
     x.state = s->state;
@@ -163,7 +163,7 @@ bool Startd::slot(const std::string& name, SlotView* out) const {
     if (s->dead || strcasecmp(s->name.c_str(), name.c_str()) != 0) continue;
     Output scratch;
     Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
-    eng.publish_drain_estimates(*s);
+    eng.publish_on_read(*s);
     out->name = s->name;
     out->state = s->state;
     out->activity = s->activity;
@@ -337,7 +337,6 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     eng.finalize_drain();
   }
   eng.check_shutdown_done();
-  eng.publish_all_stats();
   eng.compact();
   return true;
 }

@@ -67,6 +67,15 @@ void Engine::expire_stats() {
   if (changed) sd.stat_version_++;
 }
 
+// Machine-wide numbers would cost an update of every slot's ad at every job start: they are
+// written into an ad when it is read (publish_on_read), as HTCondor computes them when it
+// publishes.
+void Engine::publish_on_read(SlotImpl& s) {
+  expire_stats();
+  publish_stats(s);
+  publish_drain_estimates(s);
+}
+
 void Engine::publish_stats(SlotImpl& s) {
   if (s.pub_stats == sd.stat_version_) return;
   s.pub_stats = sd.stat_version_;
