@@ -215,8 +215,7 @@ void Engine::on_activate(SlotImpl& s, const ClassAd* ad) {
                    activity_name(t->activity));
     return;
   }
-  if (t->claim.activations > 0 && t->pol.claim_worklife >= 0 &&
-      now - t->claim.start > t->pol.claim_worklife) {
+  if (worklife_over(*t)) {
     refuse(*t, "activation refused: CLAIM_WORKLIFE expired");
     return;
   }

@@ -223,6 +223,7 @@ struct Engine {
   bool drain_admitting();
   void drain_evict_admitted();
   bool all_drained();
+  bool worklife_over(SlotImpl& s);
   void note_preempt(SlotImpl& s);
   bool holds(Trigger t, SlotImpl& s);
   struct Ctx {

@@ -264,7 +264,8 @@ int64_t Startd::next_timer() const {
       take(s.kill_deadline);
     if (s.has_claim && s.state == State::kClaimed) {
       take(s.claim.lease_expires);
-      if (s.activity == Activity::kIdle && s.claim.activations > 0 && s.pol.claim_worklife >= 0)
+      // (A work life of 0 ends an idle claim as soon as it is idle: no timer needed.)
+      if (s.activity == Activity::kIdle && s.claim.activations > 0 && s.pol.claim_worklife > 0)
         take(s.claim.start + s.pol.claim_worklife + 1);
       if (s.retire != Retire::kNone && s.has_job &&
           (s.activity == Activity::kRetiring || s.activity == Activity::kSuspended)) {

@@ -23,6 +23,15 @@ const char* retire_text(Retire r) {
 // preempting claim goes away, the normal Claimed/Busy state is resumed ... If instead the
 // retirement is due to owner activity (PREEMPT) ... no unretirement is possible." PREEMPT keeps
 // being evaluated while retiring; once true it is remembered (for WANT_HOLD too).
+// HTCONDOR: startd CLAIM_WORKLIFE: the claim stops accepting jobs once its age exceeds the
+// work life; -1 is infinite, and "a value of 0 has the effect of not allowing more than one job
+// to run per claim, since it immediately expires after the first job starts running".
+bool Engine::worklife_over(SlotImpl& s) {
+  int64_t w = s.pol.claim_worklife;
+  if (s.claim.activations == 0 || w < 0) return false;
+  return w == 0 || now - s.claim.start > w;
+}
+
 void Engine::note_preempt(SlotImpl& s) {
   if (s.retire == Retire::kPreempt || want_suspend(s) || !preempt(s)) return;
   s.preempt_was_true = true;
@@ -73,8 +82,7 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
         s.end_cause = "claim lease expired";
         return true;
       }
-      if (s.claim.activations > 0 && s.pol.claim_worklife >= 0 &&
-          now - s.claim.start > s.pol.claim_worklife) {
+      if (worklife_over(s)) {
         s.end_cause = "CLAIM_WORKLIFE expired";
         return true;
       }
