@@ -114,7 +114,9 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority
     }
     SlotImpl* d = carve(t, ad, &why);
     if (!d) {
-      refuse(t, "claim refused: " + why);
+      std::string why2;
+      if (by_priority && pslot_preempt(t, req.get(), &why2)) return nullptr;  // carved later
+      refuse(t, "claim refused: " + why + (why2.empty() ? "" : "; " + why2));
       return nullptr;
     }
     d->pending_claim = new_claim(*d, ad);

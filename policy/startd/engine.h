@@ -166,8 +166,12 @@ struct SlotImpl {
   std::string pub_text[5];  // texts last parsed into the ad (insert_text_cached)
   uint64_t pub_stats = 0;   // machine statistics version last published in this ad
   int64_t pub_total[6] = {-1, -1, -1, -1, -1, -1}, pub_recent[6] = {-1, -1, -1, -1, -1, -1};
-  bool preempt_was_true = false;  // PREEMPT was true for the current job (WANT_HOLD applies)
-  bool dead = false;              // dynamic slot deleted
+  bool preempt_was_true = false;
+  bool pslot_victim = false;   // a dynamic slot preempted for a claim of its partitionable slot
+  bool pslot_pending = false;  // a partitionable slot waiting for its victims to go
+  AdPtr pslot_claim_ad;        // ... with the claim it will carve for  // PREEMPT was true for the
+                               // current job (WANT_HOLD applies)
+  bool dead = false;           // dynamic slot deleted
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
 
@@ -309,6 +313,9 @@ struct Engine {
   void on_job_event(SlotImpl& s, const Event& ev);
   // release, vacate, fast vacate (a pslot: all its dynamic slots)
   void on_release(SlotImpl& s, EventKind kind);
+  // Partitionable slot preemption (pslot_preempt.cc).
+  bool pslot_preempt(SlotImpl& p, ClassAd* req, std::string* why);
+  void pslot_claims();
   void on_drain(const Event& ev);
   void on_cancel_drain();
   void on_shutdown(const Event& ev);

@@ -33,6 +33,7 @@ void Engine::evaluate_all() {
       settle(s);
     }
     finalize_drain();
+    pslot_claims();
     check_shutdown_done();
     if (out->transitions.size() == before) break;
   }

@@ -338,6 +338,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     eng.finalize_drain();
   }
   eng.check_shutdown_done();
+  eng.pslot_claims();
   eng.compact();
   return true;
 }

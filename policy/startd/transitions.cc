@@ -267,7 +267,7 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
     if (s.has_job && s.job.starter_running) {
       count_stat(Stat::kJobPreemptions);
       if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
-      if (s.has_preempting && s.retire == Retire::kPriority)
+      if ((s.has_preempting || s.pslot_victim) && s.retire == Retire::kPriority)
         count_stat(Stat::kJobUserPrioPreemptions);
     }
     enter_preempting(s);
