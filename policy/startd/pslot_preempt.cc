@@ -92,6 +92,11 @@ void Engine::pslot_claims() {
     if (waiting) continue;
     p.pslot_pending = false;
     AdPtr ad = std::move(p.pslot_claim_ad);
+    if (sd.draining_ || sd.shutting_down_) {
+      refuse(p, sd.draining_ ? "preempting claim dropped: draining"
+                             : "preempting claim dropped: shutting down");
+      continue;
+    }
     std::string why;
     SlotImpl* d = carve(p, ad.get(), &why);
     if (!d) {
