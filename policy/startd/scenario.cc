@@ -16,312 +16,14 @@
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
 #include "policy/startd/startd.h"
+#include "policy/startd/scenario_steps.h"
 
 namespace kite::startd {
 
 namespace {
 
+using namespace scenario_detail;
 using classad::AdPtr;
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n'))
-    --e;
-  return std::string(s.substr(b, e - b));
-}
-
-// Drops a `#` comment that is outside quotes and brackets.
-std::string strip_comment(const std::string& line) {
-  bool q = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (q) {
-      if (c == '\\') ++i;
-      else if (c == '"') q = false;
-    } else if (c == '"') {
-      q = true;
-    } else if (c == '#') {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
-
-// Splits on blanks outside quotes, brackets and parentheses.
-std::vector<std::string> tokens(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  bool q = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (q) {
-      cur += c;
-      if (c == '\\' && i + 1 < s.size()) cur += s[++i];
-      else if (c == '"') q = false;
-      continue;
-    }
-    if (c == '"') q = true;
-    if (c == '[' || c == '(' || c == '{') ++depth;
-    if ((c == ']' || c == ')' || c == '}') && depth > 0) --depth;
-    if ((c == ' ' || c == '\t') && depth == 0) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-enum class Cmd {
-  kSet, kMatch, kClaim, kActivate, kDeactivate, kStarterExit, kRelease, kVacate, kVacateFast,
-  kDrain, kCancelDrain, kIgnoresSoftkill, kStarterStuck, kWithdraw, kLeaseExpire, kAlive,
-  kShutdown, kExpect, kExpectAttr
-};
-
-struct CmdName {
-  const char* name;
-  Cmd cmd;
-};
-const CmdName kCmds[] = {
-    {"set", Cmd::kSet},
-    {"match", Cmd::kMatch},
-    {"claim", Cmd::kClaim},
-    {"activate", Cmd::kActivate},
-    {"deactivate", Cmd::kDeactivate},
-    {"starter-exit", Cmd::kStarterExit},
-    {"release", Cmd::kRelease},
-    {"vacate", Cmd::kVacate},
-    {"vacate-fast", Cmd::kVacateFast},
-    {"drain", Cmd::kDrain},
-    {"cancel-drain", Cmd::kCancelDrain},
-    {"job-ignores-softkill", Cmd::kIgnoresSoftkill},
-    {"starter-stuck", Cmd::kStarterStuck},
-    {"withdraw", Cmd::kWithdraw},
-    {"lease-expire", Cmd::kLeaseExpire},
-    {"alive", Cmd::kAlive},
-    {"shutdown", Cmd::kShutdown},
-    {"expect", Cmd::kExpect},
-    {"expect-attr", Cmd::kExpectAttr},
-};
-
-struct Step {
-  int line = 0;
-  int64_t time = 0;
-  Cmd cmd;
-  std::string text;  // the step after the time, for messages
-  std::string slot;
-  std::vector<std::pair<std::string, std::string>> sets;
-  AdPtr ad;
-  int code = 0;
-  DrainMode drain = DrainMode::kGraceful;
-  bool drain_resume = false;
-  ShutdownMode shutdown = ShutdownMode::kGraceful;
-  std::string state_text;  // expect: "Claimed/Busy", "Claimed", "absent"
-  classad::ExprPtr expr;   // expect-attr
-};
-
-bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "line %d: ", line);
-  std::string pre = buf;
-  std::string s = trim(strip_comment(raw));
-  std::vector<std::string> tk = tokens(s);
-  if (tk.size() < 2 || strcasecmp(tk[0].c_str(), "at") != 0) {
-    *err = pre + "expected 'at SECONDS COMMAND ...', got '" + s + "'";
-    return false;
-  }
-  char* end = nullptr;
-  long long t = std::strtoll(tk[1].c_str(), &end, 10);
-  if (!end || *end || t < 0 || tk[1].empty() || t > 100LL * 365 * 86400) {
-    *err = pre + "bad time '" + tk[1] + "' (seconds from 0)";
-    return false;
-  }
-  st->line = line;
-  st->time = t;
-  if (tk.size() < 3) {
-    *err = pre + "missing command after 'at " + tk[1] + "'";
-    return false;
-  }
-  bool found = false;
-  for (const CmdName& c : kCmds) {
-    if (strcasecmp(c.name, tk[2].c_str()) == 0) {
-      st->cmd = c.cmd;
-      found = true;
-    }
-  }
-  if (!found) {
-    *err = pre + "unknown command '" + tk[2] + "'";
-    return false;
-  }
-  size_t cmdpos = s.find(tk[2]);
-  st->text = trim(s.substr(cmdpos));
-  std::vector<std::string> args(tk.begin() + 3, tk.end());
-  auto need_slot = [&]() -> bool {
-    if (args.empty() || args[0][0] == '[') {
-      *err = pre + tk[2] + ": missing slot name";
-      return false;
-    }
-    st->slot = args[0];
-    return true;
-  };
-  auto opt_ad = [&](size_t i) -> bool {
-    if (i >= args.size()) {
-      st->ad = AdPtr(classad::ClassAd::make());
-      return true;
-    }
-    std::string rest;
-    for (size_t k = i; k < args.size(); ++k) rest += (k > i ? " " : "") + args[k];
-    classad::ParseError pe;
-    st->ad = classad::parse_classad(rest, &pe);
-    if (!st->ad) {
-      *err = pre + "bad ad '" + rest + "': " + pe.to_string();
-      return false;
-    }
-    return true;
-  };
-  switch (st->cmd) {
-    case Cmd::kSet: {
-      size_t i = 0;
-      if (args.size() == 1 && args[0].find('=') == std::string::npos) {
-        *err = pre + "set: '" + args[0] + "' is not Attr=value";
-        return false;
-      }
-      if (!args.empty() && args[0].find('=') == std::string::npos) {
-        st->slot = args[0];
-        i = 1;
-      }
-      if (i >= args.size()) {
-        *err = pre + "set: nothing to set (want Attr=value ...)";
-        return false;
-      }
-      for (; i < args.size(); ++i) {
-        size_t eq = args[i].find('=');
-        if (eq == std::string::npos || eq == 0) {
-          *err = pre + "set: '" + args[i] + "' is not Attr=value";
-          return false;
-        }
-        std::string name = args[i].substr(0, eq), val = args[i].substr(eq + 1);
-        classad::ParseError pe;
-        if (!classad::parse_expr(val, &pe)) {
-          *err = pre + "set: " + name + ": bad value '" + val + "': " + pe.to_string();
-          return false;
-        }
-        st->sets.emplace_back(name, val);
-      }
-      return true;
-    }
-    case Cmd::kMatch:
-    case Cmd::kClaim:
-    case Cmd::kActivate:
-      return need_slot() && opt_ad(1);
-    case Cmd::kStarterExit:
-      if (!need_slot()) return false;
-      if (args.size() > 1) {
-        st->code = static_cast<int>(std::strtol(args[1].c_str(), &end, 10));
-        if (*end) {
-          *err = pre + "starter-exit: bad exit code '" + args[1] + "'";
-          return false;
-        }
-      }
-      return true;
-    case Cmd::kDeactivate:
-    case Cmd::kRelease:
-    case Cmd::kIgnoresSoftkill:
-    case Cmd::kStarterStuck:
-    case Cmd::kWithdraw:
-    case Cmd::kLeaseExpire:
-    case Cmd::kAlive:
-      return need_slot();
-    case Cmd::kVacate:
-    case Cmd::kVacateFast:
-      if (!args.empty()) st->slot = args[0];
-      return true;
-    case Cmd::kDrain:
-      if (!args.empty() && (strcasecmp(args.back().c_str(), "resume-on-completion") == 0 ||
-                            strcasecmp(args.back().c_str(), "-resume-on-completion") == 0)) {
-        st->drain_resume = true;
-        args.pop_back();
-      }
-      if (args.size() > 1) {
-        *err = pre + "drain: want 'drain [graceful|quick|fast] [resume-on-completion]'";
-        return false;
-      }
-      if (!args.empty()) {
-        std::string m = args[0];
-        if (!m.empty() && m[0] == '-') m = m.substr(1);
-        if (strcasecmp(m.c_str(), "graceful") == 0) st->drain = DrainMode::kGraceful;
-        else if (strcasecmp(m.c_str(), "quick") == 0) st->drain = DrainMode::kQuick;
-        else if (strcasecmp(m.c_str(), "fast") == 0) st->drain = DrainMode::kFast;
-        else {
-          *err = pre + "drain: mode must be graceful, quick or fast, not '" + args[0] + "'";
-          return false;
-        }
-      }
-      return true;
-    case Cmd::kCancelDrain:
-      return true;
-    case Cmd::kShutdown:
-      if (!args.empty()) {
-        if (strcasecmp(args[0].c_str(), "peaceful") == 0) st->shutdown = ShutdownMode::kPeaceful;
-        else if (strcasecmp(args[0].c_str(), "graceful") == 0) st->shutdown = ShutdownMode::kGraceful;
-        else if (strcasecmp(args[0].c_str(), "fast") == 0) st->shutdown = ShutdownMode::kFast;
-        else {
-          *err = pre + "shutdown: mode must be peaceful, graceful or fast, not '" + args[0] + "'";
-          return false;
-        }
-      }
-      return true;
-    case Cmd::kExpect: {
-      if (!need_slot()) return false;
-      if (args.size() != 2) {
-        *err = pre + "expect: want 'expect SLOT State/Activity'";
-        return false;
-      }
-      std::string sa = args[1];
-      if (strcasecmp(sa.c_str(), "absent") != 0) {
-        size_t slash = sa.find('/');
-        std::string sn = sa.substr(0, slash);
-        State x;
-        Activity y;
-        if (!state_parse(sn.c_str(), static_cast<int>(sn.size()), &x)) {
-          *err = pre + "expect: unknown state '" + sn + "'";
-          return false;
-        }
-        if (slash != std::string::npos) {
-          std::string an = sa.substr(slash + 1);
-          if (!activity_parse(an.c_str(), static_cast<int>(an.size()), &y)) {
-            *err = pre + "expect: unknown activity '" + an + "'";
-            return false;
-          }
-        }
-      }
-      st->state_text = sa;
-      return true;
-    }
-    case Cmd::kExpectAttr: {
-      if (!need_slot()) return false;
-      std::string rest;
-      for (size_t k = 1; k < args.size(); ++k) rest += (k > 1 ? " " : "") + args[k];
-      if (trim(rest).empty()) {
-        *err = pre + "expect-attr: missing expression";
-        return false;
-      }
-      classad::ParseError pe;
-      st->expr = classad::parse_expr(rest, &pe);
-      if (!st->expr) {
-        *err = pre + "expect-attr: bad expression '" + rest + "': " + pe.to_string();
-        return false;
-      }
-      st->text = "expect-attr " + st->slot + " " + rest;
-      return true;
-    }
-  }
-  return true;
-}
 
 class Runner {
  public:
@@ -359,6 +61,7 @@ class Runner {
         continue;
       }
       const Action& a = out.actions[~k];
+      if (keep_actions_) log_.push_back(a);
       if (a.kind != ActionKind::kPublishAds) {
         line("t=%lld %s action %s%s%s", static_cast<long long>(a.time - origin_), a.slot.c_str(),
              action_name(a.kind), a.detail.empty() ? "" : " ", a.detail.c_str());
@@ -370,6 +73,15 @@ class Runner {
       ev.slot = a.slot;
       std::string err;
       switch (a.kind) {
+        case ActionKind::kHoldJob:
+          // The starter puts the job on hold and stops it: softly ("soft ...") like a soft
+          // kill, else like a hard kill.
+          if (have && v.starter_running &&
+              (a.detail.compare(0, 4, "soft") == 0 ? !v.job_ignores_softkill : !v.starter_stuck)) {
+            ev.kind = EventKind::kStarterExited;
+            sd_.handle(ev, &out, &err);
+          }
+          break;
         case ActionKind::kSoftKill:
           if (have && v.starter_running && !v.job_ignores_softkill) {
             ev.kind = EventKind::kStarterExited;
@@ -441,7 +153,10 @@ class Runner {
         }
         return true;
       case Cmd::kMatch: ev.kind = EventKind::kMatch; break;
-      case Cmd::kClaim: ev.kind = EventKind::kClaim; break;
+      case Cmd::kClaim:
+        ev.kind = EventKind::kClaim;
+        ev.priority_preemption = st.priority;
+        break;
       case Cmd::kActivate: ev.kind = EventKind::kActivate; break;
       case Cmd::kDeactivate: ev.kind = EventKind::kDeactivate; break;
       case Cmd::kStarterExit:
@@ -455,6 +170,7 @@ class Runner {
         ev.kind = EventKind::kDrain;
         ev.drain = st.drain;
         ev.drain_resume = st.drain_resume;
+        ev.drain_reason = st.drain_reason;
         break;
       case Cmd::kCancelDrain: ev.kind = EventKind::kCancelDrain; break;
       case Cmd::kWithdraw: ev.kind = EventKind::kWithdraw; break;
@@ -475,6 +191,8 @@ class Runner {
         break;
       case Cmd::kExpect:
       case Cmd::kExpectAttr:
+      case Cmd::kExpectAction:
+      case Cmd::kExpectNoAction:
         return true;  // checked after the evaluation
     }
     if (!is_event) return true;
@@ -492,6 +210,41 @@ class Runner {
     drain_output(out);
     return true;
   }
+
+  // expect-action / expect-no-action: an action of that name on the slot (or, for a
+  // partitionable slot, on one of its dynamic slots) whose detail contains the text, at a time
+  // after the previous step's time and up to now.
+  void check_action(const Step& st, int64_t since) {
+    bool found = false;
+    std::string pslot = st.slot + "_";
+    for (const Action& a : log_) {
+      if (a.time <= since || a.time > clock_.now()) continue;
+      if (strcasecmp(action_name(a.kind), st.action.c_str()) != 0) continue;
+      if (strcasecmp(a.slot.c_str(), st.slot.c_str()) != 0 &&
+          strncasecmp(a.slot.c_str(), pslot.c_str(), pslot.size()) != 0)
+        continue;
+      if (!st.action_text.empty() && !contains_nocase(a.detail, st.action_text)) continue;
+      found = true;
+      break;
+    }
+    bool ok = st.cmd == Cmd::kExpectAction ? found : !found;
+    if (ok) {
+      r_->passed++;
+      return;
+    }
+    r_->failed++;
+    line("FAIL line %d: t=%lld %s: %s", st.line, static_cast<long long>(rel()), st.text.c_str(),
+         found ? "there was such an action" : "no such action");
+  }
+
+  // Forgets the actions no later expectation can look at.
+  void trim_log(int64_t before) {
+    size_t k = 0;
+    while (k < log_.size() && log_[k].time <= before) ++k;
+    log_.erase(log_.begin(), log_.begin() + static_cast<long>(k));
+  }
+
+  void keep_actions() { keep_actions_ = true; }
 
   void check(const Step& st) {
     SlotView v;
@@ -566,6 +319,8 @@ class Runner {
   VirtualClock& clock_;
   int64_t origin_;
   ScenarioResult* r_;
+  bool keep_actions_ = false;
+  std::vector<Action> log_;  // actions, when some step expects them
 };
 
 }  // namespace
@@ -668,9 +423,13 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       return;
     }
     Runner run(sd, clock, origin, res);
+    for (const Step& st : steps) {
+      if (st.cmd == Cmd::kExpectAction || st.cmd == Cmd::kExpectNoAction) run.keep_actions();
+    }
     // HTCONDOR: issue 5 "policy is evaluated once before the first step"
     run.evaluate();
     size_t i = 0;
+    int64_t since = INT64_MIN;  // the previous step time (expect-action looks after it)
     while (i < steps.size()) {
       int64_t t = steps[i].time;
       run.advance_to(origin + t);
@@ -679,7 +438,11 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       run.evaluate();
       for (size_t k = i; k < j; ++k) {
         if (steps[k].cmd == Cmd::kExpect || steps[k].cmd == Cmd::kExpectAttr) run.check(steps[k]);
+        if (steps[k].cmd == Cmd::kExpectAction || steps[k].cmd == Cmd::kExpectNoAction)
+          run.check_action(steps[k], since);
       }
+      since = origin + t;
+      run.trim_log(since);
       i = j;
     }
   }

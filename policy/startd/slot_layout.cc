@@ -224,6 +224,25 @@ bool config_bool(const config::Config& cfg, const std::string& name, bool dflt) 
 
 }  // namespace
 
+// HTCONDOR: startd OFFLINE_MACHINE_RESOURCE_<name>: "resource identifiers ... that are
+// currently offline, and therefore should not be allocated to a slot. The identifiers specified
+// here must match those specified by ... MACHINE_RESOURCE_<name> ... or the identifiers will be
+// ignored."
+static void take_offline(const config::Config& cfg, CustomResource* r) {
+  std::string v;
+  if (!cfg.get("OFFLINE_MACHINE_RESOURCE_" + r->name, &v)) return;
+  for (const std::string& id : split_list(v)) {
+    for (size_t i = 0; i < r->ids.size(); ++i) {
+      if (r->ids[i] != id) continue;
+      r->offline.push_back(id);
+      r->ids.erase(r->ids.begin() + static_cast<long>(i));
+      r->props.erase(r->props.begin() + static_cast<long>(i));
+      r->total -= 1;
+      break;
+    }
+  }
+}
+
 bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* out,
                   std::string* err) {
   out->resources.clear();
@@ -268,6 +287,7 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
         }
       }
     }
+    take_offline(cfg, &r);
     out->resources.push_back(r);
   }
   if (!have_gpus) {
@@ -278,6 +298,7 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
       r.props.push_back(g.properties);
     }
     r.total = static_cast<double>(r.ids.size());
+    take_offline(cfg, &r);
     out->resources.insert(out->resources.begin(), r);
   }
   const size_t nres = 4 + out->resources.size();

@@ -19,6 +19,7 @@ struct CustomResource {
   double total = 0;              // Total<name>
   std::vector<std::string> ids;  // named instances, if any
   std::vector<std::string> props;  // per id: property ad text (old syntax), may be empty
+  std::vector<std::string> offline;  // OFFLINE_MACHINE_RESOURCE_<name>: ids never assigned
 };
 
 /// The resources one slot owns.

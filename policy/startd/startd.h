@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,8 @@ namespace kite::startd {
   X(CreateSlot, "create-slot")        /* dynamic slot carved (detail: resources) */ \
   X(DeleteSlot, "delete-slot")        /* dynamic slot gone, resources returned */  \
   X(Refuse, "refuse")                 /* a request the slot would not take */      \
-  X(Exit, "exit")                     /* shutdown complete */
+  X(Exit, "exit")                     /* shutdown complete */                      \
+  X(HoldJob, "hold-job")              /* WANT_HOLD: put the job on hold (detail) */
 
 enum class ActionKind : uint8_t {
 #define X(n, s) k##n,
@@ -41,6 +43,8 @@ enum class ActionKind : uint8_t {
 #undef X
 };
 const char* action_name(ActionKind k);
+/// The action named `name` (as action_name prints it, any case); false when there is none.
+bool action_parse(const std::string& name, ActionKind* out);
 
 struct Action {
   int64_t time = 0;
@@ -104,6 +108,7 @@ struct Event {
   int exit_code = 0;
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
+  std::string drain_reason;   // condor_drain -reason (DrainReason); empty: none given
   ShutdownMode shutdown = ShutdownMode::kGraceful;
   // Re-adoption (kActivate only): a job a starter kept running across an agent restart. The
   // claim and job are restored under `adopt_slot` (the dynamic slot's old name) with claim id
@@ -111,6 +116,9 @@ struct Event {
   std::string adopt_slot;
   std::string adopt_claim_id;
   int64_t adopt_job_start = -1;
+  // Claim of a Claimed slot: the negotiator preempts the current claim for a user of better
+  // priority (it has applied PREEMPTION_REQUIREMENTS); accepted unless RANK is lower.
+  bool priority_preemption = false;
 };
 
 /// Snapshot of one slot for callers and tests.
@@ -210,6 +218,27 @@ class Startd {
   std::vector<std::string> slot_attrs_;   // STARTD_SLOT_ATTRS
   std::vector<std::string> latch_exprs_;  // STARTD_LATCH_EXPRS
   bool enable_backfill_ = false;
+  // Machine-wide job statistics (stats.cc): totals, events of the last 20 minutes, a version
+  // that tells slot ads to republish.
+  static constexpr int kStatCount = 6;
+  int64_t stat_total_[kStatCount] = {};
+  int64_t stat_recent_n_[kStatCount] = {};
+  std::deque<std::pair<int64_t, int>> stat_recent_;
+  uint64_t stat_version_ = 1;
+  std::vector<std::string> job_attrs_;     // STARTD_JOB_ATTRS
+  bool pslot_rollup_ = true;               // ADVERTISE_PSLOT_ROLLUP_INFORMATION
+  std::vector<std::string> rollup_attrs_;  // STARTD_PARTITIONABLE_SLOT_ATTRS
+  int64_t drain_requests_ = 0;             // DrainingRequestId counter
+  int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
+  std::string drain_reason_;
+  int64_t noclaim_shutdown_ = 0;  // STARTD_NOCLAIM_SHUTDOWN, 0: never
+  int64_t last_claim_time_ = 0;   // when some slot last had a claim (or the start)
+  std::string shutdown_why_;
+  // ExpectedMachine*Draining* as last computed (drain_estimate.cc), at drain_est_time_ after
+  // drain_est_at_ of the drain_est_changes_ (slot ad refreshes) so far.
+  int64_t drain_est_[4] = {};
+  int64_t drain_est_time_ = -1;
+  uint64_t drain_est_changes_ = 0, drain_est_at_ = 0;
 };
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.
