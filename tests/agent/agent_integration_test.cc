@@ -2,6 +2,7 @@
 // the slot user under real cgroups on this machine, driven through the `kite` CLI.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <set>
@@ -173,6 +174,37 @@ TEST(Agent, ReconfigAppliesPolicyChanges) {
   ASSERT_TRUE(core::write_file_atomic(a.config(), conf, 0644, &err));
   kill(a.pid(), SIGHUP);
   EXPECT_TRUE(eventually([&] { return a.slot_attr("slot1", "Start") == "true"; }, 5000));
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, JobHooksComeFromTheConfiguredKeyword) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  // PREPARE_JOB prints ClassAd updates for the job ad; JOB_EXIT gets the reason as argv[1].
+  std::string prepare = a.dir() + "/prepare.sh", on_exit = a.dir() + "/exit.sh";
+  ASSERT_TRUE(core::write_file_atomic(prepare,
+                                      "#!/bin/sh\ncat >/dev/null\necho 'Arguments = \"edited by "
+                                      "the hook\"'\n",
+                                      0755, &err));
+  // Hooks run as the job's user: the reason goes to a directory anyone may write.
+  std::string drop = a.dir() + "/drop";
+  ASSERT_EQ(mkdir(drop.c_str(), 0777), 0);
+  chmod(drop.c_str(), 0777);
+  ASSERT_TRUE(core::write_file_atomic(on_exit,
+                                      "#!/bin/sh\ncat >/dev/null\necho \"$1\" >" + drop +
+                                          "/exit-reason\n",
+                                      0755, &err));
+  ASSERT_TRUE(a.start("STARTER_JOB_HOOK_KEYWORD = TEST\n"
+                      "TEST_HOOK_PREPARE_JOB = " + prepare + "\n"
+                      "TEST_HOOK_JOB_EXIT = " + on_exit + "\n",
+                      &err))
+      << err;
+  chmod(a.dir().c_str(), 0755);
+  CmdResult r = a.kite({"run", "--local", "-q", "--", "/bin/echo", "original"});
+  EXPECT_EQ(r.status, 0) << r.err << a.log();
+  EXPECT_EQ(r.out, "edited by the hook\n");
+  EXPECT_TRUE(eventually([&] { return read_text(drop + "/exit-reason") == "exit\n"; }, 5000));
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 

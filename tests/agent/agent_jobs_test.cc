@@ -145,7 +145,9 @@ TEST(AgentJobs, PreemptVacatesWithKillSigThenKillsAfterTheVacateTime) {
   EXPECT_NE(ex.str("stdout").find("got-USR1"), std::string::npos) << read_text(out);
   EXPECT_TRUE(ex.flag("ExitBySignal"));
   EXPECT_EQ(ex.num("ExitSignal"), SIGKILL);
-  EXPECT_GE(secs, 1.5);  // MachineMaxVacateTime of grace first
+  // MachineMaxVacateTime of grace first; the core counts whole seconds, so the kill comes
+  // between 1 and 2 s after a preemption in the middle of a second.
+  EXPECT_GE(secs, 0.95);
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
