@@ -171,6 +171,14 @@ char proc_state(pid_t pid) {
   return s[rp + 2];
 }
 
+core::Json exit_json(const std::string& out) {
+  std::string err;
+  size_t brace = out.rfind("\n{");
+  std::string line = brace == std::string::npos ? out : out.substr(brace + 1);
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  return core::json_parse(line, &err);
+}
+
 std::string agent_tests_unavailable() {
   if (geteuid() != 0) return "agent integration tests need root (slot user switch, cgroups)";
   return "";

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "agent/core/frame.h"
+
 namespace kite::test {
 
 /// The kite binary as a command line (it may start with an emulator under cross builds).
@@ -37,6 +39,14 @@ std::string read_text(const std::string& path);
 
 /// Skip reason when the machine cannot host these tests (not root), else "".
 std::string agent_tests_unavailable();
+#define REQUIRE_AGENT_TESTS()                                         \
+  do {                                                                \
+    std::string why_unavailable = ::kite::test::agent_tests_unavailable(); \
+    if (!why_unavailable.empty()) GTEST_SKIP() << why_unavailable;    \
+  } while (0)
+
+/// The exit report `kite run --json` printed last in `out` (empty Json when none).
+core::Json exit_json(const std::string& out);
 
 class TestAgent {
  public:

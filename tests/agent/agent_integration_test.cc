@@ -15,19 +15,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_AGENT_TESTS()                                   \
-  do {                                                          \
-    std::string why = agent_tests_unavailable();                \
-    if (!why.empty()) GTEST_SKIP() << why;                      \
-  } while (0)
-
-core::Json exit_json(const std::string& out) {
-  std::string err;
-  size_t brace = out.rfind("\n{");
-  std::string line = brace == std::string::npos ? out : out.substr(brace + 1);
-  return core::json_parse(line, &err);
-}
-
 TEST(Agent, RunsWithNoConfigurationFileAtAll) {
   REQUIRE_AGENT_TESTS();
   if (access("/etc/kite/kite.conf", F_OK) == 0 || access("/var/lib/kite/agent.sock", F_OK) == 0)

@@ -14,20 +14,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_AGENT_TESTS()                    \
-  do {                                           \
-    std::string why = agent_tests_unavailable(); \
-    if (!why.empty()) GTEST_SKIP() << why;       \
-  } while (0)
-
-core::Json exit_json(const std::string& out) {
-  std::string err;
-  size_t brace = out.rfind("\n{");
-  std::string line = brace == std::string::npos ? out : out.substr(brace + 1);
-  while (!line.empty() && line.back() == '\n') line.pop_back();
-  return core::json_parse(line, &err);
-}
-
 // The job cgroup's file in whichever hierarchy has it ("" when none).
 std::string cgroup_file(const TestAgent& a, const std::string& slot, const char* v1_ctl,
                         const char* file) {
