@@ -54,6 +54,7 @@ struct StarterRec {
   class Agent* agent = nullptr;
   std::vector<core::Json> outbox;  // frames waiting for the connection
   std::string last_usage;          // the last usage frame, JSON
+  std::vector<int> cpu_list;       // PUs the job is bound to (ASSIGN_CPU_AFFINITY), else empty
 };
 
 /// One `kite run --local` request.
@@ -108,7 +109,8 @@ class Agent final : public core::ConnHandler {
   StarterRec* starter_of(const std::string& slot);
   void forget_starter(StarterRec* s);
   std::string starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                               const std::string& claim_id);
+                               const std::string& claim_id, const std::vector<int>& cpu_list);
+  std::vector<int> cpu_binding(const std::string& slot, const classad::ClassAd& job);
 
   // Local control (agent_control.cc).
   bool listen_control(std::string* err);

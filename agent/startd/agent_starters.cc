@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -16,6 +17,8 @@
 #include "agent/starter/protocol.h"
 #include "agent/startd/agent.h"
 #include "hal/gpu.h"
+#include "hal/topology.h"
+#include "policy/classad/parser.h"
 #include "policy/classad/json.h"
 #include "policy/startd/text_util.h"
 
@@ -59,8 +62,31 @@ StarterRec* Agent::starter_of(const std::string& slot) {
   return it == starters_.end() ? nullptr : it->second.get();
 }
 
+// HTCONDOR: starter "ASSIGN_CPU_AFFINITY ... each job will be bound to as many cores as
+// requested": PUs for the job from the topology, avoiding those other jobs are bound to.
+std::vector<int> Agent::cpu_binding(const std::string& slot, const classad::ClassAd& job) {
+  std::vector<int> pus;
+  std::string text;
+  if (!cfg_->get("ASSIGN_CPU_AFFINITY", &text) || startd::trim(text).empty()) return pus;
+  classad::ExprPtr e = classad::parse_expr(startd::trim(text));
+  classad::Value v = e ? job.evaluate_expr(e.get()) : classad::Value::error();
+  if (!v.is_boolean() || !v.as_boolean()) return pus;
+  startd::SlotView view;
+  double cpus = 1;
+  if (sd_->slot(slot, &view) && view.ad) view.ad->evaluate_real("Cpus", cpus);
+  std::vector<int> busy;
+  for (const auto& [name, s] : starters_) busy.insert(busy.end(), s->cpu_list.begin(), s->cpu_list.end());
+  int n = cpus < 1 ? 1 : static_cast<int>(std::ceil(cpus));
+  hal::Status st = hal::cpuset_select(report_.topo, n, busy, &pus);
+  if (!st.ok) {
+    KLOG_WARN("%s: no CPU binding: %s", slot.c_str(), st.message.c_str());
+    pus.clear();
+  }
+  return pus;
+}
+
 std::string Agent::starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                                    const std::string& claim_id) {
+                                    const std::string& claim_id, const std::vector<int>& cpu_list) {
   startd::SlotView v;
   sd_->slot(slot, &v);
   core::Json j = core::Json::object();
@@ -80,6 +106,9 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
   }
   j.set_real("cpus", cpus).set("memory_mb", mem).set("total_memory_mb", total_mem);
   j.set("virtual_memory_kb", ac_.cgroup.disable_swap ? 0 : vm);
+  cJSON* pus = cJSON_CreateArray();
+  for (int pu : cpu_list) cJSON_AddItemToArray(pus, cJSON_CreateNumber(pu));
+  j.set_json("cpu_list", core::Json(pus));
   std::vector<std::string> gpus = startd::split_list(assigned_gpus);
   cJSON* garr = cJSON_CreateArray();
   for (const std::string& g : gpus) cJSON_AddItemToArray(garr, cJSON_CreateString(g.c_str()));
@@ -159,8 +188,9 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   std::string dir = ac_.starter_dir + "/" + slot + "." + std::to_string(std::time(nullptr)) +
                     "." + std::to_string(++seq);
   if (!core::make_dirs(dir, 0700, err)) return false;
+  std::vector<int> cpu_list = cpu_binding(slot, *run->job);
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
-                               starter_job_file(slot, *run->job, claim_id), 0600, err)) {
+                               starter_job_file(slot, *run->job, claim_id, cpu_list), 0600, err)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
@@ -170,6 +200,7 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   s->claim_id = claim_id;
   s->run_id = run->id;
   s->spawned_ms = mono_ms();
+  s->cpu_list = std::move(cpu_list);
 
   std::vector<std::string> words = split_words(starter_cmd_);
   words.push_back("starter");
@@ -441,6 +472,7 @@ void Agent::adopt_starters() {
     s->claim_id = st.str("claim_id");
     s->pid = pid;
     s->adopted = true;
+    if (have_spec) s->cpu_list = spec.cpu_list;
     s->spawned_ms = mono_ms();
     std::string state = st.str("state");
     if (state == "running" || state == "suspended" || state == "preparing") {

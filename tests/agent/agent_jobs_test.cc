@@ -159,6 +159,27 @@ TEST(AgentJobs, RetirementLetsTheJobFinish) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentJobs, AssignCpuAffinityBindsJobsToDifferentCpus) {
+  REQUIRE_AGENT_TESTS();
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs";
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("ASSIGN_CPU_AFFINITY = True\nNUM_CPUS = 2\n", &err)) << err;
+  const char* show = "grep Cpus_allowed_list /proc/self/status; /bin/sleep 1.5";
+  pid_t r1 = a.run_bg({"--", "/bin/sh", "-c", show}, a.dir() + "/r1.out");
+  pid_t r2 = a.run_bg({"--", "/bin/sh", "-c", show}, a.dir() + "/r2.out");
+  ASSERT_EQ(wait_bg(r1, 20000), 0) << read_text(a.dir() + "/r1.out") << a.log();
+  ASSERT_EQ(wait_bg(r2, 20000), 0) << read_text(a.dir() + "/r2.out");
+  std::string o1 = exit_json(read_text(a.dir() + "/r1.out")).str("stdout");
+  std::string o2 = exit_json(read_text(a.dir() + "/r2.out")).str("stdout");
+  // One PU each, not the same one.
+  EXPECT_EQ(o1.find(','), std::string::npos) << o1;
+  EXPECT_EQ(o1.find('-'), std::string::npos) << o1;
+  EXPECT_NE(o1.find("Cpus_allowed_list:"), std::string::npos) << o1;
+  EXPECT_NE(o1, o2);
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(AgentJobs, HardKillTakesTheWholeProcessTree) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
