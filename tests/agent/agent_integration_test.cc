@@ -10,6 +10,7 @@
 
 #include "agent/core/files.h"
 #include "agent/core/frame.h"
+#include "agent/core/sock.h"
 #include "agent_harness.h"
 
 namespace kite::test {
@@ -126,6 +127,42 @@ TEST(Agent, BadRequestsGetClearErrors) {
   EXPECT_NE(r.status, 0);
   core::Json ex = exit_json(r.out);
   EXPECT_EQ(ex.str("outcome"), "hold") << r.out << r.err;
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, BadFramesOnTheControlSocketGetErrorsNotCrashes) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  int fd = core::unix_connect(a.dir() + "/local/agent.sock", &err);
+  ASSERT_GE(fd, 0) << err;
+  core::FrameReader reader;
+  core::Json reply;
+  // Not JSON, then an unknown command, then a job ad that is not an ad.
+  std::string junk = std::string("\0\0\0\x05", 4) + "{oops";
+  ASSERT_EQ(write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+  ASSERT_EQ(core::recv_frame(fd, &reader, &reply, 5000, &err), core::FrameReader::Result::kMessage);
+  EXPECT_EQ(reply.type(), "error");
+  EXPECT_NE(reply.str("message").find("bad JSON"), std::string::npos) << reply.dump();
+  ASSERT_TRUE(core::send_frame(fd, core::Json::message("fly"), &err));
+  ASSERT_EQ(core::recv_frame(fd, &reader, &reply, 5000, &err), core::FrameReader::Result::kMessage);
+  EXPECT_NE(reply.str("message").find("unknown command 'fly'"), std::string::npos);
+  core::Json run = core::Json::message("run");
+  run.set("job", "[ not an ad");
+  ASSERT_TRUE(core::send_frame(fd, run, &err));
+  ASSERT_EQ(core::recv_frame(fd, &reader, &reply, 5000, &err), core::FrameReader::Result::kMessage);
+  EXPECT_NE(reply.str("message").find("bad job ad"), std::string::npos) << reply.dump();
+  // An oversized frame closes the connection; the agent carries on.
+  std::string huge = std::string("\x7f\0\0\0", 4);
+  ASSERT_EQ(write(fd, huge.data(), huge.size()), 4);
+  core::FrameReader::Result r;
+  do {
+    r = core::recv_frame(fd, &reader, &reply, 5000, &err);
+  } while (r == core::FrameReader::Result::kMessage);
+  EXPECT_EQ(r, core::FrameReader::Result::kError);
+  close(fd);
+  EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
