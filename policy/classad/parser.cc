@@ -289,7 +289,7 @@ Expr* Parser::parse_postfix() {
         expr_unref(e);
         return nullptr;
       }
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
       a->base = e;
       e = a;
@@ -411,7 +411,7 @@ Expr* Parser::parse_primary() {
     case Tok::kName: {
       // Intern before advancing: a quoted name lives in the token's buffer.
       bool quoted = tok_.quoted_name;
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       advance();
       if (at(Tok::kLParen) && !quoted) return parse_call(n.name->view());
       return new AttrExpr(n.id, n.name);
@@ -422,7 +422,7 @@ Expr* Parser::parse_primary() {
         fail("expected an attribute name after '.'");
         return nullptr;
       }
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
       a->bits |= kBitAbsolute;
       advance();
@@ -481,7 +481,7 @@ ClassAd* Parser::parse_ad_literal() {
       --depth_;
       return nullptr;
     }
-    InternedName name = intern_name(tok_.name);
+    InternedName name = intern_name(tok_.text);
     advance();
     if (!at(Tok::kAssign)) {
       fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
