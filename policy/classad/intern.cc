@@ -6,32 +6,15 @@
 #include <cstring>
 #include <vector>
 
+#include "policy/classad/hash.h"
+
 namespace kite::classad {
 namespace {
 
-// Hashes 8 bytes at a time; `fold` lower-cases ASCII letters first (by
-// setting bit 5 of letters only, so the two forms of a name hash alike).
-uint64_t hash_bytes(const char* p, size_t n, bool fold) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  while (n > 0) {
-    uint64_t w = 0;
-    size_t k = n < 8 ? n : 8;
-    std::memcpy(&w, p, k);
-    if (fold) {
-      // Per byte: set 0x20 where the byte is 'A'..'Z'.
-      uint64_t add = 0;
-      for (size_t i = 0; i < k; ++i) {
-        unsigned char c = static_cast<unsigned char>(p[i]);
-        if (c >= 'A' && c <= 'Z') add |= uint64_t{0x20} << (8 * i);
-      }
-      w |= add;
-    }
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-    p += k;
-    n -= k;
-  }
-  return h;
+// `fold` lower-cases ASCII letters first, so the two forms of a name hash
+// alike.
+inline uint64_t hash_bytes(const char* p, size_t n, bool fold) {
+  return hash::bytes(p, n, fold);
 }
 
 bool equal_fold(const char* a, const char* b, size_t n) {
@@ -64,7 +47,7 @@ struct NameTable {
       if (!sl.name) return &sl;
       if (sl.hash == h && sl.name->len == s.size() &&
           (fold ? equal_fold(sl.name->data(), s.data(), s.size())
-                : std::memcmp(sl.name->data(), s.data(), s.size()) == 0)) {
+                : hash::equal(sl.name->data(), s.data(), s.size()))) {
         return &sl;
       }
     }
@@ -98,7 +81,7 @@ struct Table {
   uint32_t next_id = 1;
 };
 
-Table& table() {
+inline Table& table() {
   static Table* t = [] {
     auto* tbl = new Table();  // never destroyed: names outlive every ad
     for (const char* reserved :

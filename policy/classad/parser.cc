@@ -62,7 +62,7 @@ class Parser {
     char next = lex_.peek_nonspace();
     if (next != end1 && next != end2 && next != '\0') return nullptr;
     advance();
-    return new LiteralExpr(static_cast<Value&&>(v));
+    return hashed(new LiteralExpr(static_cast<Value&&>(v)));
   }
   bool at(Tok k) const { return tok_.kind == k; }
   bool failed() const { return failed_; }
@@ -129,7 +129,7 @@ class Parser {
         f->a = a;
         f->b = b;
         f->flags = flags;
-        return f;
+        return hashed(f);
       }
     }
     auto* o = new OpExpr(op);
@@ -137,7 +137,15 @@ class Parser {
     o->b = b;
     o->c = c;
     o->flags = flags;
-    return o;
+    return hashed(o);
+  }
+
+  // Every node gets its structural hash as it is built (children first), so
+  // sharing the finished tree needs no walk over it.
+  template <typename T>
+  static T* hashed(T* e) {
+    expr_set_hash(e);
+    return e;
   }
 
   Lexer lex_;
@@ -292,7 +300,7 @@ Expr* Parser::parse_postfix() {
       InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
       a->base = e;
-      e = a;
+      e = hashed(a);
       advance();
     } else if (at(Tok::kLBracket)) {
       advance();
@@ -335,7 +343,7 @@ Expr* Parser::parse_list() {
     }
   }
   advance();  // '}'
-  return new LiteralExpr(static_cast<Value&&>(holder));
+  return hashed(new LiteralExpr(static_cast<Value&&>(holder)));
 }
 
 Expr* Parser::parse_call(std::string_view name) {
@@ -371,40 +379,40 @@ Expr* Parser::parse_call(std::string_view name) {
     call->args = new Expr*[args.size()];
     for (size_t i = 0; i < args.size(); ++i) call->args[i] = args[i];
   }
-  return call;
+  return hashed(call);
 }
 
 Expr* Parser::parse_primary() {
   if (failed_) return nullptr;
   switch (tok_.kind) {
     case Tok::kInteger: {
-      Expr* e = new LiteralExpr(Value::integer(tok_.int_value));
+      Expr* e = hashed(new LiteralExpr(Value::integer(tok_.int_value)));
       advance();
       return e;
     }
     case Tok::kReal: {
-      Expr* e = new LiteralExpr(Value::real(tok_.real_value));
+      Expr* e = hashed(new LiteralExpr(Value::real(tok_.real_value)));
       advance();
       return e;
     }
     case Tok::kString: {
-      Expr* e = new LiteralExpr(Value::string(tok_.text));
+      Expr* e = hashed(new LiteralExpr(Value::string(tok_.text)));
       advance();
       return e;
     }
     case Tok::kTrue:
     case Tok::kFalse: {
-      Expr* e = new LiteralExpr(Value::boolean(tok_.kind == Tok::kTrue));
+      Expr* e = hashed(new LiteralExpr(Value::boolean(tok_.kind == Tok::kTrue)));
       advance();
       return e;
     }
     case Tok::kUndefined: {
-      Expr* e = new LiteralExpr(Value::undefined());
+      Expr* e = hashed(new LiteralExpr(Value::undefined()));
       advance();
       return e;
     }
     case Tok::kErrorKw: {
-      Expr* e = new LiteralExpr(Value::error());
+      Expr* e = hashed(new LiteralExpr(Value::error()));
       advance();
       return e;
     }
@@ -414,7 +422,7 @@ Expr* Parser::parse_primary() {
       InternedName n = intern_name(tok_.text);
       advance();
       if (at(Tok::kLParen) && !quoted) return parse_call(n.name->view());
-      return new AttrExpr(n.id, n.name);
+      return hashed(new AttrExpr(n.id, n.name));
     }
     case Tok::kDot: {  // .name: lookup from the root scope
       advance();
@@ -426,7 +434,7 @@ Expr* Parser::parse_primary() {
       auto* a = new AttrExpr(n.id, n.name);
       a->bits |= kBitAbsolute;
       advance();
-      return a;
+      return hashed(a);
     }
     case Tok::kLParen: {
       advance();
@@ -442,7 +450,7 @@ Expr* Parser::parse_primary() {
       if (parens < kParenMax) {
         inner->flags = static_cast<uint8_t>((inner->flags & ((1u << kParenShift) - 1)) |
                                             ((parens + 1) << kParenShift));
-        return inner;
+        return hashed(inner);  // the flags are part of the hash
       }
       return make_op(Op::kParens, inner);
     }
@@ -451,7 +459,7 @@ Expr* Parser::parse_primary() {
       ++ad_literals_;
       ClassAd* ad = parse_ad_literal();
       if (!ad) return nullptr;
-      return new LiteralExpr(Value::adopt_classad(ad));
+      return hashed(new LiteralExpr(Value::adopt_classad(ad)));
     }
     case Tok::kEnd: fail("unexpected end of input"); return nullptr;
     default: fail("unexpected token"); return nullptr;
@@ -497,7 +505,7 @@ ClassAd* Parser::parse_ad_literal() {
       return nullptr;
     }
     if (ad_literals_ == ads_before) {
-      ad->insert_plain(name, expr_share(e));
+      ad->insert_plain(name, expr_share_hashed(e));
     } else {
       ad->insert(name, e);
     }
@@ -674,7 +682,7 @@ AdPtr parse_classad_old(std::string_view text, ParseError* err) {
       return AdPtr();
     }
     if (parser.ad_literals_ == 0) {
-      ad->insert_plain(intern_name(name), expr_share(expr));
+      ad->insert_plain(intern_name(name), expr_share_hashed(expr));
     } else {
       ad->insert(name, expr);
     }
