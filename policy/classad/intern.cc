@@ -30,22 +30,23 @@ bool equal_fold(const char* a, const char* b, size_t n) {
 struct Slot {
   StringObj* name = nullptr;  // exact spelling (or the first spelling, for ids)
   uint32_t id = 0;
-  uint64_t hash = 0;
+  uint32_t hash = 0;  // low bits of the name's hash
 };
 
 // One open-addressing table; `fold` makes it case-insensitive.
 struct NameTable {
-  explicit NameTable(bool f) : fold(f), slots(256) {}
+  explicit NameTable(bool f) : fold(f), slots(256), mask(255) {}
   bool fold;
   std::vector<Slot> slots;
+  size_t mask;
   size_t used = 0;
 
   Slot* find(std::string_view s, uint64_t h) {
-    size_t mask = slots.size() - 1;
+    const uint32_t h32 = static_cast<uint32_t>(h);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& sl = slots[i];
       if (!sl.name) return &sl;
-      if (sl.hash == h && sl.name->len == s.size() &&
+      if (sl.hash == h32 && sl.name->len == s.size() &&
           (fold ? equal_fold(sl.name->data(), s.data(), s.size())
                 : hash::equal(sl.name->data(), s.data(), s.size()))) {
         return &sl;
@@ -56,7 +57,7 @@ struct NameTable {
     std::vector<Slot> old;
     old.swap(slots);
     slots.assign(old.size() * 2, Slot{});
-    size_t mask = slots.size() - 1;
+    mask = slots.size() - 1;
     for (Slot& sl : old) {
       if (!sl.name) continue;
       size_t i = sl.hash & mask;
@@ -69,7 +70,7 @@ struct NameTable {
     Slot* sl = find(name->view(), h);
     sl->name = name;
     sl->id = id;
-    sl->hash = h;
+    sl->hash = static_cast<uint32_t>(h);
     ++used;
     return sl;
   }
@@ -81,32 +82,48 @@ struct Table {
   uint32_t next_id = 1;
 };
 
+[[gnu::noinline]] Table* make_table() {
+  auto* tbl = new Table();  // never destroyed: names outlive every ad
+  for (const char* reserved : {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime"}) {
+    StringObj* s = StringObj::make(reserved);
+    tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
+  }
+  return tbl;
+}
+
 inline Table& table() {
-  static Table* t = [] {
-    auto* tbl = new Table();  // never destroyed: names outlive every ad
-    for (const char* reserved :
-         {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime"}) {
-      StringObj* s = StringObj::make(reserved);
-      tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
-    }
-    return tbl;
-  }();
+  static Table* t = make_table();
   return *t;
 }
 
-}  // namespace
-
-InternedName intern_name(std::string_view name) {
+// A spelling not seen before: a new exact entry, and a new id unless another
+// case variant has one.
+[[gnu::noinline]] InternedName intern_new(std::string_view name, uint64_t h) {
   Table& t = table();
-  uint64_t h = hash_bytes(name.data(), name.size(), false);
-  Slot* sl = t.exact.find(name, h);
-  if (sl->name) return {sl->id, sl->name};
   uint64_t hf = hash_bytes(name.data(), name.size(), true);
   Slot* idslot = t.ids.find(name, hf);
   StringObj* s = StringObj::make(name);
   uint32_t id = idslot->name ? idslot->id : t.ids.insert(s, t.next_id++, hf)->id;
   t.exact.insert(s, id, h);
   return {id, s};
+}
+
+}  // namespace
+
+InternedName intern_name(std::string_view name) {
+  // The hot path (a known spelling) stays small: hash, probe, compare.
+  NameTable& ex = table().exact;
+  uint64_t h = hash_bytes(name.data(), name.size(), false);
+  const uint32_t h32 = static_cast<uint32_t>(h);
+  for (size_t i = h & ex.mask;; i = (i + 1) & ex.mask) {
+    const Slot& sl = ex.slots[i];
+    if (!sl.name) break;
+    if (sl.hash == h32 && sl.name->len == name.size() &&
+        hash::equal(sl.name->data(), name.data(), name.size())) {
+      return {sl.id, sl.name};
+    }
+  }
+  return intern_new(name, h);
 }
 
 uint32_t intern_find(std::string_view name) {

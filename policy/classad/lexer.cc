@@ -13,35 +13,7 @@
 namespace kite::classad {
 namespace {
 
-// Character classes, one table lookup per byte.
-enum : uint8_t { kIdentStart = 1, kIdentChar = 2, kDigit = 4, kSpace = 8, kPlainStringChar = 16 };
-
-struct CharClasses {
-  uint8_t c[256];
-  constexpr CharClasses() : c() {
-    for (int i = 0; i < 256; ++i) {
-      uint8_t v = 0;
-      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_')
-        v |= kIdentStart | kIdentChar;
-      if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
-      if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
-      if (i != '"' && i != '\\' && i != '\n' && i != 0) v |= kPlainStringChar;
-      c[i] = v;
-    }
-  }
-};
-constexpr CharClasses kClasses;
-
-inline bool has_class(char ch, uint8_t cls) {
-  return (kClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
-}
-bool is_ident_start(char c) {
-  return has_class(c, kIdentStart);
-}
-bool is_ident_char(char c) {
-  return has_class(c, kIdentChar);
-}
-bool is_digit(char c) {
+inline bool is_digit(char c) {
   return has_class(c, kDigit);
 }
 
@@ -99,17 +71,10 @@ bool Lexer::minus_starts_number() const {
   return is_digit(n1) || (n1 == '.' && is_digit(peek(2)));
 }
 
-void Lexer::name_or_keyword(Token& t) {
-  size_t start = pos_;
-  const char* p = src_.data() + pos_;
-  const char* end = src_.data() + src_.size();
-  while (p < end && is_ident_char(*p)) ++p;  // no newlines here
-  pos_ = static_cast<size_t>(p - src_.data());
-  std::string_view word = src_.substr(start, pos_ - start);
-  t.kind = Tok::kName;
-  t.text = word;
-  // Keywords are 2 to 9 letters; check only those lengths.
-  // k is lower case; ASCII letters fold with | 0x20.
+// A word of 2 to 9 letters may be a keyword (k is lower case; ASCII
+// letters fold with | 0x20).
+void Lexer::keyword(Token& t) {
+  std::string_view word = t.text;
   auto kw = [&](const char* k, size_t n) {
     for (size_t i = 0; i < n; ++i) {
       if ((word[i] | 0x20) != k[i]) return false;
@@ -140,20 +105,34 @@ void Lexer::name_or_keyword(Token& t) {
 }
 
 void Lexer::scan(Token& t) {
-  t.quoted_name = false;
-  if (!skip_space_and_comments()) {
-    t.kind = Tok::kError;
-    t.offset = static_cast<uint32_t>(pos_);
-    return;
+  const char* s = src_.data();
+  const size_t n = src_.size();
+  size_t p = pos_;
+  while (p < n && has_class(s[p], kSpace)) ++p;
+  pos_ = p;
+  if (p + 1 < n && s[p] == '/' && (s[p + 1] == '/' || s[p + 1] == '*')) {
+    if (!skip_comments()) {
+      t.kind = Tok::kError;
+      t.offset = static_cast<uint32_t>(pos_);
+      return;
+    }
+    p = pos_;
   }
-  t.offset = static_cast<uint32_t>(pos_);
-  if (pos_ >= src_.size()) {
+  t.offset = static_cast<uint32_t>(p);
+  t.quoted_name = false;
+  if (p >= n) {
     t.kind = Tok::kEnd;
     return;
   }
-  char c = src_[pos_];
-  if (is_ident_start(c)) {
-    name_or_keyword(t);
+  const char c = s[p];
+  if (has_class(c, kIdentStart)) {
+    size_t q = p + 1;
+    while (q < n && has_class(s[q], kIdentChar)) ++q;  // no newlines here
+    pos_ = q;
+    t.kind = Tok::kName;
+    t.text = std::string_view(s + p, q - p);
+    // Keywords are 2 to 9 letters; check only those lengths.
+    if ((0x234u >> (q - p < 10 ? q - p : 0)) & 1) keyword(t);
     return;
   }
   if (is_digit(c) || (c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {

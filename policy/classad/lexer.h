@@ -57,6 +57,37 @@ enum class Tok : uint8_t {
   kTilde,
 };
 
+// Character classes, one table lookup per byte.
+enum : uint8_t {
+  kIdentStart = 1,
+  kIdentChar = 2,
+  kDigit = 4,
+  kSpace = 8,
+  kPlainStringChar = 16,
+  kOldNameChar = 32,  // old line syntax attribute names: identifier characters and '.'
+};
+
+struct CharClasses {
+  uint8_t c[256];
+  constexpr CharClasses() : c() {
+    for (int i = 0; i < 256; ++i) {
+      uint8_t v = 0;
+      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_')
+        v |= kIdentStart | kIdentChar;
+      if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
+      if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
+      if (i != '"' && i != '\\' && i != '\n' && i != 0) v |= kPlainStringChar;
+      if ((v & kIdentChar) || i == '.') v |= kOldNameChar;
+      c[i] = v;
+    }
+  }
+};
+inline constexpr CharClasses kCharClasses;
+
+inline bool has_class(char ch, uint8_t cls) {
+  return (kCharClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
+}
+
 struct Token {
   Tok kind = Tok::kEnd;
   bool quoted_name = false;
@@ -90,6 +121,7 @@ class Lexer {
     prev_ = t.kind;
   }
   const std::string& error() const { return err_; }
+  std::string_view source() const { return src_; }
   size_t offset() const { return pos_; }
   // Line and column (1-based) of a source offset; computed only for errors.
   void position(size_t offset, int* line, int* column) const {
@@ -118,22 +150,47 @@ class Lexer {
     }
     return p < src_.size() ? src_[p] : '\0';
   }
+  // Consumes `c`, a character that is a whole token by itself (';'), if it
+  // comes next after spaces; records it as token `as`. Nothing is consumed
+  // otherwise. Spares the parser a full token scan on the hot path.
+  bool take(char c, Tok as) {
+    const char* s = src_.data();
+    const size_t n = src_.size();
+    size_t p = pos_;
+    while (p < n && has_class(s[p], kSpace)) ++p;
+    if (p >= n || s[p] != c) return false;
+    pos_ = p + 1;
+    prev_ = as;
+    return true;
+  }
+  // As take(), for the assignment '=' (not the start of ==, =?= or =!=).
+  bool take_assign() {
+    const char* s = src_.data();
+    const size_t n = src_.size();
+    size_t p = pos_;
+    while (p < n && has_class(s[p], kSpace)) ++p;
+    if (p >= n || s[p] != '=') return false;
+    char c1 = p + 1 < n ? s[p + 1] : '\0';
+    if (c1 == '=') return false;
+    if ((c1 == '?' || c1 == '!') && p + 2 < n && s[p + 2] == '=') return false;
+    pos_ = p + 1;
+    prev_ = Tok::kAssign;
+    return true;
+  }
 
  private:
   // Spaces are skipped inline; comments (rare) out of line.
   bool skip_space_and_comments() {
     const char* p = src_.data() + pos_;
     const char* end = src_.data() + src_.size();
-    while (p < end && is_space(*p)) ++p;
+    while (p < end && has_class(*p, kSpace)) ++p;
     pos_ = static_cast<size_t>(p - src_.data());
     if (p + 1 < end && p[0] == '/' && (p[1] == '/' || p[1] == '*')) return skip_comments();
     return true;
   }
-  static bool is_space(char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-  }
+  static bool is_space(char c) { return has_class(c, kSpace); }
   bool skip_comments();
-  void name_or_keyword(Token& t);
+  void keyword(Token& t);
   bool real_fast(size_t start, size_t end, bool negative, double& out) const;
   bool minus_starts_number() const;
   void number(Token& t);
