@@ -104,6 +104,16 @@ void Lexer::keyword(Token& t) {
   }
 }
 
+// A comment where a token would start: skip it, then scan normally.
+void Lexer::scan_after_comment(Token& t) {
+  if (!skip_comments()) {
+    t.kind = Tok::kError;
+    t.offset = static_cast<uint32_t>(pos_);
+    return;
+  }
+  scan(t);
+}
+
 void Lexer::scan(Token& t) {
   const char* s = src_.data();
   const size_t n = src_.size();
@@ -111,12 +121,8 @@ void Lexer::scan(Token& t) {
   while (p < n && has_class(s[p], kSpace)) ++p;
   pos_ = p;
   if (p + 1 < n && s[p] == '/' && (s[p + 1] == '/' || s[p + 1] == '*')) {
-    if (!skip_comments()) {
-      t.kind = Tok::kError;
-      t.offset = static_cast<uint32_t>(pos_);
-      return;
-    }
-    p = pos_;
+    scan_after_comment(t);
+    return;
   }
   t.offset = static_cast<uint32_t>(p);
   t.quoted_name = false;
@@ -135,7 +141,23 @@ void Lexer::scan(Token& t) {
     if ((0x234u >> (q - p < 10 ? q - p : 0)) & 1) keyword(t);
     return;
   }
-  if (is_digit(c) || (c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {
+  if (is_digit(c)) {
+    // A short decimal integer (most numbers in ads) here; the rest in number().
+    size_t q = p;
+    int64_t v = 0;
+    while (q < n && q - p < 18 && is_digit(s[q])) v = v * 10 + (s[q++] - '0');
+    const char next = q < n ? s[q] : '\0';
+    if (!(c == '0' && q - p > 1) && !is_digit(next) && next != '.' && (next | 0x20) != 'e' &&
+        (next | 0x20) != 'x') {
+      pos_ = q;
+      t.kind = Tok::kInteger;
+      t.int_value = v;
+      return;
+    }
+    number(t);
+    return;
+  }
+  if ((c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {
     number(t);
     return;
   }
@@ -236,6 +258,11 @@ void Lexer::scan(Token& t) {
       return;
     default: break;
   }
+  unexpected_char(t, c);
+}
+
+// Out of line so the hot paths of scan() need few registers.
+void Lexer::unexpected_char(Token& t, char c) {
   t.kind = Tok::kError;
   err_ = "unexpected character '";
   if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) {
@@ -246,7 +273,6 @@ void Lexer::scan(Token& t) {
     err_ += buf;
   }
   err_ += "'";
-  return;
 }
 
 void Lexer::number(Token& t) {

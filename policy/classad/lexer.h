@@ -163,6 +163,20 @@ class Lexer {
     prev_ = as;
     return true;
   }
+  // Scans the end of the text into `t` if only spaces remain.
+  bool take_end(Token& t) {
+    const char* s = src_.data();
+    const size_t n = src_.size();
+    size_t p = pos_;
+    while (p < n && has_class(s[p], kSpace)) ++p;
+    if (p < n) return false;
+    pos_ = p;
+    t.kind = Tok::kEnd;
+    t.offset = static_cast<uint32_t>(p);
+    t.quoted_name = false;
+    prev_ = Tok::kEnd;
+    return true;
+  }
   // As take(), for the assignment '=' (not the start of ==, =?= or =!=).
   bool take_assign() {
     const char* s = src_.data();
@@ -189,7 +203,9 @@ class Lexer {
     return true;
   }
   static bool is_space(char c) { return has_class(c, kSpace); }
-  bool skip_comments();
+  [[gnu::noinline]] bool skip_comments();
+  [[gnu::noinline]] void scan_after_comment(Token& t);
+  [[gnu::noinline]] void unexpected_char(Token& t, char c);
   void keyword(Token& t);
   bool real_fast(size_t start, size_t end, bool negative, double& out) const;
   bool minus_starts_number() const;

@@ -107,7 +107,11 @@ class Parser {
       ++tokens_;
       *took_end1 = true;
     }
-    advance();
+    if (next == '\0' && lex_.take_end(tok_)) {
+      ++tokens_;
+    } else {
+      advance();
+    }
     return e;
   }
   bool at(Tok k) const { return tok_.kind == k; }
@@ -117,14 +121,19 @@ class Parser {
   void advance() {
     ++tokens_;
     lex_.next(tok_);
-    if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
+    if (tok_.kind == Tok::kError) fail_token();
   }
-  void fail(const std::string& msg) {
+  // Error paths stay out of line so the hot paths inline small.
+  [[gnu::noinline]] void fail_token() {
+    fail(lex_.error().empty() ? "bad token" : lex_.error());
+  }
+  [[gnu::noinline]] void fail(const char* msg) { fail(std::string(msg)); }
+  [[gnu::noinline]] void fail(const std::string& msg) {
     int line, col;
     lex_.position(tok_.offset, &line, &col);
     fail_at(line, col, msg);
   }
-  void fail_at(int line, int col, const std::string& msg) {
+  [[gnu::noinline]] void fail_at(int line, int col, const std::string& msg) {
     if (failed_) return;
     failed_ = true;
     err_.line = line;
