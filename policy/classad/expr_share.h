@@ -61,9 +61,9 @@ inline uint64_t value_hash(const Value& v) {
 // literal value) and its children's stored hashes, so a tree built bottom-up
 // is hashed without a walk. Equal trees get equal hashes.
 inline uint32_t expr_node_hash(const Expr* e) {
-  uint64_t h = hash::mix(0, (static_cast<uint64_t>(e->kind) << 24) |
-                                (static_cast<uint64_t>(e->op) << 16) |
-                                (static_cast<uint64_t>(e->flags) << 8) | (e->bits & kBitAbsolute));
+  uint64_t h =
+      hash::mix(0, (static_cast<uint64_t>(e->kind) << 24) | (static_cast<uint64_t>(e->op) << 16) |
+                       (static_cast<uint64_t>(e->flags) << 8) | (e->bits & kBitAbsolute));
   switch (e->kind) {
     case ExprKind::kLiteral: h = hash::mix(h, value_hash(as_literal(e)->value)); break;
     case ExprKind::kAttr: {

@@ -35,7 +35,8 @@ inline uint64_t tail_word(const char* p, size_t n) {
   if (n >= 8) return load64(p + n - 8);
   if (n >= 4) return load32(p) | (load32(p + n - 4) << 32);
   if (n == 0) return 0;
-  return static_cast<unsigned char>(p[0]) | (static_cast<uint64_t>(static_cast<unsigned char>(p[n >> 1])) << 8) |
+  return static_cast<unsigned char>(p[0]) |
+         (static_cast<uint64_t>(static_cast<unsigned char>(p[n >> 1])) << 8) |
          (static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16);
 }
 

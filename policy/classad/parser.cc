@@ -124,9 +124,7 @@ class Parser {
     if (tok_.kind == Tok::kError) fail_token();
   }
   // Error paths stay out of line so the hot paths inline small.
-  [[gnu::noinline]] void fail_token() {
-    fail(lex_.error().empty() ? "bad token" : lex_.error());
-  }
+  [[gnu::noinline]] void fail_token() { fail(lex_.error().empty() ? "bad token" : lex_.error()); }
   [[gnu::noinline]] void fail(const char* msg) { fail(std::string(msg)); }
   [[gnu::noinline]] void fail(const std::string& msg) {
     int line, col;
