@@ -27,11 +27,7 @@ bool equal_fold(const char* a, const char* b, size_t n) {
   return true;
 }
 
-struct Slot {
-  StringObj* name = nullptr;  // exact spelling (or the first spelling, for ids)
-  uint32_t id = 0;
-  uint32_t hash = 0;  // low bits of the name's hash
-};
+using intern_detail::Slot;
 
 // One open-addressing table; `fold` makes it case-insensitive.
 struct NameTable {
@@ -97,35 +93,28 @@ inline Table& table() {
   return *t;
 }
 
+}  // namespace
+
+namespace intern_detail {
+
+ExactView g_exact = {nullptr, 0};
+
 // A spelling not seen before: a new exact entry, and a new id unless another
-// case variant has one.
-[[gnu::noinline]] InternedName intern_new(std::string_view name, uint64_t h) {
+// case variant has one. (Also the first call, which makes the table.)
+InternedName intern_new(std::string_view name, uint64_t h) {
   Table& t = table();
+  Slot* sl = t.exact.find(name, h);
+  if (sl->name) return {sl->id, sl->name};  // the table was just made
   uint64_t hf = hash_bytes(name.data(), name.size(), true);
   Slot* idslot = t.ids.find(name, hf);
   StringObj* s = StringObj::make(name);
   uint32_t id = idslot->name ? idslot->id : t.ids.insert(s, t.next_id++, hf)->id;
   t.exact.insert(s, id, h);
+  g_exact = ExactView{t.exact.slots.data(), t.exact.mask};
   return {id, s};
 }
 
-}  // namespace
-
-InternedName intern_name(std::string_view name) {
-  // The hot path (a known spelling) stays small: hash, probe, compare.
-  NameTable& ex = table().exact;
-  uint64_t h = hash_bytes(name.data(), name.size(), false);
-  const uint32_t h32 = static_cast<uint32_t>(h);
-  for (size_t i = h & ex.mask;; i = (i + 1) & ex.mask) {
-    const Slot& sl = ex.slots[i];
-    if (!sl.name) break;
-    if (sl.hash == h32 && sl.name->len == name.size() &&
-        hash::equal(sl.name->data(), name.data(), name.size())) {
-      return {sl.id, sl.name};
-    }
-  }
-  return intern_new(name, h);
-}
+}  // namespace intern_detail
 
 uint32_t intern_find(std::string_view name) {
   Table& t = table();

@@ -119,14 +119,10 @@ void Lexer::scan(Token& t) {
   const size_t n = src_.size();
   size_t p = pos_;
   while (p < n && has_class(s[p], kSpace)) ++p;
-  pos_ = p;
-  if (p + 1 < n && s[p] == '/' && (s[p + 1] == '/' || s[p + 1] == '*')) {
-    scan_after_comment(t);
-    return;
-  }
   t.offset = static_cast<uint32_t>(p);
   t.quoted_name = false;
   if (p >= n) {
+    pos_ = p;
     t.kind = Tok::kEnd;
     return;
   }
@@ -154,23 +150,45 @@ void Lexer::scan(Token& t) {
       t.int_value = v;
       return;
     }
+    pos_ = p;
     number(t);
     return;
   }
-  if ((c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {
-    number(t);
-    return;
-  }
-  if (c == '"') {
-    string_literal(t);
-    return;
-  }
-  if (c == '\'') {
-    quoted_name(t);
-    return;
-  }
-  advance();
+  pos_ = p + 1;  // the one-character tokens; the others set pos_ again
   switch (c) {
+    case '"':
+      pos_ = p;
+      string_literal(t);
+      return;
+    case '\'':
+      pos_ = p;
+      quoted_name(t);
+      return;
+    case '.':
+      if (p + 1 < n && is_digit(s[p + 1])) {
+        pos_ = p;
+        number(t);
+        return;
+      }
+      t.kind = Tok::kDot;
+      return;
+    case '-':
+      pos_ = p;
+      if (minus_starts_number()) {
+        number(t);
+        return;
+      }
+      pos_ = p + 1;
+      t.kind = Tok::kMinus;
+      return;
+    case '/':
+      if (p + 1 < n && (s[p + 1] == '/' || s[p + 1] == '*')) {
+        pos_ = p;
+        scan_after_comment(t);
+        return;
+      }
+      t.kind = Tok::kSlash;
+      return;
     case '(': t.kind = Tok::kLParen; return;
     case ')': t.kind = Tok::kRParen; return;
     case '{': t.kind = Tok::kLBrace; return;
@@ -179,14 +197,11 @@ void Lexer::scan(Token& t) {
     case ']': t.kind = Tok::kRBracket; return;
     case ',': t.kind = Tok::kComma; return;
     case ';': t.kind = Tok::kSemicolon; return;
-    case '.': t.kind = Tok::kDot; return;
     case '?': t.kind = Tok::kQuestion; return;
     case ':': t.kind = Tok::kColon; return;
     case '^': t.kind = Tok::kCaret; return;
     case '+': t.kind = Tok::kPlus; return;
-    case '-': t.kind = Tok::kMinus; return;
     case '*': t.kind = Tok::kStar; return;
-    case '/': t.kind = Tok::kSlash; return;
     case '%': t.kind = Tok::kPercent; return;
     case '~': t.kind = Tok::kTilde; return;
     case '|':
@@ -440,6 +455,15 @@ void Lexer::string_literal_old(Token& t) {
   size_t start = pos_;
   const char* p = src_.data() + pos_;
   const char* end = src_.data() + src_.size();
+  if (swar::kEnabled) {
+    for (; p + 8 <= end; p += 8) {
+      uint64_t w = swar::load(p);
+      if (uint64_t stop = swar::eq_bytes(w, '"') | swar::zero_bytes(w)) {
+        p += swar::first(stop);
+        break;
+      }
+    }
+  }
   while (p < end && *p != '"' && *p != '\0') ++p;
   pos_ = static_cast<size_t>(p - src_.data());
   if (p < end && *p == '"' && (pos_ == start || p[-1] != '\\')) {

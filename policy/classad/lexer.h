@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -87,6 +88,36 @@ inline constexpr CharClasses kCharClasses;
 inline bool has_class(char ch, uint8_t cls) {
   return (kCharClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
 }
+
+// Scanning 8 bytes at a time (old-syntax strings): each helper sets the high bit
+// of the bytes of a little-endian word that match, exactly (no false hits
+// next to a real one), so the first match is the lowest set bit.
+namespace swar {
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kEnabled = true;
+#else
+constexpr bool kEnabled = false;  // the byte loops do all the work
+#endif
+constexpr uint64_t kOnes = 0x0101010101010101ull;
+constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+
+inline uint64_t load(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+inline uint64_t zero_bytes(uint64_t w) {
+  return ~(((w & kLow7) + kLow7) | w | kLow7);
+}
+inline uint64_t eq_bytes(uint64_t w, char c) {
+  return zero_bytes(w ^ (kOnes * static_cast<unsigned char>(c)));
+}
+inline size_t first(uint64_t mask) {
+  return static_cast<size_t>(__builtin_ctzll(mask)) >> 3;
+}
+
+}  // namespace swar
 
 struct Token {
   Tok kind = Tok::kEnd;

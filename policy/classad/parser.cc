@@ -668,9 +668,6 @@ bool height_ok(const Expr* root) {
   return true;
 }
 
-inline bool is_old_name_char(char c) {
-  return has_class(c, kOldNameChar);
-}
 inline bool is_line_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r';
 }
@@ -703,7 +700,7 @@ ClassAd* Parser::parse_old_lines(ParseError* err) {
     }
     // `Name` (letters, digits, '_', '.'), blanks, '='.
     size_t q = b;
-    while (q < e && is_old_name_char(s[q])) ++q;
+    while (q < e && has_class(s[q], kOldNameChar)) ++q;
     const size_t name_end = q;
     while (q < e && (s[q] == ' ' || s[q] == '\t')) ++q;
     if (name_end == b || q == e || s[q] != '=') {
