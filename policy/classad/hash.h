@@ -13,7 +13,7 @@ constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
 
 // Folds `v` into `h`; the shift brings the well-mixed high bits down to the
 // low bits that index a power-of-two table.
-inline uint64_t mix(uint64_t h, uint64_t v) {
+constexpr uint64_t mix(uint64_t h, uint64_t v) {
   h = (h ^ v) * kMul;
   return h ^ (h >> 29);
 }

@@ -92,17 +92,7 @@ class Parser {
     }
     char next = lex_.peek_nonspace();
     if (next != end1 && next != end2 && next != '\0') return nullptr;
-    Value v;
-    switch (tok_.kind) {
-      case Tok::kInteger: v = Value::integer(tok_.int_value); break;
-      case Tok::kReal: v = Value::real(tok_.real_value); break;
-      case Tok::kString: v = Value::string(tok_.text); break;
-      case Tok::kTrue: v = Value::boolean(true); break;
-      case Tok::kFalse: v = Value::boolean(false); break;
-      case Tok::kErrorKw: v = Value::error(); break;
-      default: break;  // undefined
-    }
-    Expr* e = hashed(new LiteralExpr(static_cast<Value&&>(v)));
+    Expr* e = literal_token();
     if (took_end1 && next == end1 && lex_.take(end1, Tok::kSemicolon)) {
       ++tokens_;
       *took_end1 = true;
@@ -191,6 +181,27 @@ class Parser {
     o->c = c;
     o->flags = flags;
     return hashed(o);
+  }
+
+  // The literal the current token spells, hashed.
+  Expr* literal_token() {
+    switch (tok_.kind) {
+      case Tok::kInteger:
+        return literal(Value::integer(tok_.int_value), value_hash_integer(tok_.int_value));
+      case Tok::kReal:
+        return literal(Value::real(tok_.real_value),
+                       value_hash_double(ValueType::kReal, tok_.real_value));
+      case Tok::kString: return literal(Value::string(tok_.text), value_hash_string(tok_.text));
+      case Tok::kTrue: return literal(Value::boolean(true), value_hash_boolean(true));
+      case Tok::kFalse: return literal(Value::boolean(false), value_hash_boolean(false));
+      case Tok::kErrorKw: return literal(Value::error(), value_hash_plain(ValueType::kError));
+      default: return literal(Value::undefined(), value_hash_plain(ValueType::kUndefined));
+    }
+  }
+  static Expr* literal(Value v, uint64_t value_hash) {
+    auto* e = new LiteralExpr(static_cast<Value&&>(v));
+    e->hash = fresh_literal_hash(value_hash);
+    return e;
   }
 
   // Every node gets its structural hash as it is built (children first), so
@@ -443,34 +454,14 @@ Expr* Parser::parse_call(std::string_view name) {
 Expr* Parser::parse_primary() {
   if (failed_) return nullptr;
   switch (tok_.kind) {
-    case Tok::kInteger: {
-      Expr* e = hashed(new LiteralExpr(Value::integer(tok_.int_value)));
-      advance();
-      return e;
-    }
-    case Tok::kReal: {
-      Expr* e = hashed(new LiteralExpr(Value::real(tok_.real_value)));
-      advance();
-      return e;
-    }
-    case Tok::kString: {
-      Expr* e = hashed(new LiteralExpr(Value::string(tok_.text)));
-      advance();
-      return e;
-    }
+    case Tok::kInteger:
+    case Tok::kReal:
+    case Tok::kString:
     case Tok::kTrue:
-    case Tok::kFalse: {
-      Expr* e = hashed(new LiteralExpr(Value::boolean(tok_.kind == Tok::kTrue)));
-      advance();
-      return e;
-    }
-    case Tok::kUndefined: {
-      Expr* e = hashed(new LiteralExpr(Value::undefined()));
-      advance();
-      return e;
-    }
+    case Tok::kFalse:
+    case Tok::kUndefined:
     case Tok::kErrorKw: {
-      Expr* e = hashed(new LiteralExpr(Value::error()));
+      Expr* e = literal_token();
       advance();
       return e;
     }
