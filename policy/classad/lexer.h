@@ -145,8 +145,7 @@ class Lexer {
     pos_ = begin;
     prev_ = Tok::kEnd;
   }
-  // Scans the next token into `t` (reusing its buffers); on kError, `err`
-  // says why.
+  // Scans the next token into `t`; on kError, `err` says why.
   void next(Token& t) {
     scan(t);
     prev_ = t.kind;
@@ -224,16 +223,8 @@ class Lexer {
   }
 
  private:
-  // Spaces are skipped inline; comments (rare) out of line.
-  bool skip_space_and_comments() {
-    const char* p = src_.data() + pos_;
-    const char* end = src_.data() + src_.size();
-    while (p < end && has_class(*p, kSpace)) ++p;
-    pos_ = static_cast<size_t>(p - src_.data());
-    if (p + 1 < end && p[0] == '/' && (p[1] == '/' || p[1] == '*')) return skip_comments();
-    return true;
-  }
   static bool is_space(char c) { return has_class(c, kSpace); }
+  // Comments (rare) are skipped out of line, so scan() stays small.
   [[gnu::noinline]] bool skip_comments();
   [[gnu::noinline]] void scan_after_comment(Token& t);
   [[gnu::noinline]] void unexpected_char(Token& t, char c);

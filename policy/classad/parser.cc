@@ -590,7 +590,7 @@ ClassAd* Parser::build_ad(size_t base, bool nested) {
     out = 0;
     for (size_t i = 0; i < n; ++i) {
       uint32_t id = ids[i];
-      if (id >= st.seen.size()) st.seen.resize(id * 2 + 64, Stage::Seen{0, 0});
+      if (id >= st.seen.size()) st.seen.resize(size_t{id} * 2 + 64, Stage::Seen{0, 0});
       Stage::Seen& seen = st.seen[id];
       if (seen.serial == st.serial) {
         expr_unref(en[seen.pos].expr);
