@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/classad/expr_share.h"
+#include "policy/classad/intern.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/pool.h"
 #include "policy/classad/unparse.h"
@@ -55,6 +56,27 @@ TEST(ParserOldSyntax, EscapedQuoteNearTheLineEnd) {
   EXPECT_EQ(old_ad_text("A = \"abc\\\"\t\r\n"), "[ A = \"abc\\\\\" ]");
   EXPECT_EQ(old_ad_text("A = \"abc\\\"  x\"\nB = 2"), "[ A = \"abc\\\"  x\"; B = 2 ]");
   EXPECT_EQ(old_ad_text("A = \"a\\\"\\\"b\""), "[ A = \"a\\\"\\\"b\" ]");
+}
+
+// Old-syntax strings are searched a word at a time; the quote, an escaped
+// quote or a NUL may fall anywhere in a word.
+TEST(ParserOldSyntax, StringsAtEveryOffset) {
+  for (size_t k = 0; k < 20; ++k) {
+    std::string x(k, 'x');
+    ParseError err;
+    AdPtr ad = parse_classad_old("A = \"" + x + "\\\"yy\" \nB = \"" + x + "\"\n", &err);
+    ASSERT_TRUE(ad) << k << ": " << err.to_string();
+    std::string a, b;
+    ASSERT_TRUE(ad->evaluate_string("A", a));
+    ASSERT_TRUE(ad->evaluate_string("B", b));
+    EXPECT_EQ(a, x + "\"yy") << k;
+    EXPECT_EQ(b, x) << k;
+    std::string with_nul = "A = \"" + x + std::string(1, '\0') + "z\"\n";
+    EXPECT_EQ(old_ad_text(with_nul), "error: line 1, column 5: NUL character in string") << k;
+    EXPECT_EQ(old_ad_text("A = \"" + x + "\nB = 1\n"),
+              "error: line 1, column 5: unterminated string")
+        << k;
+  }
 }
 
 TEST(ParserOldSyntax, ErrorsNameTheirLineAndColumn) {
@@ -305,6 +327,27 @@ TEST(ParserSharing, BuiltHashesMatchAFreshWalk) {
     EXPECT_EQ(copy->hash, built) << text;
     expr_unref(copy);
   }
+}
+
+// Name lookups run inline against a view of the name table that the table
+// republishes as it grows; every spelling keeps its id and its string.
+TEST(ParserNames, LookupsSurviveTableGrowth) {
+  std::vector<InternedName> first;
+  for (int i = 0; i < 5000; ++i) first.push_back(intern_name("GrowthName" + std::to_string(i)));
+  for (int i = 0; i < 5000; ++i) {
+    InternedName again = intern_name("GrowthName" + std::to_string(i));
+    EXPECT_EQ(again.id, first[i].id) << i;
+    EXPECT_EQ(again.name, first[i].name) << i;
+    InternedName upper = intern_name("GROWTHNAME" + std::to_string(i));
+    EXPECT_EQ(upper.id, first[i].id) << i;  // same name in another case
+    EXPECT_NE(upper.name, first[i].name) << i;
+  }
+  ParseError err;
+  AdPtr ad = parse_classad("[ GrowthName4999 = 1; growthname17 = GROWTHNAME4999 + 1 ]", &err);
+  ASSERT_TRUE(ad) << err.to_string();
+  int64_t v = 0;
+  EXPECT_TRUE(ad->evaluate_int("GrowthName17", v));
+  EXPECT_EQ(v, 2);
 }
 
 // Parsing and freeing the same ad again and again reuses pool nodes.
