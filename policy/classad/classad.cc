@@ -63,10 +63,26 @@ void expr_set_parent_scope(Expr* e, const ClassAd* scope) {
 ClassAd::~ClassAd() {
   for (Entry& en : entries_) {
     // Nested ads that outlive us must not point at freed memory.
-    for_each_ad_literal(en.expr, [this](ClassAd* ad) {
-      if (ad->parent() == this) ad->set_parent(nullptr);
-    });
+    if (may_hold_ads_) {
+      for_each_ad_literal(en.expr, [this](ClassAd* ad) {
+        if (ad->parent() == this) ad->set_parent(nullptr);
+      });
+    }
     expr_unref(en.expr);
+  }
+}
+
+void ClassAd::adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested) {
+  entries_.assign(entries, entries + n);
+  ids_.assign(ids, ids + n);
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] == kIdMy || ids[i] == kIdTarget) g_my_target_defined = true;
+  }
+  index_dirty_ = true;
+  gen_ = next_generation();
+  if (nested) {
+    may_hold_ads_ = true;
+    for (Entry& en : entries_) expr_set_parent_scope(en.expr, this);
   }
 }
 
@@ -113,6 +129,7 @@ int ClassAd::find_index_for_insert(uint32_t id) const {
 }
 
 void ClassAd::insert(const InternedName& name, Expr* e) {
+  may_hold_ads_ = true;
   expr_set_parent_scope(e, this);
   insert_plain(name, e);
 }
@@ -207,6 +224,7 @@ ClassAd* ClassAd::copy() const {
     ad->ids_.push_back(ids_[i]);
   }
   ad->index_dirty_ = true;
+  ad->may_hold_ads_ = may_hold_ads_;
   ad->parent_ = parent_;
   return ad;
 }

@@ -34,6 +34,10 @@ class ClassAd {
   // As insert(), for a tree known to hold no ad literals (the parser knows),
   // which spares walking it to set their parent scope.
   void insert_plain(const InternedName& name, Expr* e);
+  // Fills an empty ad in one step with `n` entries of distinct names (ids
+  // parallel), taking over their references; `nested`: some trees may hold
+  // ad literals, which get this ad as their parent scope. For the parsers.
+  void adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested);
   void shrink() {
     entries_.shrink_to_fit();
     ids_.shrink_to_fit();
@@ -101,6 +105,9 @@ class ClassAd {
   std::vector<uint32_t> ids_;            // parallel to entries_
   mutable std::vector<uint16_t> index_;  // open addressing: entry index + 1
   mutable bool index_dirty_ = false;
+  // Some entry may hold an ad literal (whose parent scope is this ad); when
+  // false, destruction need not walk the trees to detach them.
+  bool may_hold_ads_ = false;
 };
 
 // True once any ad has an attribute named MY or TARGET (then `MY.x` must be

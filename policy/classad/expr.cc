@@ -37,6 +37,8 @@ void expr_delete(Expr* e) {
   }
 }
 
+static Expr* copy_node(const Expr* e);
+
 static Value copy_literal_value(const Value& v) {
   if (v.is_list()) {
     ListObj* l = ListObj::make();
@@ -48,8 +50,15 @@ static Value copy_literal_value(const Value& v) {
   return v;
 }
 
+// Copies keep the node's hash: the hash depends only on what is copied.
 Expr* expr_copy(const Expr* e) {
   if (!e) return nullptr;
+  Expr* n = copy_node(e);
+  n->hash = e->hash;
+  return n;
+}
+
+static Expr* copy_node(const Expr* e) {
   switch (e->kind) {
     case ExprKind::kLiteral: {
       auto* n = new LiteralExpr(copy_literal_value(as_literal(e)->value));

@@ -77,6 +77,10 @@ struct Expr {
   uint8_t bits = 0;  // kBitAbsolute (AttrExpr `.name`), kBitSharedRoot
   bool is_absolute() const { return bits & kBitAbsolute; }
   uint32_t refs = 1;  // trees may be shared between ads (roots only)
+  // Structural hash (expr_share.h), set by the parser as it builds each node
+  // from the node's own fields and its children's hashes; the key of a
+  // shared root in the shared-expression table.
+  uint32_t hash = 0;
   explicit Expr(ExprKind k) : kind(k) {}
   // Nodes come from the small-object pool; always delete via the concrete
   // type (expr_delete does) so the sized delete gets the right size.
@@ -94,7 +98,7 @@ inline int paren_count(const Expr* e) {
 }
 
 struct AttrExpr : Expr {
-  uint32_t name_id;      // interned, case-insensitive
+  uint32_t name_id;      // interned, case-insensitive (fills the header's last 4 bytes)
   StringObj* name;       // as spelled
   Expr* base = nullptr;  // `base.name`; null for `name` and `.name`
   // Inline cache of the last unqualified lookup: the ad (and its
@@ -123,9 +127,9 @@ inline const FoldedOpExpr* as_folded(const Expr* e) {
 }
 
 struct CallExpr : Expr {
+  uint32_t nargs = 0;       // first: fills the header's last 4 bytes
   const FunctionEntry* fn;  // null: unknown function (evaluates to error)
   StringObj* name;          // as spelled
-  uint32_t nargs = 0;
   Expr** args = nullptr;
   CallExpr(const FunctionEntry* f, StringObj* n) : Expr(ExprKind::kCall), fn(f), name(n) {}
 };

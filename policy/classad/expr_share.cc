@@ -7,82 +7,74 @@
 #include <vector>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/hash.h"
 
 namespace kite::classad {
 namespace {
 
-inline uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
-}
-
-bool hash_value(const Value& v, uint64_t& h);
-
-// Structural hash; false if the tree must not be shared.
-bool hash_expr(const Expr* e, uint64_t& h) {
-  h = mix(h, (static_cast<uint64_t>(e->kind) << 24) | (static_cast<uint64_t>(e->op) << 16) |
-                 (static_cast<uint64_t>(e->flags) << 8) | (e->bits & kBitAbsolute));
+// Sets the hash of every node below and at `e`, children first; false if
+// the tree holds an ad literal.
+bool rehash(Expr* e) {
+  bool ok = true;
   switch (e->kind) {
-    case ExprKind::kLiteral: return hash_value(as_literal(e)->value, h);
-    case ExprKind::kAttr: {
-      const AttrExpr* a = as_attr(e);
-      h = mix(h, reinterpret_cast<uintptr_t>(a->name));
-      return !a->base || hash_expr(a->base, h);
+    case ExprKind::kLiteral: {
+      const Value& v = as_literal(e)->value;
+      if (v.is_classad()) {
+        ok = false;
+      } else if (v.is_list()) {
+        for (Expr* item : v.as_list()->items) ok = rehash(item) && ok;
+      }
+      break;
     }
+    case ExprKind::kAttr:
+      if (auto* base = static_cast<AttrExpr*>(e)->base) ok = rehash(base);
+      break;
     case ExprKind::kOp: {
-      const OpExpr* o = as_op(e);
-      if (o->a && !hash_expr(o->a, h)) return false;
-      if (o->b && !hash_expr(o->b, h)) return false;
-      if (o->c && !hash_expr(o->c, h)) return false;
-      return true;
+      auto* o = static_cast<OpExpr*>(e);
+      for (Expr* kid : {o->a, o->b, o->c}) {
+        if (kid) ok = rehash(kid) && ok;
+      }
+      break;
     }
     case ExprKind::kCall: {
-      const CallExpr* c = as_call(e);
-      h = mix(h, reinterpret_cast<uintptr_t>(c->name));
-      for (uint32_t i = 0; i < c->nargs; ++i) {
-        if (!hash_expr(c->args[i], h)) return false;
-      }
-      return true;
+      auto* c = static_cast<CallExpr*>(e);
+      for (uint32_t i = 0; i < c->nargs; ++i) ok = rehash(c->args[i]) && ok;
+      break;
     }
   }
-  return false;
+  expr_set_hash(e);
+  return ok;
 }
 
-bool hash_value(const Value& v, uint64_t& h) {
-  h = mix(h, static_cast<uint64_t>(v.type()));
-  switch (v.type()) {
-    case ValueType::kUndefined:
-    case ValueType::kError: return true;
-    case ValueType::kBoolean: h = mix(h, v.as_boolean()); return true;
-    case ValueType::kInteger: h = mix(h, static_cast<uint64_t>(v.as_integer())); return true;
-    case ValueType::kReal:
-    case ValueType::kRelTime: {
-      uint64_t bits;
-      double d = v.is_real() ? v.as_real() : v.as_rel_time();
-      std::memcpy(&bits, &d, sizeof bits);
-      h = mix(h, bits);
-      return true;
-    }
-    case ValueType::kAbsTime:
-      h = mix(h, static_cast<uint64_t>(v.as_abs_time().secs));
-      h = mix(h, static_cast<uint64_t>(v.as_abs_time().offset));
-      return true;
-    case ValueType::kString: {
-      std::string_view s = v.as_string();
-      uint64_t x = 1469598103934665603ull;
-      for (char c : s) x = (x ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-      h = mix(h, x);
-      return true;
-    }
-    case ValueType::kList:
-      for (const Expr* item : v.as_list()->items) {
-        if (!hash_expr(item, h)) return false;
+#ifndef NDEBUG
+// Debug builds check that the parser left every node's hash current.
+bool hashes_current(const Expr* e) {
+  bool ok = true;
+  switch (e->kind) {
+    case ExprKind::kLiteral:
+      if (as_literal(e)->value.is_list()) {
+        for (const Expr* item : as_literal(e)->value.as_list()->items) {
+          ok = ok && hashes_current(item);
+        }
       }
-      return true;
-    case ValueType::kClassAd: return false;
+      break;
+    case ExprKind::kAttr:
+      if (as_attr(e)->base) ok = hashes_current(as_attr(e)->base);
+      break;
+    case ExprKind::kOp:
+      for (const Expr* kid : {as_op(e)->a, as_op(e)->b, as_op(e)->c}) {
+        if (kid) ok = ok && hashes_current(kid);
+      }
+      break;
+    case ExprKind::kCall:
+      for (uint32_t i = 0; i < as_call(e)->nargs; ++i) {
+        ok = ok && hashes_current(as_call(e)->args[i]);
+      }
+      break;
   }
-  return false;
+  return ok && expr_node_hash(e) == e->hash;
 }
+#endif
 
 bool value_equal(const Value& a, const Value& b) {
   if (a.type() != b.type()) return false;
@@ -117,42 +109,38 @@ bool value_equal(const Value& a, const Value& b) {
   return false;
 }
 
-struct Slot {
-  uint64_t hash;
-  Expr* e;  // null: empty
-};
-
+// Open addressing over root pointers; a root's hash lives in the root.
 struct Table {
-  std::vector<Slot> slots = std::vector<Slot>(1024, Slot{0, nullptr});
+  std::vector<Expr*> slots = std::vector<Expr*>(1024, nullptr);
   size_t used = 0;
 
   void grow() {
-    std::vector<Slot> old(slots.size() * 2, Slot{0, nullptr});
+    std::vector<Expr*> old(slots.size() * 2, nullptr);
     old.swap(slots);
     size_t mask = slots.size() - 1;
-    for (const Slot& s : old) {
-      if (!s.e) continue;
-      size_t i = s.hash & mask;
-      while (slots[i].e) i = (i + 1) & mask;
-      slots[i] = s;
+    for (Expr* e : old) {
+      if (!e) continue;
+      size_t i = e->hash & mask;
+      while (slots[i]) i = (i + 1) & mask;
+      slots[i] = e;
     }
   }
 
   // Linear probing with backward-shift deletion (no tombstones).
   void erase_at(size_t i) {
     size_t mask = slots.size() - 1;
-    slots[i].e = nullptr;
+    slots[i] = nullptr;
     --used;
     size_t j = i;
     for (;;) {
       j = (j + 1) & mask;
-      if (!slots[j].e) return;
-      size_t home = slots[j].hash & mask;
+      if (!slots[j]) return;
+      size_t home = slots[j]->hash & mask;
       // Move slot j back to the hole at i if its home is not in (i, j].
       bool in_range = (i < j) ? (home > i && home <= j) : (home > i || home <= j);
       if (!in_range) {
         slots[i] = slots[j];
-        slots[j].e = nullptr;
+        slots[j] = nullptr;
         i = j;
       }
     }
@@ -200,39 +188,49 @@ bool expr_equal(const Expr* a, const Expr* b) {
   return false;
 }
 
-Expr* expr_share(Expr* e) {
+Expr* expr_share_hashed(Expr* e) {
   if (e->bits & kBitSharedRoot) return e;
-  uint64_t h = 0;
-  if (!hash_expr(e, h)) return e;
+#ifndef NDEBUG
+  if (!hashes_current(e)) __builtin_trap();
+#endif
+  const uint32_t h = e->hash;
   Table& t = table();
   size_t mask = t.slots.size() - 1;
-  for (size_t i = h & mask; t.slots[i].e; i = (i + 1) & mask) {
-    if (t.slots[i].hash == h && expr_equal(t.slots[i].e, e)) {
-      Expr* shared = t.slots[i].e;
-      expr_ref(shared);
+  size_t i = h & mask;
+  for (; Expr* s = t.slots[i]; i = (i + 1) & mask) {
+    if (s->hash == h && expr_equal(s, e)) {
+      expr_ref(s);
       expr_unref(e);
-      return shared;
+      return s;
     }
   }
   if ((t.used + 1) * 2 > t.slots.size()) {
     t.grow();
     mask = t.slots.size() - 1;
+    i = h & mask;
+    while (t.slots[i]) i = (i + 1) & mask;
   }
-  size_t i = h & mask;
-  while (t.slots[i].e) i = (i + 1) & mask;
-  t.slots[i] = Slot{h, e};
+  t.slots[i] = e;
   ++t.used;
   e->bits |= kBitSharedRoot;
   return e;
 }
 
+Expr* expr_share(Expr* e) {
+  if (e->bits & kBitSharedRoot) return e;
+  if (!rehash(e)) return e;
+  return expr_share_hashed(e);
+}
+
+bool expr_rehash_tree(Expr* e) {
+  return rehash(e);
+}
+
 void expr_forget_shared(Expr* e) {
-  uint64_t h = 0;
-  hash_expr(e, h);
   Table& t = table();
   size_t mask = t.slots.size() - 1;
-  for (size_t i = h & mask; t.slots[i].e; i = (i + 1) & mask) {
-    if (t.slots[i].e == e) {
+  for (size_t i = e->hash & mask; t.slots[i]; i = (i + 1) & mask) {
+    if (t.slots[i] == e) {
       t.erase_at(i);
       return;
     }

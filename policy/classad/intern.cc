@@ -6,32 +6,15 @@
 #include <cstring>
 #include <vector>
 
+#include "policy/classad/hash.h"
+
 namespace kite::classad {
 namespace {
 
-// Hashes 8 bytes at a time; `fold` lower-cases ASCII letters first (by
-// setting bit 5 of letters only, so the two forms of a name hash alike).
-uint64_t hash_bytes(const char* p, size_t n, bool fold) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  while (n > 0) {
-    uint64_t w = 0;
-    size_t k = n < 8 ? n : 8;
-    std::memcpy(&w, p, k);
-    if (fold) {
-      // Per byte: set 0x20 where the byte is 'A'..'Z'.
-      uint64_t add = 0;
-      for (size_t i = 0; i < k; ++i) {
-        unsigned char c = static_cast<unsigned char>(p[i]);
-        if (c >= 'A' && c <= 'Z') add |= uint64_t{0x20} << (8 * i);
-      }
-      w |= add;
-    }
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-    p += k;
-    n -= k;
-  }
-  return h;
+// `fold` lower-cases ASCII letters first, so the two forms of a name hash
+// alike.
+inline uint64_t hash_bytes(const char* p, size_t n, bool fold) {
+  return hash::bytes(p, n, fold);
 }
 
 bool equal_fold(const char* a, const char* b, size_t n) {
@@ -44,27 +27,24 @@ bool equal_fold(const char* a, const char* b, size_t n) {
   return true;
 }
 
-struct Slot {
-  StringObj* name = nullptr;  // exact spelling (or the first spelling, for ids)
-  uint32_t id = 0;
-  uint64_t hash = 0;
-};
+using intern_detail::Slot;
 
 // One open-addressing table; `fold` makes it case-insensitive.
 struct NameTable {
-  explicit NameTable(bool f) : fold(f), slots(256) {}
+  explicit NameTable(bool f) : fold(f), slots(256), mask(255) {}
   bool fold;
   std::vector<Slot> slots;
+  size_t mask;
   size_t used = 0;
 
   Slot* find(std::string_view s, uint64_t h) {
-    size_t mask = slots.size() - 1;
+    const uint32_t h32 = static_cast<uint32_t>(h);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& sl = slots[i];
       if (!sl.name) return &sl;
-      if (sl.hash == h && sl.name->len == s.size() &&
+      if (sl.hash == h32 && sl.name->len == s.size() &&
           (fold ? equal_fold(sl.name->data(), s.data(), s.size())
-                : std::memcmp(sl.name->data(), s.data(), s.size()) == 0)) {
+                : hash::equal(sl.name->data(), s.data(), s.size()))) {
         return &sl;
       }
     }
@@ -73,7 +53,7 @@ struct NameTable {
     std::vector<Slot> old;
     old.swap(slots);
     slots.assign(old.size() * 2, Slot{});
-    size_t mask = slots.size() - 1;
+    mask = slots.size() - 1;
     for (Slot& sl : old) {
       if (!sl.name) continue;
       size_t i = sl.hash & mask;
@@ -86,7 +66,7 @@ struct NameTable {
     Slot* sl = find(name->view(), h);
     sl->name = name;
     sl->id = id;
-    sl->hash = h;
+    sl->hash = static_cast<uint32_t>(h);
     ++used;
     return sl;
   }
@@ -98,33 +78,43 @@ struct Table {
   uint32_t next_id = 1;
 };
 
-Table& table() {
-  static Table* t = [] {
-    auto* tbl = new Table();  // never destroyed: names outlive every ad
-    for (const char* reserved :
-         {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime"}) {
-      StringObj* s = StringObj::make(reserved);
-      tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
-    }
-    return tbl;
-  }();
+[[gnu::noinline]] Table* make_table() {
+  auto* tbl = new Table();  // never destroyed: names outlive every ad
+  for (const char* reserved :
+       {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime"}) {
+    StringObj* s = StringObj::make(reserved);
+    tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
+  }
+  return tbl;
+}
+
+inline Table& table() {
+  static Table* t = make_table();
   return *t;
 }
 
 }  // namespace
 
-InternedName intern_name(std::string_view name) {
+namespace intern_detail {
+
+ExactView g_exact = {nullptr, 0};
+
+// A spelling not seen before: a new exact entry, and a new id unless another
+// case variant has one. (Also the first call, which makes the table.)
+InternedName intern_new(std::string_view name, uint64_t h) {
   Table& t = table();
-  uint64_t h = hash_bytes(name.data(), name.size(), false);
   Slot* sl = t.exact.find(name, h);
-  if (sl->name) return {sl->id, sl->name};
+  if (sl->name) return {sl->id, sl->name};  // the table was just made
   uint64_t hf = hash_bytes(name.data(), name.size(), true);
   Slot* idslot = t.ids.find(name, hf);
   StringObj* s = StringObj::make(name);
   uint32_t id = idslot->name ? idslot->id : t.ids.insert(s, t.next_id++, hf)->id;
   t.exact.insert(s, id, h);
+  g_exact = ExactView{t.exact.slots.data(), t.exact.mask};
   return {id, s};
 }
+
+}  // namespace intern_detail
 
 uint32_t intern_find(std::string_view name) {
   Table& t = table();

@@ -13,47 +13,18 @@
 namespace kite::classad {
 namespace {
 
-// Character classes, one table lookup per byte.
-enum : uint8_t { kIdentStart = 1, kIdentChar = 2, kDigit = 4, kSpace = 8, kPlainStringChar = 16 };
-
-struct CharClasses {
-  uint8_t c[256];
-  constexpr CharClasses() : c() {
-    for (int i = 0; i < 256; ++i) {
-      uint8_t v = 0;
-      if ((i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_')
-        v |= kIdentStart | kIdentChar;
-      if (i >= '0' && i <= '9') v |= kIdentChar | kDigit;
-      if (i == ' ' || i == '\t' || i == '\n' || i == '\r' || i == '\f' || i == '\v') v |= kSpace;
-      if (i != '"' && i != '\\' && i != '\n' && i != 0) v |= kPlainStringChar;
-      c[i] = v;
-    }
-  }
-};
-constexpr CharClasses kClasses;
-
-inline bool has_class(char ch, uint8_t cls) {
-  return (kClasses.c[static_cast<unsigned char>(ch)] & cls) != 0;
-}
-bool is_ident_start(char c) {
-  return has_class(c, kIdentStart);
-}
-bool is_ident_char(char c) {
-  return has_class(c, kIdentChar);
-}
-bool is_digit(char c) {
+inline bool is_digit(char c) {
   return has_class(c, kDigit);
 }
 
 }  // namespace
 
-bool Lexer::skip_space_and_comments() {
+// At a comment: skips it and any further spaces and comments.
+bool Lexer::skip_comments() {
   for (;;) {
-    while (pos_ < src_.size() && has_class(src_[pos_], kSpace)) ++pos_;
+    while (pos_ < src_.size() && is_space(src_[pos_])) ++pos_;
     char c = peek();
-    if (has_class(c, kSpace)) {
-      advance();
-    } else if (c == '/' && peek(1) == '/') {
+    if (c == '/' && peek(1) == '/') {
       while (pos_ < src_.size() && src_[pos_] != '\n') advance();
     } else if (c == '/' && peek(1) == '*') {
       advance();
@@ -100,71 +71,124 @@ bool Lexer::minus_starts_number() const {
   return is_digit(n1) || (n1 == '.' && is_digit(peek(2)));
 }
 
-void Lexer::scan(Token& t) {
-  t.kind = Tok::kEnd;
-  t.quoted_name = false;
-  if (!skip_space_and_comments()) {
+// A word of 2 to 9 letters may be a keyword (k is lower case; ASCII
+// letters fold with | 0x20).
+void Lexer::keyword(Token& t) {
+  std::string_view word = t.text;
+  auto kw = [&](const char* k, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if ((word[i] | 0x20) != k[i]) return false;
+    }
+    return true;
+  };
+  switch (word.size()) {
+    case 2:
+      if (kw("is", 2)) t.kind = Tok::kIs;
+      break;
+    case 4:
+      if (kw("true", 4))
+        t.kind = Tok::kTrue;
+      else if (kw("isnt", 4))
+        t.kind = Tok::kIsnt;
+      break;
+    case 5:
+      if (kw("false", 5))
+        t.kind = Tok::kFalse;
+      else if (kw("error", 5))
+        t.kind = Tok::kErrorKw;
+      break;
+    case 9:
+      if (kw("undefined", 9)) t.kind = Tok::kUndefined;
+      break;
+    default: break;
+  }
+}
+
+// A comment where a token would start: skip it, then scan normally.
+void Lexer::scan_after_comment(Token& t) {
+  if (!skip_comments()) {
     t.kind = Tok::kError;
     t.offset = static_cast<uint32_t>(pos_);
     return;
   }
-  t.offset = static_cast<uint32_t>(pos_);
-  if (pos_ >= src_.size()) {
+  scan(t);
+}
+
+void Lexer::scan(Token& t) {
+  const char* s = src_.data();
+  const size_t n = src_.size();
+  size_t p = pos_;
+  while (p < n && has_class(s[p], kSpace)) ++p;
+  t.offset = static_cast<uint32_t>(p);
+  t.quoted_name = false;
+  if (p >= n) {
+    pos_ = p;
     t.kind = Tok::kEnd;
     return;
   }
-  char c = src_[pos_];
-  if (is_digit(c) || (c == '.' && is_digit(peek(1))) || (c == '-' && minus_starts_number())) {
+  const char c = s[p];
+  if (has_class(c, kIdentStart)) {
+    size_t q = p + 1;
+    while (q < n && has_class(s[q], kIdentChar)) ++q;  // no newlines here
+    pos_ = q;
+    t.kind = Tok::kName;
+    t.text = std::string_view(s + p, q - p);
+    // Keywords are 2 to 9 letters; check only those lengths.
+    if ((0x234u >> (q - p < 10 ? q - p : 0)) & 1) keyword(t);
+    return;
+  }
+  if (is_digit(c)) {
+    // A short decimal integer (most numbers in ads) here; the rest in number().
+    size_t q = p;
+    int64_t v = 0;
+    while (q < n && q - p < 18 && is_digit(s[q])) v = v * 10 + (s[q++] - '0');
+    const char next = q < n ? s[q] : '\0';
+    if (!(c == '0' && q - p > 1) && !is_digit(next) && next != '.' && (next | 0x20) != 'e' &&
+        (next | 0x20) != 'x') {
+      pos_ = q;
+      t.kind = Tok::kInteger;
+      t.int_value = v;
+      return;
+    }
+    pos_ = p;
     number(t);
     return;
   }
-  if (c == '"') {
-    string_literal(t);
-    return;
-  }
-  if (c == '\'') {
-    quoted_name(t);
-    return;
-  }
-  if (is_ident_start(c)) {
-    size_t start = pos_;
-    while (pos_ < src_.size() && is_ident_char(src_[pos_])) ++pos_;  // no newlines here
-    std::string_view word = src_.substr(start, pos_ - start);
-    t.kind = Tok::kName;
-    // Keywords are 2 to 9 letters; check only those lengths.
-    // k is lower case; ASCII letters fold with | 0x20.
-    auto kw = [&](const char* k, size_t n) {
-      for (size_t i = 0; i < n; ++i) {
-        if ((word[i] | 0x20) != k[i]) return false;
-      }
-      return true;
-    };
-    switch (word.size()) {
-      case 2:
-        if (kw("is", 2)) t.kind = Tok::kIs;
-        break;
-      case 4:
-        if (kw("true", 4))
-          t.kind = Tok::kTrue;
-        else if (kw("isnt", 4))
-          t.kind = Tok::kIsnt;
-        break;
-      case 5:
-        if (kw("false", 5))
-          t.kind = Tok::kFalse;
-        else if (kw("error", 5))
-          t.kind = Tok::kErrorKw;
-        break;
-      case 9:
-        if (kw("undefined", 9)) t.kind = Tok::kUndefined;
-        break;
-      default: break;
-    }
-    if (t.kind == Tok::kName) t.name = word;
-    return;
-  }
-  advance();
+  pos_ = p + 1;  // the one-character tokens; the others set pos_ again
   switch (c) {
+    case '"':
+      pos_ = p;
+      string_literal(t);
+      return;
+    case '\'':
+      pos_ = p;
+      quoted_name(t);
+      return;
+    case '.':
+      if (p + 1 < n && is_digit(s[p + 1])) {
+        pos_ = p;
+        number(t);
+        return;
+      }
+      t.kind = Tok::kDot;
+      return;
+    case '-':
+      pos_ = p;
+      if (minus_starts_number()) {
+        number(t);
+        return;
+      }
+      pos_ = p + 1;
+      t.kind = Tok::kMinus;
+      return;
+    case '/':
+      if (p + 1 < n && (s[p + 1] == '/' || s[p + 1] == '*')) {
+        pos_ = p;
+        scan_after_comment(t);
+        return;
+      }
+      t.kind = Tok::kSlash;
+      return;
     case '(': t.kind = Tok::kLParen; return;
     case ')': t.kind = Tok::kRParen; return;
     case '{': t.kind = Tok::kLBrace; return;
@@ -173,14 +197,11 @@ void Lexer::scan(Token& t) {
     case ']': t.kind = Tok::kRBracket; return;
     case ',': t.kind = Tok::kComma; return;
     case ';': t.kind = Tok::kSemicolon; return;
-    case '.': t.kind = Tok::kDot; return;
     case '?': t.kind = Tok::kQuestion; return;
     case ':': t.kind = Tok::kColon; return;
     case '^': t.kind = Tok::kCaret; return;
     case '+': t.kind = Tok::kPlus; return;
-    case '-': t.kind = Tok::kMinus; return;
     case '*': t.kind = Tok::kStar; return;
-    case '/': t.kind = Tok::kSlash; return;
     case '%': t.kind = Tok::kPercent; return;
     case '~': t.kind = Tok::kTilde; return;
     case '|':
@@ -252,6 +273,11 @@ void Lexer::scan(Token& t) {
       return;
     default: break;
   }
+  unexpected_char(t, c);
+}
+
+// Out of line so the hot paths of scan() need few registers.
+void Lexer::unexpected_char(Token& t, char c) {
   t.kind = Tok::kError;
   err_ = "unexpected character '";
   if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f) {
@@ -262,7 +288,6 @@ void Lexer::scan(Token& t) {
     err_ += buf;
   }
   err_ += "'";
-  return;
 }
 
 void Lexer::number(Token& t) {
@@ -312,6 +337,10 @@ void Lexer::number(Token& t) {
       if (peek() == '+' || peek() == '-') advance();
       while (is_digit(peek())) advance();
     }
+  }
+  if (is_real && real_fast(start, pos_, negative, t.real_value)) {
+    t.kind = Tok::kReal;
+    return;
   }
   // strtod/strtoll need a terminated copy (sign included); numbers are short.
   size_t digits = start;
@@ -369,10 +398,87 @@ void Lexer::number(Token& t) {
   return;
 }
 
+// Short decimal reals without strtod: when the digits fit in 53 bits and
+// the power of ten is exact (at most 1e22), one IEEE multiplication or
+// division gives the correctly rounded value, the same bits strtod returns.
+// False if the text needs strtod.
+bool Lexer::real_fast(size_t start, size_t end, bool negative, double& out) const {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int digits = 0;
+  int64_t frac = 0;
+  bool in_frac = false;
+  size_t i = start;
+  for (; i < end; ++i) {
+    char c = src_[i];
+    if (c == '.') {
+      in_frac = true;
+      continue;
+    }
+    if (c == 'e' || c == 'E') break;
+    if (in_frac) ++frac;
+    if (m == 0 && c == '0') continue;  // leading zeros are not significant
+    if (++digits > 19) return false;
+    m = m * 10 + static_cast<uint64_t>(c - '0');
+  }
+  int64_t exp = 0;
+  if (i < end) {  // the lexer checked the exponent has digits
+    ++i;
+    bool exp_negative = false;
+    if (src_[i] == '+' || src_[i] == '-') exp_negative = src_[i++] == '-';
+    if (end - i > 4) return false;
+    for (; i < end; ++i) exp = exp * 10 + (src_[i] - '0');
+    if (exp_negative) exp = -exp;
+  }
+  if (m > (uint64_t{1} << 53)) return false;
+  double d = static_cast<double>(m);
+  if (m != 0) {
+    int64_t e10 = exp - frac;
+    if (e10 < -22 || e10 > 22) return false;
+    if (e10 < 0) {
+      d /= kPow10[-e10];
+    } else {
+      d *= kPow10[e10];
+    }
+  }
+  out = negative ? -d : d;
+  return true;
+}
+
 // HTCONDOR: lexer.cpp tokenizeStringOld: no escapes but \" inside the text.
 void Lexer::string_literal_old(Token& t) {
   advance();  // opening quote
-  std::string out;
+  // Fast path: no backslash before the closing quote, so the text is the
+  // source itself.
+  size_t start = pos_;
+  const char* p = src_.data() + pos_;
+  const char* end = src_.data() + src_.size();
+  if (swar::kEnabled) {
+    for (; p + 8 <= end; p += 8) {
+      uint64_t w = swar::load(p);
+      if (uint64_t stop = swar::eq_bytes(w, '"') | swar::zero_bytes(w)) {
+        p += swar::first(stop);
+        break;
+      }
+    }
+  }
+  while (p < end && *p != '"' && *p != '\0') ++p;
+  pos_ = static_cast<size_t>(p - src_.data());
+  if (p < end && *p == '"' && (pos_ == start || p[-1] != '\\')) {
+    advance();
+    t.kind = Tok::kString;
+    t.text = src_.substr(start, pos_ - 1 - start);
+    return;
+  }
+  string_literal_old_slow(t, start);
+}
+
+// The general case, resuming at pos_ with src_[start, pos_) read so far.
+void Lexer::string_literal_old_slow(Token& t, size_t start) {
+  std::string& out = buf_;
+  out.assign(src_.data() + start, pos_ - start);
   for (;;) {
     if (pos_ >= src_.size() || src_[pos_] == '\0') {
       t.kind = Tok::kError;
@@ -397,7 +503,7 @@ void Lexer::string_literal_old(Token& t) {
     break;
   }
   t.kind = Tok::kString;
-  t.text = std::move(out);
+  t.text = out;
 }
 
 void Lexer::string_literal(Token& t) {
@@ -406,7 +512,34 @@ void Lexer::string_literal(Token& t) {
     return;
   }
   advance();  // opening quote
-  std::string out;
+  // Fast path: a run of plain characters up to a closing quote that no
+  // adjacent literal follows; the text is then the source itself.
+  size_t start = pos_;
+  const char* p = src_.data() + pos_;
+  const char* end = src_.data() + src_.size();
+  while (p < end && has_class(*p, kPlainStringChar)) ++p;
+  pos_ = static_cast<size_t>(p - src_.data());
+  if (p < end && *p == '"') {
+    size_t len = pos_ - start;
+    advance();
+    if (!next_piece('"')) {
+      t.kind = Tok::kString;
+      t.text = src_.substr(start, len);
+      return;
+    }
+    buf_.assign(src_.data() + start, len);
+    advance();  // the next piece's opening quote
+    string_literal_slow(t);
+    return;
+  }
+  buf_.assign(src_.data() + start, pos_ - start);
+  string_literal_slow(t);
+}
+
+// The general case: escapes and joined pieces, appended to buf_ (which
+// holds what was read before `pos_`).
+void Lexer::string_literal_slow(Token& t) {
+  std::string& out = buf_;
   for (;;) {
     if (pos_ >= src_.size()) {
       t.kind = Tok::kError;
@@ -480,8 +613,7 @@ void Lexer::string_literal(Token& t) {
     }
   }
   t.kind = Tok::kString;
-  t.text = std::move(out);
-  return;
+  t.text = out;
 }
 
 // True (and skips the whitespace) if `quote` follows after only whitespace.
@@ -496,7 +628,8 @@ bool Lexer::next_piece(char quote) {
 }
 
 void Lexer::quoted_name(Token& t) {
-  std::string out;
+  std::string& out = buf_;
+  out.clear();
   // HTCONDOR: lexer.cpp tokenizeString: quoted pieces separated only by
   // whitespace join into one ('it''s' names the attribute its).
   bool first = true;
@@ -541,9 +674,7 @@ void Lexer::quoted_name(Token& t) {
   }
   t.kind = Tok::kName;
   t.quoted_name = true;
-  t.text = std::move(out);
-  t.name = t.text;
-  return;
+  t.text = out;
 }
 
 }  // namespace kite::classad

@@ -5,6 +5,7 @@
 #include "policy/classad/parser.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "policy/classad/expr_share.h"
 #include "policy/classad/functions.h"
@@ -18,19 +19,48 @@ namespace {
 // overflow the stack (of the parser or of the evaluator later).
 constexpr int kMaxNesting = 256;
 
+// The entries of the ads being parsed, kept until an ad is complete and
+// then moved into it in one step (one exact-size allocation per array, no
+// per-insert search). A stack: a nested ad's entries sit above its parent's
+// until the nested ad is built. Per thread, reused.
+struct Stage {
+  std::vector<ClassAd::Entry> entries;
+  std::vector<uint32_t> ids;
+  // For finding repeated names: seen[id] is (serial, position) of the id's
+  // entry in the ad being built.
+  struct Seen {
+    uint32_t serial;
+    uint32_t pos;
+  };
+  std::vector<Seen> seen;
+  uint32_t serial = 0;
+
+  // Drops (unrefs) the entries above `base`: a failed ad.
+  void drop_to(size_t base) {
+    for (size_t i = base; i < entries.size(); ++i) expr_unref(entries[i].expr);
+    entries.resize(base);
+    ids.resize(base);
+  }
+};
+
+thread_local Stage t_stage;
+
 class Parser {
  public:
-  explicit Parser(std::string_view text) : lex_(text) { advance(); }
-  // Starts over on new text (reusing buffers).
-  void reset(std::string_view text, bool old_strings = false) {
-    lex_ = Lexer(text, old_strings);
-    failed_ = false;
-    err_ = ParseError();
-    depth_ = 0;
+  explicit Parser(std::string_view text, bool old_strings = false)
+      : lex_(text, old_strings), stage_(&t_stage) {
+    if (!old_strings) advance();
+  }
+
+  // Old line syntax: parses the expression in text[begin, end) (one line)
+  // with the parser's state reset.
+  void start_line(size_t begin, size_t end) {
+    lex_.restart(begin, end);
     ad_literals_ = 0;
     tokens_ = 0;
     advance();
   }
+  ClassAd* parse_old_lines(ParseError* err);
 
   Expr* parse_expression() {
     if (++depth_ > kMaxNesting) {
@@ -46,23 +76,33 @@ class Parser {
   ClassAd* parse_ad_literal();  // at '['
 
   // Fast path for the common attribute value: one literal token directly
-  // followed by `end1`/`end2` (or the end of the text). Null otherwise.
-  Expr* simple_literal(char end1, char end2) {
-    Value v;
+  // followed by `end1`/`end2` (or the end of the text). Null otherwise. With
+  // `took_end1`, an `end1` (';') that follows is consumed too and the token
+  // after it scanned (*took_end1 says so).
+  Expr* simple_literal(char end1, char end2, bool* took_end1 = nullptr) {
     switch (tok_.kind) {
-      case Tok::kInteger: v = Value::integer(tok_.int_value); break;
-      case Tok::kReal: v = Value::real(tok_.real_value); break;
-      case Tok::kString: v = Value::string(tok_.text); break;
-      case Tok::kTrue: v = Value::boolean(true); break;
-      case Tok::kFalse: v = Value::boolean(false); break;
-      case Tok::kUndefined: break;
-      case Tok::kErrorKw: v = Value::error(); break;
+      case Tok::kInteger:
+      case Tok::kReal:
+      case Tok::kString:
+      case Tok::kTrue:
+      case Tok::kFalse:
+      case Tok::kUndefined:
+      case Tok::kErrorKw: break;
       default: return nullptr;
     }
     char next = lex_.peek_nonspace();
     if (next != end1 && next != end2 && next != '\0') return nullptr;
-    advance();
-    return new LiteralExpr(static_cast<Value&&>(v));
+    Expr* e = literal_token();
+    if (took_end1 && next == end1 && lex_.take(end1, Tok::kSemicolon)) {
+      ++tokens_;
+      *took_end1 = true;
+    }
+    if (next == '\0' && lex_.take_end(tok_)) {
+      ++tokens_;
+    } else {
+      advance();
+    }
+    return e;
   }
   bool at(Tok k) const { return tok_.kind == k; }
   bool failed() const { return failed_; }
@@ -71,14 +111,17 @@ class Parser {
   void advance() {
     ++tokens_;
     lex_.next(tok_);
-    if (tok_.kind == Tok::kError) fail(lex_.error().empty() ? "bad token" : lex_.error());
+    if (tok_.kind == Tok::kError) fail_token();
   }
-  void fail(const std::string& msg) {
+  // Error paths stay out of line so the hot paths inline small.
+  [[gnu::noinline]] void fail_token() { fail(lex_.error().empty() ? "bad token" : lex_.error()); }
+  [[gnu::noinline]] void fail(const char* msg) { fail(std::string(msg)); }
+  [[gnu::noinline]] void fail(const std::string& msg) {
     int line, col;
     lex_.position(tok_.offset, &line, &col);
     fail_at(line, col, msg);
   }
-  void fail_at(int line, int col, const std::string& msg) {
+  [[gnu::noinline]] void fail_at(int line, int col, const std::string& msg) {
     if (failed_) return;
     failed_ = true;
     err_.line = line;
@@ -129,7 +172,7 @@ class Parser {
         f->a = a;
         f->b = b;
         f->flags = flags;
-        return f;
+        return hashed(f);
       }
     }
     auto* o = new OpExpr(op);
@@ -137,14 +180,48 @@ class Parser {
     o->b = b;
     o->c = c;
     o->flags = flags;
-    return o;
+    return hashed(o);
   }
+
+  // The literal the current token spells, hashed.
+  Expr* literal_token() {
+    switch (tok_.kind) {
+      case Tok::kInteger:
+        return literal(Value::integer(tok_.int_value), value_hash_integer(tok_.int_value));
+      case Tok::kReal:
+        return literal(Value::real(tok_.real_value),
+                       value_hash_double(ValueType::kReal, tok_.real_value));
+      case Tok::kString: return literal(Value::string(tok_.text), value_hash_string(tok_.text));
+      case Tok::kTrue: return literal(Value::boolean(true), value_hash_boolean(true));
+      case Tok::kFalse: return literal(Value::boolean(false), value_hash_boolean(false));
+      case Tok::kErrorKw: return literal(Value::error(), value_hash_plain(ValueType::kError));
+      default: return literal(Value::undefined(), value_hash_plain(ValueType::kUndefined));
+    }
+  }
+  static Expr* literal(Value v, uint64_t value_hash) {
+    auto* e = new LiteralExpr(static_cast<Value&&>(v));
+    e->hash = fresh_literal_hash(value_hash);
+    return e;
+  }
+
+  // Every node gets its structural hash as it is built (children first), so
+  // sharing the finished tree needs no walk over it.
+  template <typename T>
+  static T* hashed(T* e) {
+    expr_set_hash(e);
+    return e;
+  }
+
+  // Moves the entries staged above `base` into a new ad; a repeated name
+  // replaces the earlier entry in place, as ClassAd::insert does.
+  ClassAd* build_ad(size_t base, bool nested);
 
   Lexer lex_;
   Token tok_;
   bool failed_ = false;
   ParseError err_;
   int depth_ = 0;
+  Stage* stage_;
 
  public:
   int ad_literals_ = 0;  // ad literals parsed so far (to skip scope walks)
@@ -289,10 +366,10 @@ Expr* Parser::parse_postfix() {
         expr_unref(e);
         return nullptr;
       }
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
       a->base = e;
-      e = a;
+      e = hashed(a);
       advance();
     } else if (at(Tok::kLBracket)) {
       advance();
@@ -335,7 +412,7 @@ Expr* Parser::parse_list() {
     }
   }
   advance();  // '}'
-  return new LiteralExpr(static_cast<Value&&>(holder));
+  return hashed(new LiteralExpr(static_cast<Value&&>(holder)));
 }
 
 Expr* Parser::parse_call(std::string_view name) {
@@ -371,50 +448,30 @@ Expr* Parser::parse_call(std::string_view name) {
     call->args = new Expr*[args.size()];
     for (size_t i = 0; i < args.size(); ++i) call->args[i] = args[i];
   }
-  return call;
+  return hashed(call);
 }
 
 Expr* Parser::parse_primary() {
   if (failed_) return nullptr;
   switch (tok_.kind) {
-    case Tok::kInteger: {
-      Expr* e = new LiteralExpr(Value::integer(tok_.int_value));
-      advance();
-      return e;
-    }
-    case Tok::kReal: {
-      Expr* e = new LiteralExpr(Value::real(tok_.real_value));
-      advance();
-      return e;
-    }
-    case Tok::kString: {
-      Expr* e = new LiteralExpr(Value::string(tok_.text));
-      advance();
-      return e;
-    }
+    case Tok::kInteger:
+    case Tok::kReal:
+    case Tok::kString:
     case Tok::kTrue:
-    case Tok::kFalse: {
-      Expr* e = new LiteralExpr(Value::boolean(tok_.kind == Tok::kTrue));
-      advance();
-      return e;
-    }
-    case Tok::kUndefined: {
-      Expr* e = new LiteralExpr(Value::undefined());
-      advance();
-      return e;
-    }
+    case Tok::kFalse:
+    case Tok::kUndefined:
     case Tok::kErrorKw: {
-      Expr* e = new LiteralExpr(Value::error());
+      Expr* e = literal_token();
       advance();
       return e;
     }
     case Tok::kName: {
       // Intern before advancing: a quoted name lives in the token's buffer.
       bool quoted = tok_.quoted_name;
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       advance();
       if (at(Tok::kLParen) && !quoted) return parse_call(n.name->view());
-      return new AttrExpr(n.id, n.name);
+      return hashed(new AttrExpr(n.id, n.name));
     }
     case Tok::kDot: {  // .name: lookup from the root scope
       advance();
@@ -422,11 +479,11 @@ Expr* Parser::parse_primary() {
         fail("expected an attribute name after '.'");
         return nullptr;
       }
-      InternedName n = intern_name(tok_.name);
+      InternedName n = intern_name(tok_.text);
       auto* a = new AttrExpr(n.id, n.name);
       a->bits |= kBitAbsolute;
       advance();
-      return a;
+      return hashed(a);
     }
     case Tok::kLParen: {
       advance();
@@ -442,7 +499,7 @@ Expr* Parser::parse_primary() {
       if (parens < kParenMax) {
         inner->flags = static_cast<uint8_t>((inner->flags & ((1u << kParenShift) - 1)) |
                                             ((parens + 1) << kParenShift));
-        return inner;
+        return hashed(inner);  // the flags are part of the hash
       }
       return make_op(Op::kParens, inner);
     }
@@ -451,7 +508,7 @@ Expr* Parser::parse_primary() {
       ++ad_literals_;
       ClassAd* ad = parse_ad_literal();
       if (!ad) return nullptr;
-      return new LiteralExpr(Value::adopt_classad(ad));
+      return hashed(new LiteralExpr(Value::adopt_classad(ad)));
     }
     case Tok::kEnd: fail("unexpected end of input"); return nullptr;
     default: fail("unexpected token"); return nullptr;
@@ -465,54 +522,92 @@ ClassAd* Parser::parse_ad_literal() {
     return nullptr;
   }
   advance();  // '['
-  AdPtr ad(ClassAd::make());
-  ad->reserve(16);
+  Stage& st = *stage_;
+  const size_t base = st.entries.size();
+  bool nested = false;  // some value holds an ad literal
+  auto failed = [&]() -> ClassAd* {
+    st.drop_to(base);
+    --depth_;
+    return nullptr;
+  };
   while (!at(Tok::kRBracket)) {
-    if (failed_) {
-      --depth_;
-      return nullptr;
-    }
+    if (failed_) return failed();
     if (at(Tok::kSemicolon)) {  // empty statement
       advance();
       continue;
     }
     if (!at(Tok::kName)) {
       fail(at(Tok::kEnd) ? "expected ']' at end of ad" : "expected an attribute name");
-      --depth_;
-      return nullptr;
+      return failed();
     }
-    InternedName name = intern_name(tok_.name);
-    advance();
-    if (!at(Tok::kAssign)) {
-      fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
-      --depth_;
-      return nullptr;
+    InternedName name = intern_name(tok_.text);
+    if (lex_.take_assign()) {
+      ++tokens_;
+    } else {
+      advance();
+      if (!at(Tok::kAssign)) {
+        fail(std::string("expected '=' after attribute name, found ") + describe(tok_.kind));
+        return failed();
+      }
     }
     advance();
     int ads_before = ad_literals_;
-    Expr* e = simple_literal(';', ']');
+    bool took_semicolon = false;
+    Expr* e = simple_literal(';', ']', &took_semicolon);
     if (!e) e = parse_expression();
-    if (!e) {
-      --depth_;
-      return nullptr;
-    }
+    if (!e) return failed();
     if (ad_literals_ == ads_before) {
-      ad->insert_plain(name, expr_share(e));
+      e = expr_share_hashed(e);
     } else {
-      ad->insert(name, e);
+      nested = true;
     }
+    st.entries.push_back(ClassAd::Entry{name.name, e});
+    st.ids.push_back(name.id);
+    if (took_semicolon) continue;  // tok_ already follows the ';'
     if (at(Tok::kSemicolon)) {
       advance();
     } else if (!at(Tok::kRBracket)) {
       fail("expected ';' or ']' in ad");
-      --depth_;
-      return nullptr;
+      return failed();
     }
   }
   advance();  // ']'
   --depth_;
-  ad->shrink();
-  return ad.release();
+  return build_ad(base, nested);
+}
+
+ClassAd* Parser::build_ad(size_t base, bool nested) {
+  Stage& st = *stage_;
+  ClassAd::Entry* en = st.entries.data() + base;
+  uint32_t* ids = st.ids.data() + base;
+  const size_t n = st.entries.size() - base;
+  size_t out = n;
+  if (n > 1) {
+    if (++st.serial == 0) {  // wrapped: old marks could match again
+      st.seen.assign(st.seen.size(), Stage::Seen{0, 0});
+      st.serial = 1;
+    }
+    out = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t id = ids[i];
+      if (id >= st.seen.size()) st.seen.resize(size_t{id} * 2 + 64, Stage::Seen{0, 0});
+      Stage::Seen& seen = st.seen[id];
+      if (seen.serial == st.serial) {
+        expr_unref(en[seen.pos].expr);
+        en[seen.pos] = en[i];
+        continue;
+      }
+      seen = Stage::Seen{st.serial, static_cast<uint32_t>(out)};
+      en[out] = en[i];
+      ids[out] = id;
+      ++out;
+    }
+  }
+  ClassAd* ad = ClassAd::make();
+  ad->adopt_entries(en, ids, out, nested);
+  st.entries.resize(base);
+  st.ids.resize(base);
+  return ad;
 }
 
 // Trees deeper than this are refused, so every recursive walk over a tree
@@ -562,6 +657,86 @@ bool height_ok(const Expr* root) {
     }
   }
   return true;
+}
+
+inline bool is_line_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+// One pass over the text: each line is trimmed, checked for `Name =` and its
+// expression lexed in place (the lexer stops at the trimmed line end), so
+// no line is copied and the parser is not rebuilt per line.
+ClassAd* Parser::parse_old_lines(ParseError* err) {
+  std::string_view text = lex_.source();
+  const char* s = text.data();
+  const size_t n = text.size();
+  Stage& st = *stage_;
+  const size_t base = st.entries.size();
+  bool nested = false;
+  size_t pos = 0;
+  int line = 0;
+  while (pos <= n) {
+    ++line;
+    const void* nl = n > pos ? std::memchr(s + pos, '\n', n - pos) : nullptr;
+    const size_t eol = nl ? static_cast<size_t>(static_cast<const char*>(nl) - s) : n;
+    const size_t line_start = pos;
+    pos = eol + 1;
+    size_t b = line_start;
+    while (b < eol && is_line_blank(s[b])) ++b;
+    size_t e = eol;
+    while (e > b && is_line_blank(s[e - 1])) --e;
+    if (b == e || s[b] == '#') {
+      if (eol == n) break;
+      continue;
+    }
+    // `Name` (letters, digits, '_', '.'), blanks, '='.
+    size_t q = b;
+    while (q < e && has_class(s[q], kOldNameChar)) ++q;
+    const size_t name_end = q;
+    while (q < e && (s[q] == ' ' || s[q] == '\t')) ++q;
+    if (name_end == b || q == e || s[q] != '=') {
+      if (err) {
+        std::string_view l(s + b, e - b);
+        err->line = line;
+        err->column = static_cast<int>(b - line_start) + 1;
+        err->message = l.find('=') == std::string_view::npos ? "expected 'Name = expression'"
+                                                             : "bad attribute name";
+      }
+      st.drop_to(base);
+      return nullptr;
+    }
+    start_line(q + 1, e);
+    Expr* expr = simple_literal('\0', '\0');
+    if (!expr) expr = parse_expression();
+    if (expr) expect_end();
+    bool too_deep = false;
+    if (expr && !failed_ && tokens_ > kMaxTreeHeight && !height_ok(expr)) {
+      fail_at(1, 1, "expression nested too deeply");
+      too_deep = true;
+    }
+    if (failed_) {
+      if (expr) expr_unref(expr);
+      if (err) {
+        err->line = line;
+        // Columns count from the start of the line; a tree too deep is
+        // reported where its expression starts.
+        err->column = too_deep ? static_cast<int>(q + 1 - line_start) + 1 : err_.column;
+        err->message = err_.message;
+      }
+      st.drop_to(base);
+      return nullptr;
+    }
+    InternedName name = intern_name(std::string_view(s + b, name_end - b));
+    if (ad_literals_ == 0) {
+      expr = expr_share_hashed(expr);
+    } else {
+      nested = true;
+    }
+    st.entries.push_back(ClassAd::Entry{name.name, expr});
+    st.ids.push_back(name.id);
+    if (eol == n) break;
+  }
+  return build_ad(base, nested);
 }
 
 void set_error(ParseError* err, const Parser& p) {
@@ -616,72 +791,8 @@ AdPtr parse_classad(std::string_view text, ParseError* err) {
 }
 
 AdPtr parse_classad_old(std::string_view text, ParseError* err) {
-  AdPtr ad(ClassAd::make());
-  ad->reserve(16);
-  Parser parser("");
-  size_t pos = 0;
-  int line = 0;
-  while (pos <= text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view l = text.substr(pos, eol - pos);
-    ++line;
-    pos = eol + 1;
-    size_t b = 0;
-    while (b < l.size() && (l[b] == ' ' || l[b] == '\t' || l[b] == '\r')) ++b;
-    size_t e = l.size();
-    while (e > b && (l[e - 1] == ' ' || l[e - 1] == '\t' || l[e - 1] == '\r')) --e;
-    l = l.substr(b, e - b);
-    if (l.empty() || l[0] == '#') {
-      if (eol == text.size()) break;
-      continue;
-    }
-    size_t eq = l.find('=');
-    std::string_view name = eq == std::string_view::npos ? l : l.substr(0, eq);
-    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
-    bool name_ok = !name.empty();
-    for (char c : name) {
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '_' || c == '.')) {
-        name_ok = false;
-      }
-    }
-    if (eq == std::string_view::npos || !name_ok) {
-      if (err) {
-        err->line = line;
-        err->column = static_cast<int>(b) + 1;
-        err->message =
-            eq == std::string_view::npos ? "expected 'Name = expression'" : "bad attribute name";
-      }
-      return AdPtr();
-    }
-    // One parser for every line (reset per line, buffers reused).
-    parser.reset(l.substr(eq + 1), /*old_strings=*/true);
-    Expr* expr = parser.simple_literal('\0', '\0');
-    if (!expr) expr = parser.parse_expression();
-    if (expr) parser.expect_end();
-    if (expr && !parser.failed() && parser.tokens_ > kMaxTreeHeight && !height_ok(expr)) {
-      parser.fail_at(1, 1, "expression nested too deeply");
-    }
-    if (parser.failed()) {
-      if (expr) expr_unref(expr);
-      if (err) {
-        const ParseError& perr = parser.error();
-        err->line = line;
-        err->column = perr.line == 1 ? static_cast<int>(b + eq + 1) + perr.column : perr.column;
-        err->message = perr.message;
-      }
-      return AdPtr();
-    }
-    if (parser.ad_literals_ == 0) {
-      ad->insert_plain(intern_name(name), expr_share(expr));
-    } else {
-      ad->insert(name, expr);
-    }
-    if (eol == text.size()) break;
-  }
-  ad->shrink();
-  return ad;
+  Parser parser(text, /*old_strings=*/true);
+  return AdPtr(parser.parse_old_lines(err));
 }
 
 AdPtr parse_classad_any(std::string_view text, ParseError* err) {
