@@ -33,8 +33,12 @@ set(ENV{PKG_CONFIG_LIBDIR} "${KITE_DEPS_PREFIX}/lib/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
 set(PKG_CONFIG_EXECUTABLE pkg-config CACHE FILEPATH "")
 
-# Fully static executables: no dynamic loader, no shared libraries.
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
+# Fully static executables: no dynamic loader, no shared libraries. One section per function
+# and object so the linker drops what nothing references (also what would drag glibc's NSS in,
+# such as libuv's unused uv_os_get_passwd).
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -Wl,--gc-sections")
+set(CMAKE_C_FLAGS_INIT "-ffunction-sections -fdata-sections")
+set(CMAKE_CXX_FLAGS_INIT "-ffunction-sections -fdata-sections")
 
 # Foreign targets run under qemu-user (Debian's qemu-user-static); static
 # binaries need no sysroot. CTest and gtest_discover_tests use this.

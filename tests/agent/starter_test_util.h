@@ -238,7 +238,7 @@ class StarterTest : public ::testing::Test {
       std::vector<char*> argv;
       for (std::string& w : words) argv.push_back(w.data());
       argv.push_back(nullptr);
-      execv(argv[0], argv.data());
+      execvp(argv[0], argv.data());  // argv[0] may be an emulator found on PATH
       _exit(127);
     }
     return pid;
