@@ -62,14 +62,15 @@ bool remove_at(int dirfd, const char* name, std::string* err, const std::string&
 }  // namespace
 
 bool write_file_atomic(const std::string& path, const std::string& data, int mode,
-                       std::string* err) {
+                       std::string* err, Durability durability) {
+  bool sync = durability == Durability::kPowerCut;
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) {
     if (err) *err = errno_text("cannot create", tmp);
     return false;
   }
-  bool ok = write_all(fd, data.data(), data.size()) && ::fsync(fd) == 0;
+  bool ok = write_all(fd, data.data(), data.size()) && (!sync || ::fsync(fd) == 0);
   if (!ok && err) *err = errno_text("cannot write", tmp);
   ::close(fd);
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -80,6 +81,7 @@ bool write_file_atomic(const std::string& path, const std::string& data, int mod
     ::unlink(tmp.c_str());
     return false;
   }
+  if (!sync) return true;
   // The rename itself must be durable too.
   std::string dir = path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

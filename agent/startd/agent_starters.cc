@@ -44,6 +44,14 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
+// When the system booted (/proc/stat btime), 0 if unknown.
+int64_t boot_time() {
+  std::string text, err;
+  if (!core::read_file("/proc/stat", &text, &err)) return 0;
+  size_t at = text.find("\nbtime ");
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7);
+}
+
 }  // namespace
 
 // What a starter that died without cleaning up leaves: its sandbox and its directory.
@@ -189,8 +197,10 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
                     "." + std::to_string(++seq);
   if (!core::make_dirs(dir, 0700, err)) return false;
   std::vector<int> cpu_list = cpu_binding(slot, *run->job);
+  // Only process crashes matter here: a power cut ends the job anyway.
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
-                               starter_job_file(slot, *run->job, claim_id, cpu_list), 0600, err)) {
+                               starter_job_file(slot, *run->job, claim_id, cpu_list), 0600, err,
+                               core::Durability::kProcessCrash)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
@@ -460,7 +470,11 @@ void Agent::adopt_starters() {
     bool have_spec = core::read_file(dir + "/" + starter::kJobFile, &job_text, &err) &&
                      starter::job_spec_parse(job_text, &spec, &err);
     pid_t pid = static_cast<pid_t>(st.num("starter_pid"));
-    if (!st || pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+    // A state file older than this boot names a pid some other process may have by now.
+    struct stat sb {};
+    bool before_boot = ::stat((dir + "/" + starter::kStateFile).c_str(), &sb) == 0 &&
+                       sb.st_mtime < boot_time();
+    if (!st || pid <= 0 || before_boot || (::kill(pid, 0) != 0 && errno == ESRCH)) {
       KLOG_WARN("adopt: the starter of %s is gone; removing it", dir.c_str());
       remove_starter_leftovers(dir);
       continue;

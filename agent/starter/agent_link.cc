@@ -53,8 +53,11 @@ core::Json Starter::hello() const {
 }
 
 void Starter::save_state() {
+  // A power cut ends every job on the node; what must survive is a crash of the agent or of
+  // this starter, and a rename in the page cache gives that without an fsync per change.
   std::string err;
-  if (!core::write_file_atomic(dir_ + "/" + kStateFile, hello().dump(), 0644, &err)) {
+  if (!core::write_file_atomic(dir_ + "/" + kStateFile, hello().dump(), 0644, &err,
+                               core::Durability::kProcessCrash)) {
     KLOG_ERROR("state file: %s", err.c_str());
   }
 }

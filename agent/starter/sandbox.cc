@@ -43,7 +43,8 @@ std::string ad_to_old_text(const classad::ClassAd& ad) {
 }
 
 bool ad_file_write(const std::string& path, const classad::ClassAd& ad, std::string* err) {
-  return core::write_file_atomic(path, ad_to_old_text(ad), 0644, err);
+  return core::write_file_atomic(path, ad_to_old_text(ad), 0644, err,
+                                 core::Durability::kProcessCrash);
 }
 
 }  // namespace kite::starter

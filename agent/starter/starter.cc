@@ -65,7 +65,8 @@ void record_startup_error(const std::string& dir, const std::string& message) {
   exit.set("VacateReasonCode", 1007).set("VacateReasonSubCode", 0);
   h.set_json("exit", std::move(exit));
   std::string err;
-  if (!core::write_file_atomic(dir + "/" + kStateFile, h.dump(), 0644, &err)) {
+  if (!core::write_file_atomic(dir + "/" + kStateFile, h.dump(), 0644, &err,
+                               core::Durability::kProcessCrash)) {
     KLOG_ERROR("%s", err.c_str());
   }
 }
