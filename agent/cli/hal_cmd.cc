@@ -21,15 +21,16 @@ namespace kite::cli {
 namespace {
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: kite hal [--root DIR] [--board NAME] [-c FILE] [-json] [--notes]\n"
-               "       kite hal --export-hwloc FILE\n"
-               "  --root DIR     read /proc, /sys, ... under DIR (default /)\n"
-               "  --board NAME   use board/NAME/board.conf and, unless --root, its fixtures/\n"
-               "  -c FILE        configuration file (default $KITE_CONFIG, else /etc/kite/kite.conf)\n"
-               "  -json          print the ad as JSON\n"
-               "  --notes        also print what is missing or was skipped (to stderr)\n"
-               "  --export-hwloc write this node's hwloc XML export (to record a board)\n");
+  std::fprintf(
+      stderr,
+      "usage: kite hal [--root DIR] [--board NAME] [-c FILE] [-json] [--notes]\n"
+      "       kite hal --export-hwloc FILE\n"
+      "  --root DIR     read /proc, /sys, ... under DIR (default /)\n"
+      "  --board NAME   use board/NAME/board.conf and, unless --root, its fixtures/\n"
+      "  -c FILE        configuration file (default $KITE_CONFIG, else /etc/kite/kite.conf)\n"
+      "  -json          print the ad as JSON\n"
+      "  --notes        also print what is missing or was skipped (to stderr)\n"
+      "  --export-hwloc write this node's hwloc XML export (to record a board)\n");
   return 2;
 }
 
@@ -47,11 +48,15 @@ std::string readable_reals(const std::string& in) {
       i = j;
       continue;
     }
-    bool starts_number = c >= '0' && c <= '9' && (i == 0 || !(std::isalnum(static_cast<unsigned char>(in[i - 1])) || in[i - 1] == '_' || in[i - 1] == '.'));
+    bool starts_number = c >= '0' && c <= '9' &&
+                         (i == 0 || !(std::isalnum(static_cast<unsigned char>(in[i - 1])) ||
+                                      in[i - 1] == '_' || in[i - 1] == '.'));
     if (starts_number) {
       size_t j = i;
-      while (j < in.size() && (std::isdigit(static_cast<unsigned char>(in[j])) || in[j] == '.' || in[j] == 'E' || in[j] == 'e' ||
-                               ((in[j] == '+' || in[j] == '-') && (in[j - 1] == 'E' || in[j - 1] == 'e')))) {
+      while (j < in.size() &&
+             (std::isdigit(static_cast<unsigned char>(in[j])) || in[j] == '.' || in[j] == 'E' ||
+              in[j] == 'e' ||
+              ((in[j] == '+' || in[j] == '-') && (in[j - 1] == 'E' || in[j - 1] == 'e')))) {
         ++j;
       }
       std::string tok = in.substr(i, j - i);
@@ -140,7 +145,8 @@ int hal_main(int argc, char** argv) {
   }
 
   hal::HalReport report;
-  hal::Status st = hal::hal_probe(hal::Root(root), &cfg, std::time(nullptr), hal::GpuOptions(), &report);
+  hal::Status st =
+      hal::hal_probe(hal::Root(root), &cfg, std::time(nullptr), hal::GpuOptions(), &report);
   if (!st.ok) {
     std::fprintf(stderr, "kite hal: %s\n", st.message.c_str());
     return 1;

@@ -38,8 +38,8 @@ void print_table(const std::vector<classad::AdPtr>& ads) {
   int64_t now = std::time(nullptr);
   struct Totals {
     std::string label;
-    int total = 0, owner = 0, claimed = 0, unclaimed = 0, matched = 0, preempting = 0,
-        drain = 0, backfill = 0, bkidle = 0;
+    int total = 0, owner = 0, claimed = 0, unclaimed = 0, matched = 0, preempting = 0, drain = 0,
+        backfill = 0, bkidle = 0;
   };
   std::vector<Totals> groups;
   Totals all;
@@ -162,8 +162,7 @@ int status_main(int argc, char** argv) {
 
 int vacate_main(int argc, char** argv) {
   core::Json req = core::Json::message("vacate");
-  return simple("vacate", argc, argv, std::move(req),
-                "usage: kite vacate --local [-fast] [SLOT]\n",
+  return simple("vacate", argc, argv, std::move(req), "usage: kite vacate --local [-fast] [SLOT]\n",
                 [](const char* a, core::Json* r) {
                   if (std::strcmp(a, "-fast") == 0) {
                     r->set_bool("fast", true);

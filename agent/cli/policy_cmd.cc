@@ -60,8 +60,10 @@ int policy_main(int argc, char** argv) {
       size_t p = 0;
       while (p < r.output.size()) {
         size_t nl = r.output.find('\n', p);
-        std::string l = r.output.substr(p, nl == std::string::npos ? std::string::npos : nl - p + 1);
-        if (l.rfind("FAIL", 0) == 0 || l.rfind("ERROR", 0) == 0 || l.find(" passed, ") != std::string::npos)
+        std::string l =
+            r.output.substr(p, nl == std::string::npos ? std::string::npos : nl - p + 1);
+        if (l.rfind("FAIL", 0) == 0 || l.rfind("ERROR", 0) == 0 ||
+            l.find(" passed, ") != std::string::npos)
           std::fputs(l.c_str(), stdout);
         if (nl == std::string::npos) break;
         p = nl + 1;

@@ -40,8 +40,10 @@ std::string quote_arg(const std::string& a) {
   if (plain) return a;
   std::string out = "'";
   for (char c : a) {
-    if (c == '\'') out += "''";
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -128,7 +130,8 @@ int run_main(int argc, char** argv) {
     }
     return o;
   };
-  std::string text = "Cmd = \"" + esc(resolve_cmd(argv[i])) + "\"\nArguments = \"" + esc(args) + "\"\n";
+  std::string text =
+      "Cmd = \"" + esc(resolve_cmd(argv[i])) + "\"\nArguments = \"" + esc(args) + "\"\n";
   text += "RequestCpus = " + std::to_string(cpus) + "\nRequestMemory = " + std::to_string(memory) +
           "\nRequestDisk = " + std::to_string(disk) + "\n";
   std::string reqs = "TARGET.Cpus >= RequestCpus && TARGET.Memory >= RequestMemory";
@@ -164,8 +167,8 @@ int run_main(int argc, char** argv) {
       if (!quiet) std::fprintf(stderr, "kite run: job %lld queued\n", (long long)m.num("id"));
     } else if (type == "started") {
       if (!quiet)
-        std::fprintf(stderr, "kite run: job %lld started on %s (pid %lld)\n", (long long)m.num("id"),
-                     m.str("slot").c_str(), (long long)m.num("job_pid"));
+        std::fprintf(stderr, "kite run: job %lld started on %s (pid %lld)\n",
+                     (long long)m.num("id"), m.str("slot").c_str(), (long long)m.num("job_pid"));
     } else if (type == "error") {
       std::fprintf(stderr, "kite run: %s\n", m.str("message").c_str());
       ::close(fd);
@@ -189,7 +192,9 @@ int run_main(int argc, char** argv) {
         return 1;
       }
       if (outcome != "exit") {
-        if (!quiet) std::fprintf(stderr, "kite run: job %s\n", outcome == "evict" ? "evicted" : outcome.c_str());
+        if (!quiet)
+          std::fprintf(stderr, "kite run: job %s\n",
+                       outcome == "evict" ? "evicted" : outcome.c_str());
         return 1;
       }
       if (ex.flag("ExitBySignal")) return 128 + static_cast<int>(ex.num("ExitSignal"));

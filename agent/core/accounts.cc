@@ -66,9 +66,8 @@ bool fill(const std::vector<std::string_view>& f, Account* out) {
 }  // namespace
 
 bool account_by_name(const std::string& name, Account* out, const char* passwd_file) {
-  return scan(passwd_file, 7, [&](const std::vector<std::string_view>& f) {
-    return f[0] == name && fill(f, out);
-  });
+  return scan(passwd_file, 7,
+              [&](const std::vector<std::string_view>& f) { return f[0] == name && fill(f, out); });
 }
 
 bool account_by_uid(uid_t uid, Account* out, const char* passwd_file) {

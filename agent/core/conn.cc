@@ -22,7 +22,9 @@ struct WriteReq {
   std::string data;
 };
 
-void on_written(uv_write_t* req, int) { delete reinterpret_cast<WriteReq*>(req->data); }
+void on_written(uv_write_t* req, int) {
+  delete reinterpret_cast<WriteReq*>(req->data);
+}
 
 }  // namespace
 
@@ -120,7 +122,9 @@ void Conn::send(const Json& msg) {
   }
 }
 
-void Conn::on_closed_handle(uv_handle_t* h) { delete static_cast<Conn*>(h->data); }
+void Conn::on_closed_handle(uv_handle_t* h) {
+  delete static_cast<Conn*>(h->data);
+}
 
 void Conn::close_quietly() {
   if (closing_) return;

@@ -61,8 +61,8 @@ bool remove_at(int dirfd, const char* name, std::string* err, const std::string&
 
 }  // namespace
 
-bool write_file_atomic(const std::string& path, const std::string& data, int mode,
-                       std::string* err, Durability durability) {
+bool write_file_atomic(const std::string& path, const std::string& data, int mode, std::string* err,
+                       Durability durability) {
   bool sync = durability == Durability::kPowerCut;
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);

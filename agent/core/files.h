@@ -12,8 +12,8 @@ enum class Durability { kProcessCrash, kPowerCut };
 
 /// Writes `data` to `path` so that a reader sees either the old or the new file, never a
 /// torn one. False with a message naming the path on failure.
-bool write_file_atomic(const std::string& path, const std::string& data, int mode,
-                       std::string* err, Durability durability = Durability::kPowerCut);
+bool write_file_atomic(const std::string& path, const std::string& data, int mode, std::string* err,
+                       Durability durability = Durability::kPowerCut);
 /// Reads a whole file (up to `limit` bytes). False with a message on failure.
 bool read_file(const std::string& path, std::string* out, std::string* err,
                size_t limit = 16u << 20);

@@ -46,7 +46,9 @@ const cJSON* Json::child(const char* key) const {
   return j_ ? cJSON_GetObjectItemCaseSensitive(j_, key) : nullptr;
 }
 
-bool Json::has(const char* key) const { return child(key) != nullptr; }
+bool Json::has(const char* key) const {
+  return child(key) != nullptr;
+}
 
 std::string Json::str(const char* key, const char* def) const {
   const cJSON* c = child(key);
@@ -96,8 +98,8 @@ Json json_parse(std::string_view text, std::string* err) {
 void frame_append(const Json& msg, std::string* out) {
   std::string body = msg.dump();
   uint32_t n = static_cast<uint32_t>(body.size());
-  char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                 static_cast<char>(n >> 8), static_cast<char>(n)};
+  char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                 static_cast<char>(n)};
   out->append(len, 4);
   out->append(body);
 }

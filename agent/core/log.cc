@@ -50,8 +50,10 @@ bool log_level_parse(const std::string& s, LogLevel* out) {
   static const struct {
     const char* name;
     LogLevel level;
-  } kNames[] = {{"debug", LogLevel::kDebug}, {"info", LogLevel::kInfo},
-                {"warn", LogLevel::kWarn},   {"warning", LogLevel::kWarn},
+  } kNames[] = {{"debug", LogLevel::kDebug},
+                {"info", LogLevel::kInfo},
+                {"warn", LogLevel::kWarn},
+                {"warning", LogLevel::kWarn},
                 {"error", LogLevel::kError}};
   for (const auto& n : kNames) {
     if (strcasecmp(s.c_str(), n.name) == 0) {
@@ -85,8 +87,12 @@ void Log::close() {
   g_sink.size = 0;
 }
 
-void Log::set_level(LogLevel l) { g_sink.level = l; }
-LogLevel Log::level() { return g_sink.level; }
+void Log::set_level(LogLevel l) {
+  g_sink.level = l;
+}
+LogLevel Log::level() {
+  return g_sink.level;
+}
 
 void Log::set_tag(const char* tag) {
   std::snprintf(g_sink.tag, sizeof g_sink.tag, "%s", tag ? tag : "");

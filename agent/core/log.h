@@ -28,10 +28,10 @@ class Log {
 
 }  // namespace kite::core
 
-#define KLOG_DEBUG(...)                                                        \
-  do {                                                                         \
-    if (::kite::core::Log::level() <= ::kite::core::LogLevel::kDebug)          \
-      ::kite::core::Log::write(::kite::core::LogLevel::kDebug, __VA_ARGS__);   \
+#define KLOG_DEBUG(...)                                                      \
+  do {                                                                       \
+    if (::kite::core::Log::level() <= ::kite::core::LogLevel::kDebug)        \
+      ::kite::core::Log::write(::kite::core::LogLevel::kDebug, __VA_ARGS__); \
   } while (0)
 #define KLOG_INFO(...) ::kite::core::Log::write(::kite::core::LogLevel::kInfo, __VA_ARGS__)
 #define KLOG_WARN(...) ::kite::core::Log::write(::kite::core::LogLevel::kWarn, __VA_ARGS__)

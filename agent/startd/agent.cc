@@ -18,7 +18,9 @@
 
 namespace kite::agent {
 
-int64_t RealClock::now() const { return static_cast<int64_t>(std::time(nullptr)); }
+int64_t RealClock::now() const {
+  return static_cast<int64_t>(std::time(nullptr));
+}
 
 namespace {
 
@@ -127,13 +129,13 @@ int Agent::run() {
   struct {
     uv_signal_t* h;
     int sig;
-  } sigs[] = {{&sig_hup_, SIGHUP}, {&sig_term_, SIGTERM}, {&sig_int_, SIGINT}, {&sig_quit_, SIGQUIT}};
+  } sigs[] = {
+      {&sig_hup_, SIGHUP}, {&sig_term_, SIGTERM}, {&sig_int_, SIGINT}, {&sig_quit_, SIGQUIT}};
   for (auto& s : sigs) {
     uv_signal_init(&loop_, s.h);
     uv_signal_start(s.h, on_signal, s.sig);
   }
   ::signal(SIGPIPE, SIG_IGN);
-
 
   adopt_starters();
   uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;
@@ -179,7 +181,8 @@ void Agent::reconfig() {
     return;
   }
   // As in HTCondor, the slot layout is fixed for the life of the daemon.
-  static const char* const kLayout[] = {"NUM_CPUS", "MEMORY", "NUM_SLOTS", "MACHINE_RESOURCE_NAMES"};
+  static const char* const kLayout[] = {"NUM_CPUS", "MEMORY", "NUM_SLOTS",
+                                        "MACHINE_RESOURCE_NAMES"};
   for (const char* n : kLayout) {
     std::string a, b;
     cfg_->get(n, &a);
@@ -230,7 +233,9 @@ void Agent::on_poll() {
   evaluate();
 }
 
-void Agent::on_wake() { evaluate(); }
+void Agent::on_wake() {
+  evaluate();
+}
 
 void Agent::arm_wake_timer() {
   if (stopping_) return;

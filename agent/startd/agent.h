@@ -48,9 +48,9 @@ struct StarterRec {
   bool adopted = false;
   bool exited = false;
   bool told_started = false;  // the run's client heard "started"
-  bool gone = false;  // process no longer exists
-  bool connecting = false;  // a connect is in flight (the record must outlive it)
-  bool doomed = false;      // forgotten while connecting: the connect callback frees it
+  bool gone = false;          // process no longer exists
+  bool connecting = false;    // a connect is in flight (the record must outlive it)
+  bool doomed = false;        // forgotten while connecting: the connect callback frees it
   class Agent* agent = nullptr;
   std::vector<core::Json> outbox;  // frames waiting for the connection
   std::string last_usage;          // the last usage frame, JSON
@@ -150,9 +150,9 @@ class Agent final : public core::ConnHandler {
   bool stopping_ = false;
 
   std::map<std::string, std::unique_ptr<StarterRec>> starters_;  // by slot
-  std::vector<std::unique_ptr<StarterRec>> finished_;  // exited, cleaning up
+  std::vector<std::unique_ptr<StarterRec>> finished_;            // exited, cleaning up
   std::map<int64_t, std::unique_ptr<RunRec>> runs_;              // by id
-  std::map<std::string, int64_t> activating_;  // slot -> run id awaiting spawn-starter
+  std::map<std::string, int64_t> activating_;    // slot -> run id awaiting spawn-starter
   std::map<std::string, int64_t> local_claims_;  // slot -> idle since (0 = busy)
   std::vector<core::Conn*> clients_;
   int64_t next_run_id_ = 1;

@@ -82,8 +82,8 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
     std::string raw;
     if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;
     if (!config_int(cfg, s.name, s.dst) || *s.dst < s.min) {
-      *err = std::string(s.name) + " = " + startd::trim(raw) + ": not a number >= " +
-             std::to_string(s.min);
+      *err = std::string(s.name) + " = " + startd::trim(raw) +
+             ": not a number >= " + std::to_string(s.min);
       return false;
     }
   }

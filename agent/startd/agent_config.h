@@ -12,14 +12,14 @@
 namespace kite::agent {
 
 struct AgentConfig {
-  std::string local_dir;      // LOCAL_DIR
-  std::string execute;        // EXECUTE: job sandboxes
-  std::string starter_dir;    // STARTER_STATE_DIR: one directory per running starter
-  std::string socket;         // AGENT_SOCKET: the local control socket
-  std::string log;            // AGENT_LOG: "" = stderr
-  int64_t max_log = 10 << 20;  // MAX_AGENT_LOG, bytes
-  std::string log_level = "info";  // AGENT_LOG_LEVEL
-  std::string admin_group;    // AGENT_ADMIN_GROUP: members may change things (besides root)
+  std::string local_dir;             // LOCAL_DIR
+  std::string execute;               // EXECUTE: job sandboxes
+  std::string starter_dir;           // STARTER_STATE_DIR: one directory per running starter
+  std::string socket;                // AGENT_SOCKET: the local control socket
+  std::string log;                   // AGENT_LOG: "" = stderr
+  int64_t max_log = 10 << 20;        // MAX_AGENT_LOG, bytes
+  std::string log_level = "info";    // AGENT_LOG_LEVEL
+  std::string admin_group;           // AGENT_ADMIN_GROUP: members may change things (besides root)
   std::string slot_user = "nobody";  // SLOT_USER (SLOT<N>_USER per slot)
   bool allow_root_jobs = false;      // ALLOW_ROOT_JOBS
   bool use_pid_namespaces = false;   // USE_PID_NAMESPACES
@@ -28,9 +28,9 @@ struct AgentConfig {
   int64_t pids_limit = 1024;         // JOB_PIDS_LIMIT per job (<= 0: none)
   int64_t update_interval = 300;     // STARTER_UPDATE_INTERVAL
   int64_t initial_update_interval = 2;  // STARTER_INITIAL_UPDATE_INTERVAL
-  int64_t hook_timeout = 120;        // JOB_HOOK_TIMEOUT (Kite): seconds a job hook may run
-  int64_t local_claim_idle = 20;     // LOCAL_CLAIM_IDLE_TIME: idle local claims kept this long
-  int64_t return_output = 65536;     // LOCAL_RUN_OUTPUT_BYTES: output tail sent to `kite run`
+  int64_t hook_timeout = 120;           // JOB_HOOK_TIMEOUT (Kite): seconds a job hook may run
+  int64_t local_claim_idle = 20;        // LOCAL_CLAIM_IDLE_TIME: idle local claims kept this long
+  int64_t return_output = 65536;        // LOCAL_RUN_OUTPUT_BYTES: output tail sent to `kite run`
 };
 
 /// Reads the settings; errors name the variable and its bad value.

@@ -35,13 +35,14 @@ bool Agent::listen_control(std::string* err) {
   control_.data = this;
   ::unlink(ac_.socket.c_str());
   int rc = uv_pipe_bind(&control_, ac_.socket.c_str());
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&control_), 64,
-                              [](uv_stream_t* server, int status) {
-                                if (status < 0) return;
-                                Agent* a = static_cast<Agent*>(server->loop->data);
-                                core::Conn* c = core::Conn::accept(server, a);
-                                if (c) a->clients_.push_back(c);
-                              });
+  if (rc == 0)
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&control_), 64,
+                   [](uv_stream_t* server, int status) {
+                     if (status < 0) return;
+                     Agent* a = static_cast<Agent*>(server->loop->data);
+                     core::Conn* c = core::Conn::accept(server, a);
+                     if (c) a->clients_.push_back(c);
+                   });
   if (rc != 0) {
     *err = "cannot listen on " + ac_.socket + ": " + uv_strerror(rc);
     return false;
@@ -145,8 +146,8 @@ void Agent::control_frame(core::Conn* c, core::Json& msg) {
     c->send(status_reply(msg.flag("long")));
     return;
   }
-  static const char* const kWriters[] = {"vacate", "drain", "cancel-drain", "off",
-                                         "reconfig", "set", "run"};
+  static const char* const kWriters[] = {"vacate",   "drain", "cancel-drain", "off",
+                                         "reconfig", "set",   "run"};
   bool known = false;
   for (const char* w : kWriters) known = known || type == w;
   if (!known) {
@@ -222,8 +223,10 @@ void Agent::control_frame(core::Conn* c, core::Json& msg) {
   if (type == "off") {
     std::string mode = msg.str("mode", "graceful");
     startd::ShutdownMode m = startd::ShutdownMode::kGraceful;
-    if (mode == "fast") m = startd::ShutdownMode::kFast;
-    else if (mode == "peaceful") m = startd::ShutdownMode::kPeaceful;
+    if (mode == "fast")
+      m = startd::ShutdownMode::kFast;
+    else if (mode == "peaceful")
+      m = startd::ShutdownMode::kPeaceful;
     else if (mode != "graceful") {
       c->send(reply_error("off: unknown mode '" + mode + "' (graceful, fast, peaceful)"));
       return;

@@ -103,8 +103,8 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
   handle(ev, &err);
   if (activating_.count(slot)) {
     activating_.erase(slot);
-    KLOG_INFO("run %lld: activation of %s refused %s", static_cast<long long>(r->id),
-              slot.c_str(), err.c_str());
+    KLOG_INFO("run %lld: activation of %s refused %s", static_cast<long long>(r->id), slot.c_str(),
+              err.c_str());
     return false;
   }
   local_claims_[slot] = 0;

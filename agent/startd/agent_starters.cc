@@ -13,13 +13,13 @@
 #include "agent/core/ad_json.h"
 #include "agent/core/files.h"
 #include "agent/core/log.h"
+#include "agent/startd/agent.h"
 #include "agent/starter/job_spec.h"
 #include "agent/starter/protocol.h"
-#include "agent/startd/agent.h"
 #include "hal/gpu.h"
 #include "hal/topology.h"
-#include "policy/classad/parser.h"
 #include "policy/classad/json.h"
+#include "policy/classad/parser.h"
 #include "policy/startd/text_util.h"
 
 namespace kite::agent {
@@ -83,7 +83,8 @@ std::vector<int> Agent::cpu_binding(const std::string& slot, const classad::Clas
   double cpus = 1;
   if (sd_->slot(slot, &view) && view.ad) view.ad->evaluate_real("Cpus", cpus);
   std::vector<int> busy;
-  for (const auto& [name, s] : starters_) busy.insert(busy.end(), s->cpu_list.begin(), s->cpu_list.end());
+  for (const auto& [name, s] : starters_)
+    busy.insert(busy.end(), s->cpu_list.begin(), s->cpu_list.end());
   int n = cpus < 1 ? 1 : static_cast<int>(std::ceil(cpus));
   hal::Status st = hal::cpuset_select(report_.topo, n, busy, &pus);
   if (!st.ok) {
@@ -193,8 +194,8 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   if (sd_->slot(slot, &v) && v.ad) v.ad->evaluate_string("PublicClaimId", claim_id);
 
   static int64_t seq = 0;
-  std::string dir = ac_.starter_dir + "/" + slot + "." + std::to_string(std::time(nullptr)) +
-                    "." + std::to_string(++seq);
+  std::string dir = ac_.starter_dir + "/" + slot + "." + std::to_string(std::time(nullptr)) + "." +
+                    std::to_string(++seq);
   if (!core::make_dirs(dir, 0700, err)) return false;
   std::vector<int> cpu_list = cpu_binding(slot, *run->job);
   // Only process crashes matter here: a power cut ends the job anyway.
@@ -232,12 +233,13 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
       if (status != 0 || sig != 0)
         KLOG_WARN("%s: starter %d exited (status %lld, signal %d)", s->slot.c_str(), s->pid,
                   static_cast<long long>(status), sig);
-      if (!s->exited) a->starter_gone(s, "the starter died before reporting an exit");
-      else if (!s->conn) a->forget_starter(s);
+      if (!s->exited)
+        a->starter_gone(s, "the starter died before reporting an exit");
+      else if (!s->conn)
+        a->forget_starter(s);
     }
-    uv_close(reinterpret_cast<uv_handle_t*>(p), [](uv_handle_t* h) {
-      delete reinterpret_cast<uv_process_t*>(h);
-    });
+    uv_close(reinterpret_cast<uv_handle_t*>(p),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_process_t*>(h); });
   };
   uv_stdio_container_t stdio[3];
   for (auto& c : stdio) c.flags = UV_IGNORE;
@@ -472,8 +474,8 @@ void Agent::adopt_starters() {
     pid_t pid = static_cast<pid_t>(st.num("starter_pid"));
     // A state file older than this boot names a pid some other process may have by now.
     struct stat sb {};
-    bool before_boot = ::stat((dir + "/" + starter::kStateFile).c_str(), &sb) == 0 &&
-                       sb.st_mtime < boot_time();
+    bool before_boot =
+        ::stat((dir + "/" + starter::kStateFile).c_str(), &sb) == 0 && sb.st_mtime < boot_time();
     if (!st || pid <= 0 || before_boot || (::kill(pid, 0) != 0 && errno == ESRCH)) {
       KLOG_WARN("adopt: the starter of %s is gone; removing it", dir.c_str());
       remove_starter_leftovers(dir);
@@ -490,7 +492,8 @@ void Agent::adopt_starters() {
     s->spawned_ms = mono_ms();
     std::string state = st.str("state");
     if (state == "running" || state == "suspended" || state == "preparing") {
-      classad::AdPtr job = have_spec ? std::move(spec.job) : classad::AdPtr(classad::ClassAd::make());
+      classad::AdPtr job =
+          have_spec ? std::move(spec.job) : classad::AdPtr(classad::ClassAd::make());
       std::string parent = s->slot.substr(0, s->slot.find('_'));
       startd::Event ev;
       ev.kind = startd::EventKind::kActivate;

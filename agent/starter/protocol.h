@@ -3,6 +3,8 @@
 // starter owns state.json and listens on DIR/sock; the agent connects (again after a restart).
 #pragma once
 
+// (The contract below is laid out as tables, kept as written.)
+// clang-format off
 // ## Files in DIR (one directory per running job: <LOCAL_STATE_DIR>/starters/<slot>)
 //
 // job.json  written by the agent before the spawn (atomically), read once by the starter:
@@ -102,6 +104,7 @@
 // A starter with no agent connected for longer than "lease" hard-kills its job, keeps the exit
 // in state.json for one more lease (counted from the exit when that came later), then cleans
 // up and exits 0.
+// clang-format on
 
 namespace kite::starter {
 

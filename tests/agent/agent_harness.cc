@@ -218,7 +218,8 @@ TestAgent::~TestAgent() {
           i = nl + 1;
         }
         if (std::string(ctl) == "freezer")
-          core::write_file_atomic(base + "/" + e->d_name + "/freezer.state", "THAWED", 0644, nullptr);
+          core::write_file_atomic(base + "/" + e->d_name + "/freezer.state", "THAWED", 0644,
+                                  nullptr);
         usleep(20000);
         rmdir((base + "/" + e->d_name).c_str());
       }
@@ -233,15 +234,23 @@ TestAgent::~TestAgent() {
 bool TestAgent::start(const std::string& extra, std::string* err) {
   std::string starter;
   for (const std::string& w : kite_command()) starter += (starter.empty() ? "" : " ") + w;
-  std::string conf = "# written by the agent test harness\n"
-                     "LOCAL_DIR = " + dir_ + "/local\n"
-                     "BASE_CGROUP = " + base_ + "\n"
-                     "STARTER = " + starter + "\n"
-                     "MEMORY = 4096\n"
-                     "POLLING_INTERVAL = 1\n"
-                     "STARTER_INITIAL_UPDATE_INTERVAL = 1\n"
-                     "STARTER_UPDATE_INTERVAL = 1\n"
-                     "AGENT_LOG = " + dir_ + "/agent.log\n" + extra + "\n";
+  std::string conf =
+      "# written by the agent test harness\n"
+      "LOCAL_DIR = " +
+      dir_ +
+      "/local\n"
+      "BASE_CGROUP = " +
+      base_ +
+      "\n"
+      "STARTER = " +
+      starter +
+      "\n"
+      "MEMORY = 4096\n"
+      "POLLING_INTERVAL = 1\n"
+      "STARTER_INITIAL_UPDATE_INTERVAL = 1\n"
+      "STARTER_UPDATE_INTERVAL = 1\n"
+      "AGENT_LOG = " +
+      dir_ + "/agent.log\n" + extra + "\n";
   std::string e;
   if (!core::write_file_atomic(config_, conf, 0644, &e)) {
     *err = e;
@@ -329,6 +338,8 @@ std::string TestAgent::slot_state(const std::string& slot) const {
   return st.substr(1, st.size() - 2) + "/" + act.substr(1, act.size() - 2);
 }
 
-std::string TestAgent::log() const { return read_text(dir_ + "/agent.log"); }
+std::string TestAgent::log() const {
+  return read_text(dir_ + "/agent.log");
+}
 
 }  // namespace kite::test

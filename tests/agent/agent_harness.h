@@ -39,10 +39,10 @@ std::string read_text(const std::string& path);
 
 /// Skip reason when the machine cannot host these tests (not root), else "".
 std::string agent_tests_unavailable();
-#define REQUIRE_AGENT_TESTS()                                         \
-  do {                                                                \
+#define REQUIRE_AGENT_TESTS()                                              \
+  do {                                                                     \
     std::string why_unavailable = ::kite::test::agent_tests_unavailable(); \
-    if (!why_unavailable.empty()) GTEST_SKIP() << why_unavailable;    \
+    if (!why_unavailable.empty()) GTEST_SKIP() << why_unavailable;         \
   } while (0)
 
 /// The exit report `kite run --json` printed last in `out` (empty Json when none).

@@ -50,8 +50,8 @@ TEST(Agent, EchoRunsAsTheSlotUserWithOutputInTheSandbox) {
   TestAgent a;
   std::string err;
   ASSERT_TRUE(a.start("", &err)) << err;
-  CmdResult r = a.kite({"run", "--local", "--json", "--", "/bin/sh", "-c",
-                        "echo hi; id -un; pwd; ls"});
+  CmdResult r =
+      a.kite({"run", "--local", "--json", "--", "/bin/sh", "-c", "echo hi; id -un; pwd; ls"});
   ASSERT_EQ(r.status, 0) << r.out << r.err << a.log();
   core::Json ex = exit_json(r.out);
   ASSERT_TRUE(ex) << r.out;
@@ -215,14 +215,16 @@ TEST(Agent, JobHooksComeFromTheConfiguredKeyword) {
   std::string drop = a.dir() + "/drop";
   ASSERT_EQ(mkdir(drop.c_str(), 0777), 0);
   chmod(drop.c_str(), 0777);
-  ASSERT_TRUE(core::write_file_atomic(on_exit,
-                                      "#!/bin/sh\ncat >/dev/null\necho \"$1\" >" + drop +
-                                          "/exit-reason\n",
-                                      0755, &err));
-  ASSERT_TRUE(a.start("STARTER_JOB_HOOK_KEYWORD = TEST\n"
-                      "TEST_HOOK_PREPARE_JOB = " + prepare + "\n"
-                      "TEST_HOOK_JOB_EXIT = " + on_exit + "\n",
-                      &err))
+  ASSERT_TRUE(core::write_file_atomic(
+      on_exit, "#!/bin/sh\ncat >/dev/null\necho \"$1\" >" + drop + "/exit-reason\n", 0755, &err));
+  ASSERT_TRUE(
+      a.start("STARTER_JOB_HOOK_KEYWORD = TEST\n"
+              "TEST_HOOK_PREPARE_JOB = " +
+                  prepare +
+                  "\n"
+                  "TEST_HOOK_JOB_EXIT = " +
+                  on_exit + "\n",
+              &err))
       << err;
   chmod(a.dir().c_str(), 0755);
   CmdResult r = a.kite({"run", "--local", "-q", "--", "/bin/echo", "original"});

@@ -17,8 +17,8 @@ namespace {
 // The job cgroup's file in whichever hierarchy has it ("" when none).
 std::string cgroup_file(const TestAgent& a, const std::string& slot, const char* v1_ctl,
                         const char* file) {
-  for (std::string base : {std::string("/sys/fs/cgroup/") + v1_ctl, std::string("/sys/fs/cgroup/unified"),
-                           std::string("/sys/fs/cgroup")}) {
+  for (std::string base : {std::string("/sys/fs/cgroup/") + v1_ctl,
+                           std::string("/sys/fs/cgroup/unified"), std::string("/sys/fs/cgroup")}) {
     std::string p = base + "/" + a.cgroup_base() + "/" + slot + "/" + file;
     if (access(p.c_str(), F_OK) == 0) return p;
   }
@@ -86,13 +86,15 @@ TEST(AgentJobs, SuspendFreezesAndContinueThaws) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
   std::string err;
-  ASSERT_TRUE(a.start("WANT_SUSPEND = True\n"
-                      "SUSPEND = (KiteTestSuspend =?= True)\n"
-                      "CONTINUE = (KiteTestSuspend =!= True)\n",
-                      &err))
+  ASSERT_TRUE(
+      a.start("WANT_SUSPEND = True\n"
+              "SUSPEND = (KiteTestSuspend =?= True)\n"
+              "CONTINUE = (KiteTestSuspend =!= True)\n",
+              &err))
       << err;
   pid_t run = a.run_bg({"--", "/bin/sleep", "33.5"}, a.dir() + "/run.out");
-  ASSERT_TRUE(eventually([&] { return pids_with_arg("sleep 33.5").size() >= 2; }, 10000)) << a.log();
+  ASSERT_TRUE(eventually([&] { return pids_with_arg("sleep 33.5").size() >= 2; }, 10000))
+      << a.log();
   ASSERT_EQ(a.kite({"set", "--local", "KiteTestSuspend=True"}).status, 0);
   EXPECT_TRUE(eventually([&] { return job_frozen(a, "slot1_1"); }, 5000)) << a.log();
   EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Suspended");
@@ -108,11 +110,12 @@ TEST(AgentJobs, PreemptVacatesWithKillSigThenKillsAfterTheVacateTime) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
   std::string err;
-  ASSERT_TRUE(a.start("PREEMPT = (KiteTestPreempt =?= True)\n"
-                      "WANT_VACATE = True\n"
-                      "MAXJOBRETIREMENTTIME = 0\n"
-                      "MachineMaxVacateTime = 2\n",
-                      &err))
+  ASSERT_TRUE(
+      a.start("PREEMPT = (KiteTestPreempt =?= True)\n"
+              "WANT_VACATE = True\n"
+              "MAXJOBRETIREMENTTIME = 0\n"
+              "MachineMaxVacateTime = 2\n",
+              &err))
       << err;
   std::string out = a.dir() + "/run.out";
   pid_t run = a.run_bg({"-a", "KillSig = \"SIGUSR1\"", "--", "/bin/sh", "-c",
@@ -142,10 +145,11 @@ TEST(AgentJobs, RetirementLetsTheJobFinish) {
   TestAgent a;
   std::string err;
   // The soft kill comes MachineMaxVacateTime before the end of retirement.
-  ASSERT_TRUE(a.start("PREEMPT = (KiteTestPreempt =?= True)\n"
-                      "MAXJOBRETIREMENTTIME = 30\n"
-                      "MachineMaxVacateTime = 1\n",
-                      &err))
+  ASSERT_TRUE(
+      a.start("PREEMPT = (KiteTestPreempt =?= True)\n"
+              "MAXJOBRETIREMENTTIME = 30\n"
+              "MachineMaxVacateTime = 1\n",
+              &err))
       << err;
   std::string out = a.dir() + "/run.out";
   pid_t run = a.run_bg({"--", "/bin/sh", "-c", "sleep 2; echo finished"}, out);
@@ -190,7 +194,8 @@ TEST(AgentJobs, HardKillTakesTheWholeProcessTree) {
                         "</dev/null >/dev/null 2>&1 & /bin/sleep 41.5"},
                        a.dir() + "/run.out");
   ASSERT_TRUE(eventually(
-      [] { return !pids_with_arg("sleep 41.3").empty() && !pids_with_arg("sleep 41.5").empty(); }, 10000))
+      [] { return !pids_with_arg("sleep 41.3").empty() && !pids_with_arg("sleep 41.5").empty(); },
+      10000))
       << a.log();
   ASSERT_EQ(a.kite({"vacate", "--local", "-fast"}).status, 0);
   EXPECT_EQ(wait_bg(run, 20000), 1);
@@ -208,8 +213,8 @@ TEST(AgentJobs, AStuckStarterIsKilledAfterKillingTimeout) {
   TestAgent a;
   std::string err;
   ASSERT_TRUE(a.start("MachineMaxVacateTime = 1\nKILLING_TIMEOUT = 2\n", &err)) << err;
-  pid_t run = a.run_bg({"--", "/bin/sh", "-c", "trap '' TERM; /bin/sleep 43.7"},
-                       a.dir() + "/run.out");
+  pid_t run =
+      a.run_bg({"--", "/bin/sh", "-c", "trap '' TERM; /bin/sleep 43.7"}, a.dir() + "/run.out");
   ASSERT_TRUE(eventually([] { return !pids_with_arg("sleep 43.7").empty(); }, 10000)) << a.log();
   std::string starter = a.slot_attr("slot1_1", "StarterPid");
   ASSERT_FALSE(starter.empty());
