@@ -295,6 +295,13 @@ int TestAgent::stop() {
   return rc;
 }
 
+int TestAgent::wait_exit(int timeout_ms) {
+  if (pid_ <= 0) return -1;
+  int rc = wait_bg(pid_, timeout_ms);
+  pid_ = -1;
+  return rc;
+}
+
 CmdResult TestAgent::kite(std::vector<std::string> args, int timeout_ms) const {
   std::vector<std::string> argv = kite_command();
   // -c goes right after the subcommand: `kite run` passes everything after `--` to the job.

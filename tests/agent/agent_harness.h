@@ -60,6 +60,8 @@ class TestAgent {
   void kill9();
   /// `kite off --local -fast` (or SIGKILL after a timeout); returns the agent's exit code.
   int stop();
+  /// Waits for the agent to exit by itself; its exit code, or -1 on timeout.
+  int wait_exit(int timeout_ms);
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
 

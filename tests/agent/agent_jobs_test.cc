@@ -184,6 +184,21 @@ TEST(AgentJobs, AssignCpuAffinityBindsJobsToDifferentCpus) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentJobs, SigtermShutsDownGracefullyLettingJobsRetire) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("MAXJOBRETIREMENTTIME = 30\nMachineMaxVacateTime = 1\n", &err)) << err;
+  std::string out = a.dir() + "/run.out";
+  pid_t run = a.run_bg({"--", "/bin/sh", "-c", "sleep 1.5; echo retired in peace"}, out);
+  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Busy"; }, 10000));
+  ASSERT_EQ(kill(a.pid(), SIGTERM), 0);
+  EXPECT_EQ(wait_bg(run, 20000), 0) << read_text(out) << a.log();
+  EXPECT_EQ(exit_json(read_text(out)).str("stdout"), "retired in peace\n");
+  EXPECT_EQ(a.wait_exit(15000), 0) << a.log();
+  EXPECT_NE(a.log().find("shutdown complete"), std::string::npos) << a.log();
+}
+
 TEST(AgentJobs, HardKillTakesTheWholeProcessTree) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
