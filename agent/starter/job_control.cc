@@ -73,16 +73,9 @@ void Starter::on_usage_timer() {
 
 void Starter::run_update_hook() {
   if (spec_.hooks.update_job_info.empty() || update_hook_) return;
-  HookSpec hs;
-  hs.name = "UPDATE_JOB_INFO";
-  hs.path = spec_.hooks.update_job_info;
-  hs.input = ad_to_old_text(*augmented_ad(phase_ == Phase::kSuspended ? "Suspended" : "Running"));
-  hs.env = hook_env();
-  hs.cwd = sandbox_;
-  hs.set_user = change_user_;
-  hs.uid = user_.uid;
-  hs.gid = user_.gid;
-  hs.timeout_s = spec_.hook_timeout;
+  HookSpec hs = hook_spec(
+      "UPDATE_JOB_INFO", spec_.hooks.update_job_info,
+      ad_to_old_text(*augmented_ad(phase_ == Phase::kSuspended ? "Suspended" : "Running")));
   // Advisory: output ignored, failures only logged.
   update_hook_ = HookRun::start(&loop_, hs, [this](const HookResult& r) {
     update_hook_ = nullptr;
@@ -283,17 +276,8 @@ void Starter::on_job_exit(int status, const struct rusage& ru) {
     ad->insert_value("ExitCode", classad::Value::integer(WEXITSTATUS(status)));
   }
   ad->insert_value("JobDuration", real_value(duration));
-  HookSpec hs;
-  hs.name = "JOB_EXIT";
-  hs.path = spec_.hooks.job_exit;
+  HookSpec hs = hook_spec("JOB_EXIT", spec_.hooks.job_exit, ad_to_old_text(*ad));
   hs.args = {outcome};
-  hs.input = ad_to_old_text(*ad);
-  hs.env = hook_env();
-  hs.cwd = sandbox_;
-  hs.set_user = change_user_;
-  hs.uid = user_.uid;
-  hs.gid = user_.gid;
-  hs.timeout_s = spec_.hook_timeout;
   KLOG_INFO("running JOB_EXIT hook %s %s", hs.path.c_str(), outcome.c_str());
   auto shared = std::make_shared<core::Json>(std::move(exit));
   hook_ = HookRun::start(&loop_, hs, [this, shared](const HookResult& r) {

@@ -272,20 +272,25 @@ void Starter::after_before_transfer_hook() {
 }
 
 // Runs one PREPARE hook (if configured), merges its output into the job ad, then `next`.
-void Starter::run_prepare_hook(const std::string& name, const std::string& path,
-                               void (Starter::*next)()) {
-  if (abort_prepare_) return fail_before_start("evict", 0, 0, kill_reason_);
-  if (path.empty()) return (this->*next)();
+HookSpec Starter::hook_spec(const char* name, const std::string& path, std::string input) const {
   HookSpec hs;
   hs.name = name;
   hs.path = path;
-  hs.input = ad_to_old_text(*spec_.job);
+  hs.input = std::move(input);
   hs.env = hook_env();
   hs.cwd = sandbox_;
   hs.set_user = change_user_;
   hs.uid = user_.uid;
   hs.gid = user_.gid;
   hs.timeout_s = spec_.hook_timeout;
+  return hs;
+}
+
+void Starter::run_prepare_hook(const std::string& name, const std::string& path,
+                               void (Starter::*next)()) {
+  if (abort_prepare_) return fail_before_start("evict", 0, 0, kill_reason_);
+  if (path.empty()) return (this->*next)();
+  HookSpec hs = hook_spec(name.c_str(), path, ad_to_old_text(*spec_.job));
   KLOG_INFO("running %s hook %s", name.c_str(), path.c_str());
   hook_ = HookRun::start(&loop_, hs, [this, next](const HookResult& r) {
     hook_ = nullptr;

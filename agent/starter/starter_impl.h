@@ -68,6 +68,8 @@ class Starter {
   /// The job cannot (or will not) run: publish an exit without a job process.
   void fail_before_start(const char* outcome, int code, int subcode, const std::string& reason);
   std::vector<std::string> hook_env() const;
+  /// A hook run as the job's user in its sandbox, with `input` on its stdin.
+  HookSpec hook_spec(const char* name, const std::string& path, std::string input) const;
   bool rewrite_job_ad(std::string* err);
 
   // ---- job_control.cc
