@@ -12,19 +12,6 @@
 
 namespace kite::agent {
 
-bool config_int(const config::Config& cfg, const char* name, int64_t* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  v = startd::trim(v);
-  if (v.empty()) return false;
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return false;
-  double d;
-  if (!classad::evaluate(e.get()).to_number(d)) return false;
-  *out = static_cast<int64_t>(d);
-  return true;
-}
-
 bool config_bool(const config::Config& cfg, const char* name, bool* out) {
   std::string v;
   if (!cfg.get(name, &v)) return false;
@@ -81,7 +68,7 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
   for (const IntSetting& s : ints) {
     std::string raw;
     if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;
-    if (!config_int(cfg, s.name, s.dst) || *s.dst < s.min) {
+    if (!startd::cfg_int(cfg, s.name, s.dst) || *s.dst < s.min) {
       *err = std::string(s.name) + " = " + startd::trim(raw) +
              ": not a number >= " + std::to_string(s.min);
       return false;

@@ -41,8 +41,6 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
 /// $KITE_CONFIG, else /etc/kite/kite.conf (missing is fine) plus its config.d.
 config::Status config_load_default(const char* path, config::Config* cfg);
 
-/// A macro as an integer (its value may be a ClassAd expression such as 5 * 60).
-bool config_int(const config::Config& cfg, const char* name, int64_t* out);
 /// A macro as a boolean (true/false/yes/no/1/0, case-insensitive, or an expression).
 bool config_bool(const config::Config& cfg, const char* name, bool* out);
 

@@ -143,8 +143,8 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
   j.set_bool("use_pid_namespace", ac_.use_pid_namespaces);
   int64_t lease = 0, alive = 300, missed = 6;
   if (!job.evaluate_int("JobLeaseDuration", lease) || lease <= 0) {
-    config_int(*cfg_, "ALIVE_INTERVAL", &alive);
-    config_int(*cfg_, "MAX_CLAIM_ALIVES_MISSED", &missed);
+    startd::cfg_int(*cfg_, "ALIVE_INTERVAL", &alive);
+    startd::cfg_int(*cfg_, "MAX_CLAIM_ALIVES_MISSED", &missed);
     lease = alive * missed;
   }
   j.set("lease", lease);

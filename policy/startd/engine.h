@@ -13,6 +13,7 @@
 #include "policy/classad/eval.h"
 #include "policy/config/config.h"
 #include "policy/startd/startd.h"
+#include "policy/startd/text_util.h"
 
 namespace kite::startd {
 
@@ -324,7 +325,6 @@ struct Engine {
 };
 
 // Configuration helpers (policy_config.cc).
-bool cfg_int(const config::Config& cfg, const char* name, int64_t* out);
 bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::string* err);
 // The ad of a new slot: identity, machine facts, time attributes, STARTD_ATTRS (slot_ad_build.cc).
 void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& f, SlotImpl& s,

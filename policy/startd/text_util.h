@@ -1,11 +1,20 @@
 // Small text helpers the startd core shares for reading configuration values.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+namespace kite::config {
+class Config;
+}
+
 namespace kite::startd {
+
+// A macro's value as an integer; the value may be a ClassAd expression (5 * 60). False when
+// undefined or not a number.
+bool cfg_int(const config::Config& cfg, const char* name, int64_t* out);
 
 // `s` without leading and trailing blanks (space, tab, CR, LF).
 std::string trim(std::string_view s);
