@@ -8,56 +8,14 @@
 #include "policy/classad/parser.h"
 #include "policy/startd/scenario.h"
 #include "policy/startd/startd.h"
+#include "startd_rig.h"
 
 namespace kite::startd {
 namespace {
 
-struct Rig {
-  config::Config cfg;
-  MachineFacts facts;
-  VirtualClock clock{1000};
-  std::unique_ptr<Startd> sd;
-  Output out;
-
-  explicit Rig(const char* conf) {
-    cfg.set_detected("DETECTED_CPUS", "2");
-    EXPECT_TRUE(cfg.load_string(conf, "t.conf").ok);
-    facts.cpus = 2;
-    facts.memory_mb = 2048;
-    clock_install(&clock);
-    sd = std::make_unique<Startd>(cfg, facts, clock);
-    std::string err;
-    EXPECT_TRUE(sd->init(&err)) << err;
-    sd->evaluate(&out);
-  }
-  ~Rig() { clock_install(nullptr); }
-  std::string state(const char* slot) {
-    SlotView v;
-    if (!sd->slot(slot, &v)) return "absent";
-    return std::string(state_name(v.state)) + "/" + activity_name(v.activity);
-  }
-  void ev(EventKind k, const char* slot, const char* ad = nullptr, bool priority = false) {
-    classad::AdPtr a;
-    if (ad) a = classad::parse_classad(ad);
-    Event e;
-    e.kind = k;
-    e.slot = slot;
-    e.ad = a.get();
-    e.priority_preemption = priority;
-    std::string err;
-    EXPECT_TRUE(sd->handle(e, &out, &err)) << err;
-  }
-  const Action* find(ActionKind k, const char* slot) {
-    for (const Action& a : out.actions)
-      if (a.kind == k && a.slot == slot) return &a;
-    return nullptr;
-  }
-  int64_t attr(const char* slot, const char* name) {
-    SlotView v;
-    int64_t x = -1;
-    if (sd->slot(slot, &v)) v.ad->evaluate_int(name, x);
-    return x;
-  }
+// The API tests' startd (2 CPUs, 2048 MiB).
+struct Rig : StartdRig {
+  explicit Rig(const char* conf) : StartdRig(conf, 2, 2048) {}
 };
 
 TEST(PriorityPreemption, AcceptedAtEqualRankAndRetires) {

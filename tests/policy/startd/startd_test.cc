@@ -13,6 +13,7 @@
 
 #include "policy/classad/parser.h"
 #include "policy/startd/scenario.h"
+#include "startd_rig.h"
 
 namespace kite::startd {
 namespace {
@@ -70,12 +71,12 @@ TEST(Scenarios, EveryNumberedTransitionIsExercised) {
 }
 
 TEST(Scenarios, TraceFormat) {
-  ScenarioResult r = run(
-      "NUM_SLOTS = 1\n---\n"
-      "at 6 claim slot1 [Owner=\"alice\"]\n"
-      "at 6 activate slot1 [Owner=\"alice\"; JobUniverse=5; KillSig=\"SIGTERM\"]\n"
-      "at 100 starter-exit slot1 0\n"
-      "at 110 vacate slot1\n");
+  ScenarioResult r =
+      run("NUM_SLOTS = 1\n---\n"
+          "at 6 claim slot1 [Owner=\"alice\"]\n"
+          "at 6 activate slot1 [Owner=\"alice\"; JobUniverse=5; KillSig=\"SIGTERM\"]\n"
+          "at 100 starter-exit slot1 0\n"
+          "at 110 vacate slot1\n");
   EXPECT_NE(r.output.find("t=100 slot1 Claimed/Busy -> Claimed/Idle (starter exited) [12]\n"),
             std::string::npos)
       << r.output;
@@ -83,11 +84,11 @@ TEST(Scenarios, TraceFormat) {
 }
 
 TEST(Scenarios, FailedExpectationsAreReported) {
-  ScenarioResult r = run(
-      "NUM_SLOTS = 1\n---\n"
-      "at 0 expect slot1 Owner/Idle\n"
-      "at 0 expect-attr slot1 Cpus == 2\n"
-      "at 0 expect slot1 Unclaimed\n");
+  ScenarioResult r =
+      run("NUM_SLOTS = 1\n---\n"
+          "at 0 expect slot1 Owner/Idle\n"
+          "at 0 expect-attr slot1 Cpus == 2\n"
+          "at 0 expect slot1 Unclaimed\n");
   EXPECT_EQ(r.passed, 1);
   EXPECT_EQ(r.failed, 2);
   EXPECT_NE(r.output.find("FAIL line 3: t=0 expect slot1 Owner/Idle: slot1 is Unclaimed/Idle"),
@@ -120,17 +121,18 @@ TEST(Scenarios, BadInputGivesLineNumberedErrors) {
     EXPECT_NE(r.output.find(c.want), std::string::npos) << "case: " << c.text << "\n" << r.output;
   }
   // A step naming no slot is an error line but the scenario goes on.
-  ScenarioResult r = run("NUM_SLOTS = 1\n---\nat 1 claim slot9 [Owner=\"a\"]\nat 2 expect slot1 Unclaimed\n");
+  ScenarioResult r =
+      run("NUM_SLOTS = 1\n---\nat 1 claim slot9 [Owner=\"a\"]\nat 2 expect slot1 Unclaimed\n");
   EXPECT_FALSE(r.error);
   EXPECT_EQ(r.passed, 1);
   EXPECT_NE(r.output.find("ERROR line 3"), std::string::npos) << r.output;
 }
 
 TEST(Scenarios, RefusedClaimIsATraceLine) {
-  ScenarioResult r = run(
-      "NUM_SLOTS = 1\nSTART = Owner == \"bob\"\n---\n"
-      "at 1 claim slot1 [Owner=\"alice\"]\n"
-      "at 1 expect slot1 Unclaimed/Idle\n");
+  ScenarioResult r =
+      run("NUM_SLOTS = 1\nSTART = Owner == \"bob\"\n---\n"
+          "at 1 claim slot1 [Owner=\"alice\"]\n"
+          "at 1 expect slot1 Unclaimed/Idle\n");
   EXPECT_EQ(r.failed, 0) << r.output;
   EXPECT_NE(r.output.find("t=1 slot1 action refuse claim refused: START is not true"),
             std::string::npos)
@@ -139,45 +141,9 @@ TEST(Scenarios, RefusedClaimIsATraceLine) {
 
 // ---- the API directly ------------------------------------------------------------------------
 
-struct Fixture {
-  config::Config cfg;
-  MachineFacts facts;
-  VirtualClock clock{1000};
-  std::unique_ptr<Startd> sd;
-  Output out;
-
-  explicit Fixture(const char* conf) {
-    cfg.set_detected("DETECTED_CPUS", "4");
-    EXPECT_TRUE(cfg.load_string(conf, "t.conf").ok);
-    facts.cpus = 4;
-    facts.memory_mb = 8192;
-    clock_install(&clock);
-    sd = std::make_unique<Startd>(cfg, facts, clock);
-    std::string err;
-    EXPECT_TRUE(sd->init(&err)) << err;
-    sd->evaluate(&out);
-  }
-  ~Fixture() { clock_install(nullptr); }
-  std::string state(const char* slot) {
-    SlotView v;
-    if (!sd->slot(slot, &v)) return "absent";
-    return std::string(state_name(v.state)) + "/" + activity_name(v.activity);
-  }
-  void ev(EventKind k, const char* slot, const char* ad = nullptr) {
-    classad::AdPtr a;
-    if (ad) a = classad::parse_classad(ad);
-    Event e;
-    e.kind = k;
-    e.slot = slot;
-    e.ad = a.get();
-    std::string err;
-    EXPECT_TRUE(sd->handle(e, &out, &err)) << err;
-  }
-  bool has_action(ActionKind k, const char* slot) {
-    for (const Action& a : out.actions)
-      if (a.kind == k && a.slot == slot) return true;
-    return false;
-  }
+// The API tests' startd (4 CPUs, 8192 MiB).
+struct Fixture : StartdRig {
+  explicit Fixture(const char* conf) : StartdRig(conf, 4, 8192) {}
 };
 
 TEST(StartdApi, MatchTimeoutIsExact) {
@@ -198,8 +164,9 @@ TEST(StartdApi, MatchTimeoutIsExact) {
 }
 
 TEST(StartdApi, ActionsForAJobLifecycle) {
-  Fixture f("NUM_SLOTS = 1\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
-            "CONTINUE = KeyboardIdle > 60\nKILLING_TIMEOUT = 7\n");
+  Fixture f(
+      "NUM_SLOTS = 1\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
+      "CONTINUE = KeyboardIdle > 60\nKILLING_TIMEOUT = 7\n");
   f.ev(EventKind::kClaim, "slot1", "[Owner=\"a\"]");
   f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5; KillSig=\"SIGUSR1\"]");
   EXPECT_TRUE(f.has_action(ActionKind::kSpawnStarter, "slot1"));
@@ -229,7 +196,8 @@ TEST(StartdApi, SoftKillCarriesTheJobsKillSig) {
   f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5; KillSig=\"SIGUSR1\"]");
   f.ev(EventKind::kVacate, "slot1");
   bool ok = false;
-  for (const Action& a : f.out.actions) ok |= a.kind == ActionKind::kSoftKill && a.detail == "SIGUSR1";
+  for (const Action& a : f.out.actions)
+    ok |= a.kind == ActionKind::kSoftKill && a.detail == "SIGUSR1";
   EXPECT_TRUE(ok);
   EXPECT_EQ(f.state("slot1"), "Preempting/Vacating");
   // MachineMaxVacateTime default 600 s.
@@ -254,7 +222,8 @@ TEST(StartdApi, PartitionableCarvingQuantizationAndReturn) {
   SlotView p;
   ASSERT_TRUE(f.sd->slot("slot1", &p));
   EXPECT_TRUE(p.partitionable);
-  f.ev(EventKind::kClaim, "slot1", "[Owner=\"a\"; RequestCpus=2; RequestMemory=600; RequestDisk=1]");
+  f.ev(EventKind::kClaim, "slot1",
+       "[Owner=\"a\"; RequestCpus=2; RequestMemory=600; RequestDisk=1]");
   EXPECT_EQ(f.state("slot1_1"), "Claimed/Idle");
   SlotView d;
   ASSERT_TRUE(f.sd->slot("slot1_1", &d));
@@ -302,8 +271,9 @@ TEST(StartdApi, PeriodicAdUpdates) {
 }
 
 TEST(StartdApi, FactsHonourConnectedSlotsAndShareOwnerLoad) {
-  Fixture f("NUM_SLOTS = 3\nNUM_CPUS = 3\nSLOTS_CONNECTED_TO_KEYBOARD = 1\n"
-            "SLOTS_CONNECTED_TO_CONSOLE = 1\nDISCONNECTED_KEYBOARD_IDLE_BOOST = 1200\n");
+  Fixture f(
+      "NUM_SLOTS = 3\nNUM_CPUS = 3\nSLOTS_CONNECTED_TO_KEYBOARD = 1\n"
+      "SLOTS_CONNECTED_TO_CONSOLE = 1\nDISCONNECTED_KEYBOARD_IDLE_BOOST = 1200\n");
   f.clock.set(1100);
   MachineFacts m;
   m.keyboard_idle = 5;
@@ -404,21 +374,61 @@ TEST(MachineAd, ListedAttributesArePresent) {
   ASSERT_TRUE(sd.slot("slot1_1", &d));
   EXPECT_EQ(d.state, State::kClaimed);
   EXPECT_EQ(d.activity, Activity::kBusy);
-  const char* common[] = {
-      "Name", "Machine", "SlotID", "SlotType", "State", "Activity", "EnteredCurrentState",
-      "EnteredCurrentActivity", "Cpus", "Memory", "Disk", "LoadAvg", "CondorLoadAvg",
-      "TotalLoadAvg", "KeyboardIdle", "ConsoleIdle", "ClockMin", "ClockDay", "Arch", "OpSys",
-      "OpSysAndVer", "Requirements", "Rank", "CurrentRank", "MyType", "TargetType", "Mips",
-      "KFlops", "LastBenchmark", "TotalMachineDrainingUnclaimedTime",
-      "TotalMachineDrainingBadput", "Start", "TotalGPUs", "DetectedGPUs", "TotalSlotGPUs",
-      "GPUs", "TotalCogs", "DetectedCogs", "TotalSlotCogs", "Cogs", "MachineResources"};
+  const char* common[] = {"Name",
+                          "Machine",
+                          "SlotID",
+                          "SlotType",
+                          "State",
+                          "Activity",
+                          "EnteredCurrentState",
+                          "EnteredCurrentActivity",
+                          "Cpus",
+                          "Memory",
+                          "Disk",
+                          "LoadAvg",
+                          "CondorLoadAvg",
+                          "TotalLoadAvg",
+                          "KeyboardIdle",
+                          "ConsoleIdle",
+                          "ClockMin",
+                          "ClockDay",
+                          "Arch",
+                          "OpSys",
+                          "OpSysAndVer",
+                          "Requirements",
+                          "Rank",
+                          "CurrentRank",
+                          "MyType",
+                          "TargetType",
+                          "Mips",
+                          "KFlops",
+                          "LastBenchmark",
+                          "TotalMachineDrainingUnclaimedTime",
+                          "TotalMachineDrainingBadput",
+                          "Start",
+                          "TotalGPUs",
+                          "DetectedGPUs",
+                          "TotalSlotGPUs",
+                          "GPUs",
+                          "TotalCogs",
+                          "DetectedCogs",
+                          "TotalSlotCogs",
+                          "Cogs",
+                          "MachineResources"};
   for (const char* a : common) {
     EXPECT_NE(p.ad->lookup(a), nullptr) << "slot1 lacks " << a;
     EXPECT_NE(d.ad->lookup(a), nullptr) << "slot1_1 lacks " << a;
   }
-  const char* busy[] = {"RemoteOwner", "RemoteUser", "JobId", "JobStart", "TotalJobRunTime",
-                        "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime",
-                        "DynamicSlot", "AssignedGPUs"};
+  const char* busy[] = {"RemoteOwner",
+                        "RemoteUser",
+                        "JobId",
+                        "JobStart",
+                        "TotalJobRunTime",
+                        "TotalJobSuspendTime",
+                        "TotalClaimRunTime",
+                        "TotalClaimSuspendTime",
+                        "DynamicSlot",
+                        "AssignedGPUs"};
   for (const char* a : busy) EXPECT_NE(d.ad->lookup(a), nullptr) << "slot1_1 lacks " << a;
   EXPECT_NE(p.ad->lookup("PartitionableSlot"), nullptr);
   int64_t v = 0;
@@ -451,18 +461,57 @@ namespace {
 
 // Bad and random scenarios never crash the runner (ASan/UBSan in Debug builds).
 TEST(Scenarios, RandomInputNeverCrashes) {
-  const char* words[] = {"at", "0", "5", "-3", "99999999999", "set", "slot1", "slot1_1", "slot2",
-                         "claim", "activate", "match", "vacate", "vacate-fast", "drain", "fast",
-                         "quick", "graceful", "cancel-drain", "shutdown", "peaceful", "release",
-                         "starter-exit", "withdraw", "alive", "lease-expire", "deactivate",
-                         "expect", "expect-attr", "Claimed/Busy", "Owner", "absent",
-                         "[Owner=\"a\"; RequestCpus=2]", "[", "]", "KeyboardIdle=0", "A=(",
-                         "job-ignores-softkill", "starter-stuck", "resume-on-completion",
-                         "#", "\"", "x==", "Cpus > 0"};
-  const char* configs[] = {"", "NUM_SLOTS = 2\nNUM_CPUS = 2\n", "NUM_CPUS = 2\n",
+  const char* words[] = {"at",
+                         "0",
+                         "5",
+                         "-3",
+                         "99999999999",
+                         "set",
+                         "slot1",
+                         "slot1_1",
+                         "slot2",
+                         "claim",
+                         "activate",
+                         "match",
+                         "vacate",
+                         "vacate-fast",
+                         "drain",
+                         "fast",
+                         "quick",
+                         "graceful",
+                         "cancel-drain",
+                         "shutdown",
+                         "peaceful",
+                         "release",
+                         "starter-exit",
+                         "withdraw",
+                         "alive",
+                         "lease-expire",
+                         "deactivate",
+                         "expect",
+                         "expect-attr",
+                         "Claimed/Busy",
+                         "Owner",
+                         "absent",
+                         "[Owner=\"a\"; RequestCpus=2]",
+                         "[",
+                         "]",
+                         "KeyboardIdle=0",
+                         "A=(",
+                         "job-ignores-softkill",
+                         "starter-stuck",
+                         "resume-on-completion",
+                         "#",
+                         "\"",
+                         "x==",
+                         "Cpus > 0"};
+  const char* configs[] = {"",
+                           "NUM_SLOTS = 2\nNUM_CPUS = 2\n",
+                           "NUM_CPUS = 2\n",
                            "ENABLE_BACKFILL = True\nSTART_BACKFILL = True\nNUM_SLOTS = 1\n",
                            "RANK = Owner == \"a\"\nNUM_SLOTS = 1\nMAXJOBRETIREMENTTIME = 50\n",
-                           "SLOT_TYPE_1 = cpus=5\nNUM_SLOTS_TYPE_1 = 1\n", "START = (\n"};
+                           "SLOT_TYPE_1 = cpus=5\nNUM_SLOTS_TYPE_1 = 1\n",
+                           "START = (\n"};
   uint32_t seed = 12345;
   auto rnd = [&](uint32_t n) {
     seed = seed * 1103515245u + 12345u;
@@ -488,19 +537,40 @@ TEST(Scenarios, RandomInputNeverCrashes) {
     EXPECT_FALSE(r.output.empty());
   }
   // Well-formed steps in random order drive the engine itself through odd sequences.
-  const char* steps[] = {
-      "set KeyboardIdle=0", "set KeyboardIdle=5000 LoadAvg=2", "set slot2 LoadAvg=0",
-      "claim slot1 [Owner=\"a\"; RequestCpus=1]", "claim slot1 [Owner=\"b\"]",
-      "claim slot2 [Owner=\"a\"; JobLeaseDuration=30]", "match slot1 [Owner=\"a\"]",
-      "match slot2", "activate slot1 [Owner=\"a\"; JobUniverse=5]",
-      "activate slot2 [Owner=\"b\"; JobUniverse=5; JobMaxVacateTime=30]",
-      "activate slot1_1 [Owner=\"c\"]", "starter-exit slot1 0", "starter-exit slot2 1",
-      "release slot1", "release slot2", "vacate slot1", "vacate", "vacate-fast slot2",
-      "drain graceful", "drain quick", "drain fast", "drain graceful resume-on-completion",
-      "cancel-drain", "withdraw slot1", "alive slot2", "lease-expire slot1",
-      "deactivate slot1", "job-ignores-softkill slot1", "starter-stuck slot2",
-      "expect slot1 Claimed", "expect-attr slot1 Cpus >= 0", "shutdown graceful",
-      "shutdown peaceful", "shutdown fast"};
+  const char* steps[] = {"set KeyboardIdle=0",
+                         "set KeyboardIdle=5000 LoadAvg=2",
+                         "set slot2 LoadAvg=0",
+                         "claim slot1 [Owner=\"a\"; RequestCpus=1]",
+                         "claim slot1 [Owner=\"b\"]",
+                         "claim slot2 [Owner=\"a\"; JobLeaseDuration=30]",
+                         "match slot1 [Owner=\"a\"]",
+                         "match slot2",
+                         "activate slot1 [Owner=\"a\"; JobUniverse=5]",
+                         "activate slot2 [Owner=\"b\"; JobUniverse=5; JobMaxVacateTime=30]",
+                         "activate slot1_1 [Owner=\"c\"]",
+                         "starter-exit slot1 0",
+                         "starter-exit slot2 1",
+                         "release slot1",
+                         "release slot2",
+                         "vacate slot1",
+                         "vacate",
+                         "vacate-fast slot2",
+                         "drain graceful",
+                         "drain quick",
+                         "drain fast",
+                         "drain graceful resume-on-completion",
+                         "cancel-drain",
+                         "withdraw slot1",
+                         "alive slot2",
+                         "lease-expire slot1",
+                         "deactivate slot1",
+                         "job-ignores-softkill slot1",
+                         "starter-stuck slot2",
+                         "expect slot1 Claimed",
+                         "expect-attr slot1 Cpus >= 0",
+                         "shutdown graceful",
+                         "shutdown peaceful",
+                         "shutdown fast"};
   const char* policies[] = {
       "NUM_SLOTS = 2\nNUM_CPUS = 2\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
       "CONTINUE = KeyboardIdle > 60\nPREEMPT = LoadAvg > 1\nMAXJOBRETIREMENTTIME = 100\n"
