@@ -44,6 +44,7 @@ struct StarterRec {
   uv_process_t* proc = nullptr;  // our child (null when adopted)
   uv_timer_t* retry = nullptr;   // connect retries
   int64_t spawned_ms = 0;
+  int64_t exited_ms = 0;  // when the job ended (the starter then cleans up)
   int connect_attempts = 0;
   bool adopted = false;
   bool exited = false;
@@ -121,8 +122,12 @@ class Agent final : public core::ConnHandler {
   // Local runs and local claims (agent_runs.cc).
   void run_request(core::Conn* c, core::Json& msg);
   void schedule_runs();
-  bool place_run(RunRec* r);
+  enum class Placement { kPlaced, kWaiting, kBlocked };
+  Placement place_run(RunRec* r);
   bool cleaning(const std::string& slot) const;
+  /// True while `slot`'s last starter is still cleaning up after a job that ended less
+  /// than kCleanupWaitMs ago: a run that fits that claim waits for it.
+  bool briefly_cleaning(const std::string& slot) const;
   bool activate_run(RunRec* r, const std::string& slot);
   void release_idle_claims(bool all);
   RunRec* run_of(int64_t id);

@@ -111,12 +111,14 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
   return r->state != RunRec::State::kQueued;
 }
 
-bool Agent::place_run(RunRec* r) {
+Agent::Placement Agent::place_run(RunRec* r) {
   int64_t now = std::time(nullptr);
-  // 1. An idle local claim that fits: claim reuse.
+  // 1. An idle local claim that fits: claim reuse. A claim whose last job has just ended is
+  // reused too, once its starter has cleaned up (the client hears the exit before that).
   std::vector<std::string> idle;
+  bool wait_for_cleanup = false;
   for (auto& [slot, idle_since] : local_claims_) {
-    if (idle_since != 0 && !starters_.count(slot) && !cleaning(slot)) idle.push_back(slot);
+    if (idle_since != 0 && !starters_.count(slot)) idle.push_back(slot);
   }
   for (const std::string& slot : idle) {
     startd::SlotView v;
@@ -124,8 +126,13 @@ bool Agent::place_run(RunRec* r) {
         v.activity != startd::Activity::kIdle)
       continue;
     if (!request_fits(*r->job, v.ad) || !run_fits(*r->job, v.ad)) continue;
-    if (activate_run(r, slot)) return true;
+    if (cleaning(slot)) {
+      wait_for_cleanup = wait_for_cleanup || briefly_cleaning(slot);
+      continue;
+    }
+    if (activate_run(r, slot)) return Placement::kPlaced;
   }
+  if (wait_for_cleanup) return Placement::kWaiting;
   // 2. A new claim.
   for (const startd::SlotView& v : sd_->slots()) {
     if (v.dynamic || v.state != startd::State::kUnclaimed) continue;
@@ -154,9 +161,9 @@ bool Agent::place_run(RunRec* r) {
     process(out);
     if (claimed.empty()) continue;
     local_claims_[claimed] = now;
-    if (activate_run(r, claimed)) return true;
+    if (activate_run(r, claimed)) return Placement::kPlaced;
   }
-  return false;
+  return Placement::kBlocked;
 }
 
 void Agent::schedule_runs() {
@@ -175,7 +182,7 @@ void Agent::schedule_runs() {
     for (int64_t id : queued) {
       RunRec* r = run_of(id);
       if (!r || r->state != RunRec::State::kQueued) continue;
-      if (!place_run(r)) blocked = true;
+      if (place_run(r) == Placement::kBlocked) blocked = true;
     }
     // Idle local claims hold resources a waiting run may need.
     if (blocked) {

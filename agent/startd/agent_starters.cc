@@ -358,6 +358,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
 void Agent::starter_exited(StarterRec* s, core::Json exit) {
   if (s->exited) return;
   s->exited = true;
+  s->exited_ms = mono_ms();
   std::string outcome = exit.str("outcome", "exit");
   int code = static_cast<int>(exit.num("ExitCode", 0));
   if (exit.flag("ExitBySignal")) code = 128 + static_cast<int>(exit.num("ExitSignal", 0));
@@ -447,6 +448,15 @@ void Agent::forget_starter(StarterRec* s) {
 bool Agent::cleaning(const std::string& slot) const {
   for (const auto& f : finished_) {
     if (f->slot == slot) return true;
+  }
+  return false;
+}
+
+bool Agent::briefly_cleaning(const std::string& slot) const {
+  // A starter stuck in its cleanup must not hold runs back for long.
+  constexpr int64_t kCleanupWaitMs = 2000;
+  for (const auto& f : finished_) {
+    if (f->slot == slot && mono_ms() - f->exited_ms < kCleanupWaitMs) return true;
   }
   return false;
 }
