@@ -146,7 +146,11 @@ std::string read_text(const std::string& path) {
   return s;
 }
 
-std::vector<pid_t> pids_with_arg(const std::string& needle) {
+namespace {
+
+// Pids of processes whose command line (arguments joined by spaces) contains `needle`, at
+// its start only when `at_start`.
+std::vector<pid_t> pids_with(const std::string& needle, bool at_start) {
   std::vector<pid_t> out;
   DIR* d = opendir("/proc");
   if (!d) return out;
@@ -158,10 +162,17 @@ std::vector<pid_t> pids_with_arg(const std::string& needle) {
     for (char& c : cmd) {
       if (c == '\0') c = ' ';
     }
-    if (cmd.find(needle) != std::string::npos) out.push_back(static_cast<pid_t>(pid));
+    size_t at = cmd.find(needle);
+    if (at != std::string::npos && (!at_start || at == 0)) out.push_back(static_cast<pid_t>(pid));
   }
   closedir(d);
   return out;
+}
+
+}  // namespace
+
+std::vector<pid_t> pids_running(const std::string& prefix) {
+  return pids_with(prefix, true);
 }
 
 char proc_state(pid_t pid) {
@@ -201,7 +212,7 @@ TestAgent::~TestAgent() {
   // Starters and jobs of this agent: everything that names its directory or lives in its
   // cgroups.
   for (int round = 0; round < 3; ++round) {
-    for (pid_t p : pids_with_arg(dir_)) kill(p, SIGKILL);
+    for (pid_t p : pids_with(dir_, false)) kill(p, SIGKILL);
     for (const char* ctl : {"pids", "memory", "freezer", "cpu", "cpuacct", "cpuset", "unified"}) {
       std::string base = std::string("/sys/fs/cgroup/") + ctl + "/" + base_;
       DIR* d = opendir(base.c_str());

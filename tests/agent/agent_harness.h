@@ -31,8 +31,9 @@ template <typename Pred>
 bool eventually(Pred pred, int timeout_ms);
 bool wait_until(bool (*pred)(void*), void* arg, int timeout_ms);
 
-/// Pids of processes whose command line contains `needle`.
-std::vector<pid_t> pids_with_arg(const std::string& needle);
+/// Pids of processes whose command line (arguments joined by spaces) starts with `prefix`,
+/// e.g. "/bin/sleep 33.5": the job's own processes, not a `kite run` or shell naming them.
+std::vector<pid_t> pids_running(const std::string& prefix);
 /// The state letter of /proc/<pid>/stat ('R', 'S', 'T', 'D', ...), 0 if gone.
 char proc_state(pid_t pid);
 std::string read_text(const std::string& path);

@@ -74,11 +74,11 @@ TEST(AgentJobs, ForkBombIsContainedByThePidsLimit) {
   }
   EXPECT_LE(peak, 40);
   EXPECT_GE(peak, 30);
-  EXPECT_LE(pids_with_arg("sleep 37.25").size(), 40u);
+  EXPECT_LE(pids_running("/bin/sleep 37.25").size(), 40u);
   // The job's main process ends (its shell gives up when fork fails); whatever it left
   // behind goes with it.
   EXPECT_NE(wait_bg(run, 30000), -1) << read_text(a.dir() + "/bomb.out");
-  EXPECT_TRUE(eventually([] { return pids_with_arg("sleep 37.25").empty(); }, 10000));
+  EXPECT_TRUE(eventually([] { return pids_running("/bin/sleep 37.25").empty(); }, 10000));
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
@@ -93,7 +93,7 @@ TEST(AgentJobs, SuspendFreezesAndContinueThaws) {
               &err))
       << err;
   pid_t run = a.run_bg({"--", "/bin/sleep", "33.5"}, a.dir() + "/run.out");
-  ASSERT_TRUE(eventually([&] { return pids_with_arg("sleep 33.5").size() >= 2; }, 10000))
+  ASSERT_TRUE(eventually([&] { return !pids_running("/bin/sleep 33.5").empty(); }, 10000))
       << a.log();
   ASSERT_EQ(a.kite({"set", "--local", "KiteTestSuspend=True"}).status, 0);
   EXPECT_TRUE(eventually([&] { return job_frozen(a, "slot1_1"); }, 5000)) << a.log();
@@ -209,15 +209,17 @@ TEST(AgentJobs, HardKillTakesTheWholeProcessTree) {
                         "</dev/null >/dev/null 2>&1 & /bin/sleep 41.5"},
                        a.dir() + "/run.out");
   ASSERT_TRUE(eventually(
-      [] { return !pids_with_arg("sleep 41.3").empty() && !pids_with_arg("sleep 41.5").empty(); },
+      [] {
+        return !pids_running("/bin/sleep 41.3").empty() && !pids_running("/bin/sleep 41.5").empty();
+      },
       10000))
       << a.log();
   ASSERT_EQ(a.kite({"vacate", "--local", "-fast"}).status, 0);
   EXPECT_EQ(wait_bg(run, 20000), 1);
   EXPECT_TRUE(eventually(
       [] {
-        return pids_with_arg("sleep 41.3").empty() && pids_with_arg("sleep 41.4").empty() &&
-               pids_with_arg("sleep 41.5").empty();
+        return pids_running("/bin/sleep 41.3").empty() && pids_running("/bin/sleep 41.4").empty() &&
+               pids_running("/bin/sleep 41.5").empty();
       },
       10000));
   EXPECT_EQ(a.stop(), 0) << a.log();
@@ -230,13 +232,14 @@ TEST(AgentJobs, AStuckStarterIsKilledAfterKillingTimeout) {
   ASSERT_TRUE(a.start("MachineMaxVacateTime = 1\nKILLING_TIMEOUT = 2\n", &err)) << err;
   pid_t run =
       a.run_bg({"--", "/bin/sh", "-c", "trap '' TERM; /bin/sleep 43.7"}, a.dir() + "/run.out");
-  ASSERT_TRUE(eventually([] { return !pids_with_arg("sleep 43.7").empty(); }, 10000)) << a.log();
+  ASSERT_TRUE(eventually([] { return !pids_running("/bin/sleep 43.7").empty(); }, 10000))
+      << a.log();
   std::string starter = a.slot_attr("slot1_1", "StarterPid");
   ASSERT_FALSE(starter.empty());
   pid_t spid = static_cast<pid_t>(std::atol(starter.c_str()));
   ASSERT_EQ(kill(spid, SIGSTOP), 0);  // the starter can no longer act
   ASSERT_EQ(a.kite({"vacate", "--local"}).status, 0);
-  EXPECT_TRUE(eventually([] { return pids_with_arg("sleep 43.7").empty(); }, 10000)) << a.log();
+  EXPECT_TRUE(eventually([] { return pids_running("/bin/sleep 43.7").empty(); }, 10000)) << a.log();
   EXPECT_TRUE(eventually([&] { return a.slot_state("slot1_1").empty(); }, 5000)) << a.log();
   EXPECT_NE(a.log().find("action kill-starter"), std::string::npos) << a.log();
   EXPECT_EQ(wait_bg(run, 10000), 1);
@@ -262,7 +265,7 @@ TEST(AgentJobs, JobsSurviveAnAgentKillAndAreReadopted) {
   a.kill9();
   wait_bg(r1, 5000);  // the clients lose their agent
   wait_bg(r2, 5000);
-  EXPECT_EQ(pids_with_arg("sleep 4.137").size() + pids_with_arg("sleep 4.263").size(), 2u);
+  EXPECT_EQ(pids_running("/bin/sleep 4.137").size() + pids_running("/bin/sleep 4.263").size(), 2u);
   ASSERT_TRUE(a.restart(&err)) << err;
   EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Busy") << a.log();
   EXPECT_EQ(a.slot_state("slot1_2"), "Claimed/Busy");
