@@ -36,7 +36,12 @@ set(PKG_CONFIG_EXECUTABLE pkg-config CACHE FILEPATH "")
 # Fully static executables: no dynamic loader, no shared libraries. One section per function
 # and object so the linker drops what nothing references (also what would drag glibc's NSS in,
 # such as libuv's unused uv_os_get_passwd).
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -Wl,--gc-sections")
+#
+# Linked by lld, which packs the functions and data a starter uses (toolchains/starter.order,
+# written by scripts/starter-order) at the front of .text and .rodata: the kernel maps pages
+# around every fault, so a starter whose code is spread over the whole image maps most of it.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -Wl,--gc-sections -fuse-ld=lld \
+-Wl,--symbol-ordering-file=${CMAKE_CURRENT_LIST_DIR}/starter.order -Wl,--no-warn-symbol-ordering")
 set(CMAKE_C_FLAGS_INIT "-ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "-ffunction-sections -fdata-sections")
 
