@@ -40,7 +40,17 @@ set(PKG_CONFIG_EXECUTABLE pkg-config CACHE FILEPATH "")
 # Linked by lld, which packs the functions and data a starter uses (toolchains/starter.order,
 # written by scripts/starter-order) at the front of .text and .rodata: the kernel maps pages
 # around every fault, so a starter whose code is spread over the whole image maps most of it.
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -Wl,--gc-sections -fuse-ld=lld \
+# Debian's cross compilers look for TRIPLE-ld.lld, which lld does not install: a directory
+# holding an ld.lld link, given with -B, lets every TRIPLE-gcc find it.
+set(KITE_LLD_DIR "${KITE_DEPS_PREFIX}/lld")
+if(NOT EXISTS "${KITE_LLD_DIR}/ld.lld")
+  if(NOT EXISTS /usr/bin/ld.lld)
+    message(FATAL_ERROR "no /usr/bin/ld.lld: run scripts/setup-cross (Debian package lld)")
+  endif()
+  file(MAKE_DIRECTORY "${KITE_LLD_DIR}")
+  file(CREATE_LINK /usr/bin/ld.lld "${KITE_LLD_DIR}/ld.lld" SYMBOLIC)
+endif()
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -Wl,--gc-sections -fuse-ld=lld -B${KITE_LLD_DIR}/ \
 -Wl,--symbol-ordering-file=${CMAKE_CURRENT_LIST_DIR}/starter.order -Wl,--no-warn-symbol-ordering")
 set(CMAKE_C_FLAGS_INIT "-ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "-ffunction-sections -fdata-sections")
