@@ -119,11 +119,12 @@ TEST(AgentJobs, PreemptVacatesWithKillSigThenKillsAfterTheVacateTime) {
       << err;
   std::string out = a.dir() + "/run.out";
   pid_t run = a.run_bg({"-a", "KillSig = \"SIGUSR1\"", "--", "/bin/sh", "-c",
-                        "trap 'echo got-USR1' USR1; while :; do sleep 0.1; done"},
+                        "trap 'echo got-USR1' USR1; while :; do sleep 0.113; done"},
                        out);
   ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Busy"; }, 10000))
       << a.log();
-  usleep(300000);  // let the shell install its trap
+  // The loop's sleeps show the shell has installed its trap.
+  ASSERT_TRUE(eventually([] { return !pids_running("sleep 0.113").empty(); }, 10000)) << a.log();
   auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(a.kite({"set", "--local", "KiteTestPreempt=True"}).status, 0);
   EXPECT_EQ(wait_bg(run, 20000), 1);
@@ -260,12 +261,17 @@ TEST(AgentJobs, JobsSurviveAnAgentKillAndAreReadopted) {
       },
       10000))
       << a.log();
+  // Claimed/Busy comes with the activation; the jobs themselves start a moment later.
+  auto both_jobs = [] {
+    return pids_running("/bin/sleep 4.137").size() + pids_running("/bin/sleep 4.263").size();
+  };
+  ASSERT_TRUE(eventually([&] { return both_jobs() == 2; }, 10000)) << a.log();
   std::string start1 = a.slot_attr("slot1_1", "JobStart");
   std::string start2 = a.slot_attr("slot1_2", "JobStart");
   a.kill9();
   wait_bg(r1, 5000);  // the clients lose their agent
   wait_bg(r2, 5000);
-  EXPECT_EQ(pids_running("/bin/sleep 4.137").size() + pids_running("/bin/sleep 4.263").size(), 2u);
+  EXPECT_EQ(both_jobs(), 2u);
   ASSERT_TRUE(a.restart(&err)) << err;
   EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Busy") << a.log();
   EXPECT_EQ(a.slot_state("slot1_2"), "Claimed/Busy");
