@@ -19,23 +19,23 @@
 
 namespace kite::startd {
 
-#define KITE_STARTD_ACTIONS(X)                                                     \
-  X(SpawnStarter, "spawn-starter")    /* start a starter for the activated job */  \
-  X(Suspend, "suspend")               /* freeze the job */                         \
-  X(Continue, "continue")             /* thaw the job */                           \
-  X(SoftKill, "soft-kill")            /* job's KillSig (detail) */                 \
-  X(HardKill, "hard-kill")            /* SIGKILL the job */                        \
-  X(KillStarter, "kill-starter")      /* KILLING_TIMEOUT: SIGKILL starter + kids */ \
-  X(NotifyClaimant, "notify-claimant") /* claim broken / refused (detail) */       \
-  X(PublishAds, "publish-ads")        /* send the slot's ad to the collector */    \
-  X(SpawnBackfill, "spawn-backfill")  /* start the backfill client */              \
-  X(KillBackfill, "kill-backfill")    /* kill the backfill client */               \
-  X(RunBenchmarks, "run-benchmarks")  /* measure Mips/KFlops */                    \
-  X(CreateSlot, "create-slot")        /* dynamic slot carved (detail: resources) */ \
-  X(DeleteSlot, "delete-slot")        /* dynamic slot gone, resources returned */  \
-  X(Refuse, "refuse")                 /* a request the slot would not take */      \
-  X(Exit, "exit")                     /* shutdown complete */                      \
-  X(HoldJob, "hold-job")              /* WANT_HOLD: put the job on hold (detail) */
+#define KITE_STARTD_ACTIONS(X)                                                       \
+  X(SpawnStarter, "spawn-starter")     /* start a starter for the activated job */   \
+  X(Suspend, "suspend")                /* freeze the job */                          \
+  X(Continue, "continue")              /* thaw the job */                            \
+  X(SoftKill, "soft-kill")             /* job's KillSig (detail) */                  \
+  X(HardKill, "hard-kill")             /* SIGKILL the job */                         \
+  X(KillStarter, "kill-starter")       /* KILLING_TIMEOUT: SIGKILL starter + kids */ \
+  X(NotifyClaimant, "notify-claimant") /* claim broken / refused (detail) */         \
+  X(PublishAds, "publish-ads")         /* send the slot's ad to the collector */     \
+  X(SpawnBackfill, "spawn-backfill")   /* start the backfill client */               \
+  X(KillBackfill, "kill-backfill")     /* kill the backfill client */                \
+  X(RunBenchmarks, "run-benchmarks")   /* measure Mips/KFlops */                     \
+  X(CreateSlot, "create-slot")         /* dynamic slot carved (detail: resources) */ \
+  X(DeleteSlot, "delete-slot")         /* dynamic slot gone, resources returned */   \
+  X(Refuse, "refuse")                  /* a request the slot would not take */       \
+  X(Exit, "exit")                      /* shutdown complete */                       \
+  X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */
 
 enum class ActionKind : uint8_t {
 #define X(n, s) k##n,
@@ -218,12 +218,17 @@ class Startd {
   std::vector<std::string> slot_attrs_;   // STARTD_SLOT_ATTRS
   std::vector<std::string> latch_exprs_;  // STARTD_LATCH_EXPRS
   bool enable_backfill_ = false;
-  // Machine-wide job statistics (stats.cc): totals, events of the last 20 minutes, a version
-  // that tells slot ads to republish.
+  // Machine-wide job statistics (stats.cc): totals, events of the last 20 minutes counted per
+  // second (at most 1,200 entries, however many jobs a second start), a version that tells
+  // slot ads to republish.
   static constexpr int kStatCount = 6;
+  struct StatSecond {
+    int64_t at;
+    uint32_t n[kStatCount];
+  };
   int64_t stat_total_[kStatCount] = {};
   int64_t stat_recent_n_[kStatCount] = {};
-  std::deque<std::pair<int64_t, int>> stat_recent_;
+  std::deque<StatSecond> stat_recent_;
   uint64_t stat_version_ = 1;
   std::vector<std::string> job_attrs_;     // STARTD_JOB_ATTRS
   bool pslot_rollup_ = true;               // ADVERTISE_PSLOT_ROLLUP_INFORMATION

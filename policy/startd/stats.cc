@@ -53,14 +53,17 @@ void Engine::count_stat(Stat which) {
   int k = static_cast<int>(which);
   sd.stat_total_[k]++;
   sd.stat_recent_n_[k]++;
-  sd.stat_recent_.emplace_back(now, k);
+  if (sd.stat_recent_.empty() || sd.stat_recent_.back().at != now)
+    sd.stat_recent_.push_back(Startd::StatSecond{now, {}});
+  sd.stat_recent_.back().n[k]++;
   sd.stat_version_++;
 }
 
 void Engine::expire_stats() {
   bool changed = false;
-  while (!sd.stat_recent_.empty() && sd.stat_recent_.front().first <= now - kRecentWindow) {
-    sd.stat_recent_n_[sd.stat_recent_.front().second]--;
+  while (!sd.stat_recent_.empty() && sd.stat_recent_.front().at <= now - kRecentWindow) {
+    for (int k = 0; k < Startd::kStatCount; ++k)
+      sd.stat_recent_n_[k] -= sd.stat_recent_.front().n[k];
     sd.stat_recent_.pop_front();
     changed = true;
   }
