@@ -19,7 +19,7 @@ const Registry& registry() {
     auto* reg = new Registry();
     FunctionTable (*groups[])() = {functions_core, functions_math,  functions_string,
                                    functions_list, functions_regex, functions_stringlist,
-                                   functions_time};
+                                   functions_time, functions_env};
     for (auto group : groups) {
       FunctionTable t = group();
       for (size_t i = 0; i < t.count; ++i) {

@@ -1,4 +1,4 @@
-// Unit tests of the starter's pure parts: Arguments/Args and Environment/Env syntaxes, the
+// Unit tests of the starter's pure parts: Arguments/Args and Environment/Env from the ad, the
 // environment the starter adds, signal names, /etc/passwd and /etc/group lookups, job.json
 // checks (each bad field named), hook verdicts (HookStatusCode rules), output tails.
 #include <gtest/gtest.h>
@@ -24,33 +24,6 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-Strings args_new(const std::string& s) {
-  Strings v;
-  std::string err;
-  EXPECT_TRUE(args_parse_new(s, &v, &err)) << err;
-  return v;
-}
-
-TEST(StarterArgs, NewSyntaxQuotingRules) {
-  // HTCONDOR: condor_submit "arguments", new syntax (as stored in the ad, outer quotes gone).
-  EXPECT_EQ(args_new("3 simple arguments"), (Strings{"3", "simple", "arguments"}));
-  EXPECT_EQ(args_new("one 'two with spaces' 3"), (Strings{"one", "two with spaces", "3"}));
-  EXPECT_EQ(args_new("one \"two\" 'spacey ''quoted'' argument'"),
-            (Strings{"one", "\"two\"", "spacey 'quoted' argument"}));
-  EXPECT_EQ(args_new("  lead\ttab  "), (Strings{"lead", "tab"}));
-  EXPECT_EQ(args_new("a'b c'd ''"), (Strings{"ab cd", ""}));
-  EXPECT_EQ(args_new(""), Strings{});
-  Strings v;
-  std::string err;
-  EXPECT_FALSE(args_parse_new("one 'unterminated", &v, &err));
-  EXPECT_NE(err.find("unterminated single quote"), std::string::npos) << err;
-}
-
-TEST(StarterArgs, OldSyntaxSplitsOnBlanksOnly) {
-  EXPECT_EQ(args_parse_old("a  b\t'c d'"), (Strings{"a", "b", "'c", "d'"}));
-  EXPECT_EQ(args_parse_old(""), Strings{});
-}
-
 TEST(StarterArgs, FromTheAdArgumentsWinsOverArgs) {
   classad::AdPtr ad = classad::parse_classad_old("Arguments = \"x 'y z'\"\nArgs = \"old\"\n");
   ASSERT_TRUE(ad);
@@ -66,22 +39,23 @@ TEST(StarterArgs, FromTheAdArgumentsWinsOverArgs) {
   EXPECT_NE(err.find("Arguments is not a string"), std::string::npos) << err;
 }
 
-TEST(StarterEnv, NewAndOldSyntax) {
+// The syntaxes themselves are tested in tests/policy/classad/functions_env_test.cc.
+TEST(StarterEnv, FromTheAdEnvironmentOrEnv) {
+  classad::AdPtr ad = classad::parse_classad_old("Env = \"B=2;A=x y\"\n");
+  ASSERT_TRUE(ad);
   EnvList env;
   std::string err;
-  // HTCONDOR: condor_submit "environment": one=1 two="2" three='spacey ''quoted'' value'.
-  ASSERT_TRUE(env_parse_new("one=1 two=\"2\" three='spacey ''quoted'' value' empty=", &env, &err))
-      << err;
-  EXPECT_EQ(env.entries(),
-            (Strings{"one=1", "two=\"2\"", "three=spacey 'quoted' value", "empty="}));
-  EnvList old;
-  ASSERT_TRUE(env_parse_old("A=1;B=x y; C=a=b ;", &old, &err)) << err;
-  EXPECT_EQ(old.entries(), (Strings{"A=1", "B=x y", "C=a=b"}));
+  ASSERT_TRUE(job_env(*ad, &env, &err)) << err;
+  EXPECT_EQ(env.entries(), (Strings{"A=x y", "B=2"}));
+  ad = classad::parse_classad_old("Environment = \"A=1 NOEQUALS\"\n");
   EnvList bad;
-  EXPECT_FALSE(env_parse_new("A=1 NOEQUALS", &bad, &err));
-  EXPECT_NE(err.find("'NOEQUALS' is not NAME=value"), std::string::npos) << err;
-  EXPECT_FALSE(env_parse_old("=x", &bad, &err));
-  EXPECT_FALSE(env_parse_new("A='open", &bad, &err));
+  EXPECT_FALSE(job_env(*ad, &bad, &err));
+  EXPECT_NE(err.find("Environment: missing '=' after environment variable 'NOEQUALS'"),
+            std::string::npos)
+      << err;
+  ad = classad::parse_classad_old("Env = 7\n");
+  EXPECT_FALSE(job_env(*ad, &bad, &err));
+  EXPECT_NE(err.find("Env is not a string"), std::string::npos) << err;
 }
 
 TEST(StarterEnv, StarterVariablesAroundTheJobs) {
