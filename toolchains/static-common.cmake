@@ -39,7 +39,8 @@ set(PKG_CONFIG_EXECUTABLE pkg-config CACHE FILEPATH "")
 #
 # Linked by lld, which packs the functions and data a starter uses (toolchains/starter.order,
 # written by scripts/starter-order) at the front of .text and .rodata: the kernel maps pages
-# around every fault, so a starter whose code is spread over the whole image maps most of it.
+# around every fault, so a starter whose code is spread over the whole image maps most of it
+# (the kite target adds toolchains/starter-layout.ld for the same reason).
 # Debian's cross compilers look for TRIPLE-ld.lld, which lld does not install: a directory
 # holding an ld.lld link, given with -B, lets every TRIPLE-gcc find it.
 set(KITE_LLD_DIR "${KITE_DEPS_PREFIX}/lld")
