@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "policy/config/internal.h"
+#include "policy/config/macro_functions.h"
 
 namespace kite::config {
 namespace {
@@ -243,10 +245,36 @@ bool Expander::expand_name(std::string_view name, std::string_view def, bool has
   return true;
 }
 
+// The function macros' view of the configuration (policy/config/macro_functions.h).
+class ExpanderArgs final : public internal::MacroArgs {
+ public:
+  ExpanderArgs(Expander& ex, int depth) : ex_(ex), depth_(depth) {}
+  bool value(std::string_view text, bool or_literal, std::string* out) override {
+    std::string_view name = trim(text);
+    Entry e;
+    if (valid_name(name) && ex_.cfg.lookup(name, &e)) {
+      return ex_.expand_name(name, "", false, *out, depth_ + 1);
+    }
+    return or_literal && ex_.expand(text, *out, depth_ + 1);
+  }
+  bool failed() const override { return !ex_.err.ok; }
+
+ private:
+  Expander& ex_;
+  int depth_;
+};
+
 bool Expander::expand_function(std::string_view fn, std::string_view args, std::string& out,
                                int depth) {
   std::string a;
   if (!expand(args, a, depth + 1)) return false;
+  if (internal::is_macro_function(fn)) {
+    ExpanderArgs view(*this, depth);
+    std::string msg;
+    if (internal::macro_function(fn, a, view, &out, &msg)) return true;
+    if (!msg.empty()) return fail(msg);
+    return err.ok ? fail("$" + std::string(fn) + "(" + a + ") failed") : false;
+  }
   if (fn == "ENV") {
     size_t colon = a.find(':');
     std::string var(trim(std::string_view(a).substr(0, colon)));
@@ -329,12 +357,17 @@ bool Expander::expand(std::string_view text, std::string& out, int depth) {
       i = close + 1;
       continue;
     }
-    // $FUNC(...): ENV, RANDOM_INTEGER, RANDOM_CHOICE; other functions are left as written.
+    // $FUNC(...): ENV, RANDOM_INTEGER, RANDOM_CHOICE and macro_functions.h's; other names are
+    // left as written.
     size_t k = i + 1;
-    while (k < text.size() && ((text[k] >= 'A' && text[k] <= 'Z') || text[k] == '_')) ++k;
+    while (k < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_')) {
+      ++k;
+    }
     std::string_view fn = text.substr(i + 1, k - i - 1);
     if (k < text.size() && text[k] == '(' &&
-        (fn == "ENV" || fn == "RANDOM_INTEGER" || fn == "RANDOM_CHOICE")) {
+        (fn == "ENV" || fn == "RANDOM_INTEGER" || fn == "RANDOM_CHOICE" ||
+         internal::is_macro_function(fn))) {
       size_t close = match_paren(text, k);
       if (close != std::string_view::npos) {
         if (!expand_function(fn, text.substr(k + 1, close - k - 1), out, depth)) return false;
