@@ -6,43 +6,17 @@
 #include <string>
 
 #include "policy/config/config.h"
+#include "tests/policy/config/config_helpers.h"
 
 using kite::config::Config;
 using kite::config::Entry;
 using kite::config::Status;
+using kite::config::testing::error_of;
+using kite::config::testing::get;
+using kite::config::testing::load;
+using kite::config::testing::raw;
 
 namespace {
-
-std::string get(const Config& c, const char* name) {
-  std::string v;
-  Status st;
-  if (!c.get(name, &v, &st)) return "<undef>";
-  if (!st.ok) return "<error: " + st.message + ">";
-  return v;
-}
-
-std::string raw(const Config& c, const char* name) {
-  Entry e;
-  return c.lookup(name, &e) ? e.value : "<undef>";
-}
-
-Config load(const char* text, Status* st_out = nullptr) {
-  Config c;
-  Status st = c.load_string(text, "t.conf");
-  if (st.ok) st = c.finish();
-  if (st_out)
-    *st_out = st;
-  else
-    EXPECT_TRUE(st.ok) << st.message;
-  return c;
-}
-
-std::string error_of(const char* text) {
-  Status st;
-  load(text, &st);
-  EXPECT_FALSE(st.ok) << text;
-  return st.message;
-}
 
 TEST(ConfigSyntax, AssignmentsCommentsWhitespaceCase) {
   Config c = load(

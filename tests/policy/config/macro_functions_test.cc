@@ -6,43 +6,19 @@
 #include <string>
 
 #include "policy/config/config.h"
+#include "tests/policy/config/config_helpers.h"
 
 using kite::config::Config;
-using kite::config::Status;
+using kite::config::testing::error_of;
+using kite::config::testing::get;
+using kite::config::testing::load;
 
 namespace {
-
-Config load(const std::string& text, Status* st_out = nullptr) {
-  Config c;
-  Status st = c.load_string(text, "f.conf");
-  if (st.ok) st = c.finish();
-  if (st_out) {
-    *st_out = st;
-  } else {
-    EXPECT_TRUE(st.ok) << st.message;
-  }
-  return c;
-}
-
-std::string get(const Config& c, const char* name) {
-  std::string v;
-  Status st;
-  if (!c.get(name, &v, &st)) return "<undef>";
-  if (!st.ok) return "<error: " + st.message + ">";
-  return v;
-}
 
 // The value of V in a configuration made of `text` plus a line "V = <value>".
 std::string value_of(const std::string& text, const std::string& value) {
   Config c = load(text + "V = " + value + "\n");
   return get(c, "V");
-}
-
-std::string error_of(const std::string& text) {
-  Status st;
-  load(text, &st);
-  EXPECT_FALSE(st.ok) << text;
-  return st.message;
 }
 
 TEST(ConfigMacroFunctions, IntAndRealAsDocumented) {
@@ -95,7 +71,7 @@ TEST(ConfigMacroFunctions, Choice) {
   EXPECT_EQ(value_of(colors, "$CHOICE(0, a, b, c)"), "a");
   std::string err = error_of(colors + "V = $CHOICE(3, COLORS)\n");
   EXPECT_NE(err.find("$CHOICE(): index 3 is out of range"), std::string::npos) << err;
-  EXPECT_NE(err.find("f.conf"), std::string::npos) << err;
+  EXPECT_NE(err.find("t.conf"), std::string::npos) << err;
   err = error_of("V = $CHOICE(0, NOLIST)\n");
   EXPECT_NE(err.find("no list named NOLIST"), std::string::npos) << err;
 }
