@@ -2,6 +2,7 @@
 #include "policy/classad/args_env.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace kite::classad {
@@ -106,29 +107,34 @@ bool args_join_v1(const std::vector<std::string>& args, std::string* out, std::s
   return true;
 }
 
-std::vector<Environment::Var>::iterator Environment::find(std::string_view name) {
-  return std::lower_bound(vars_.begin(), vars_.end(), name,
-                          [](const Var& v, std::string_view n) { return v.name < n; });
+size_t Environment::position(std::string_view name) const {
+  auto it = std::lower_bound(vars_.begin(), vars_.end(), name,
+                             [](const Var& v, std::string_view n) { return v.name < n; });
+  return static_cast<size_t>(it - vars_.begin());
+}
+
+void Environment::put(std::string_view name, std::string_view value, bool has_value) {
+  size_t i = position(name);
+  if (i < vars_.size() && vars_[i].name == name) {
+    vars_[i].value = std::string(value);
+    vars_[i].has_value = has_value;
+    return;
+  }
+  vars_.insert(vars_.begin() + static_cast<std::ptrdiff_t>(i),
+               Var{std::string(name), std::string(value), has_value});
 }
 
 void Environment::set(std::string_view name, std::string_view value) {
-  auto it = find(name);
-  if (it != vars_.end() && it->name == name) {
-    it->value = std::string(value);
-    it->has_value = true;
-    return;
-  }
-  vars_.insert(it, Var{std::string(name), std::string(value), true});
+  put(name, value, true);
 }
 
 void Environment::set_default(std::string_view name, std::string_view value) {
-  if (!get(name)) set(name, value);
+  if (!get(name)) put(name, value, true);
 }
 
 const std::string* Environment::get(std::string_view name) const {
-  auto it = std::lower_bound(vars_.begin(), vars_.end(), name,
-                             [](const Var& v, std::string_view n) { return v.name < n; });
-  if (it != vars_.end() && it->name == name && it->has_value) return &it->value;
+  size_t i = position(name);
+  if (i < vars_.size() && vars_[i].name == name && vars_[i].has_value) return &vars_[i].value;
   return nullptr;
 }
 
@@ -148,13 +154,7 @@ bool Environment::set_entry(std::string_view entry, std::string* err) {
   }
   size_t eq = entry.find('=');
   if (eq == std::string_view::npos && entry.find("$$") != std::string_view::npos) {
-    auto it = find(entry);
-    if (it != vars_.end() && it->name == entry) {
-      it->value.clear();
-      it->has_value = false;
-    } else {
-      vars_.insert(it, Var{std::string(entry), std::string(), false});
-    }
+    put(entry, "", false);
     return true;
   }
   if (eq == std::string_view::npos) {

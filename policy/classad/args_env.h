@@ -53,7 +53,9 @@ class Environment {
   std::string to_v2() const;
 
  private:
-  std::vector<Var>::iterator find(std::string_view name);
+  /// Index of `name`, or where it would go.
+  size_t position(std::string_view name) const;
+  void put(std::string_view name, std::string_view value, bool has_value);
   std::vector<Var> vars_;
 };
 

@@ -49,9 +49,11 @@ void fn_mergeenvironment(const CallExpr& call, EvalContext& ctx, Value& out) {
   out = Value::string(env.to_v2());
 }
 
-// The optional syntax version argument of argsToList/listToArgs: 1 or 2, default 2.
+// argsToList/listToArgs take one or two arguments, the second the syntax version: 1 or 2,
+// default 2. False for a wrong count or version.
 bool args_version(const CallExpr& call, EvalContext& ctx, int* version) {
   *version = 2;
+  if (call.nargs < 1 || call.nargs > 2) return false;
   if (call.nargs < 2) return true;
   Value v;
   ctx.eval(call.args[1], v);
@@ -63,7 +65,7 @@ bool args_version(const CallExpr& call, EvalContext& ctx, int* version) {
 // argsToList(args [, version]): the words of a V2 (default) or V1 arguments string.
 void fn_argstolist(const CallExpr& call, EvalContext& ctx, Value& out) {
   int version;
-  if (call.nargs < 1 || call.nargs > 2 || !args_version(call, ctx, &version)) {
+  if (!args_version(call, ctx, &version)) {
     out = Value::error();
     return;
   }
@@ -88,7 +90,7 @@ void fn_argstolist(const CallExpr& call, EvalContext& ctx, Value& out) {
 // listToArgs(list [, version]): a list of strings as a V2 (default) or V1 arguments string.
 void fn_listtoargs(const CallExpr& call, EvalContext& ctx, Value& out) {
   int version;
-  if (call.nargs < 1 || call.nargs > 2 || !args_version(call, ctx, &version)) {
+  if (!args_version(call, ctx, &version)) {
     out = Value::error();
     return;
   }

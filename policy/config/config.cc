@@ -34,6 +34,19 @@ constexpr size_t kMaxFinishWork = 64 << 20;  // ... and to check a whole configu
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
+
+}  // namespace
+
+std::string_view internal::trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+namespace {
+
+using internal::trim;
+
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.';
@@ -42,11 +55,6 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 std::string_view ltrim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   return s;
@@ -221,28 +229,32 @@ struct Expander {
   bool expand(std::string_view text, std::string& out, int depth);
   bool expand_name(std::string_view name, std::string_view def, bool has_def, std::string& out,
                    int depth);
+  bool expand_entry(const Entry& e, std::string& out, int depth);
   bool expand_function(std::string_view fn, std::string_view args, std::string& out, int depth);
 };
 
 bool Expander::expand_name(std::string_view name, std::string_view def, bool has_def,
                            std::string& out, int depth) {
   Entry e;
-  if (cfg.lookup(name, &e)) {
-    std::string key = upper(e.name);
-    for (const std::string& s : stack) {
-      if (s == key) {
-        std::string chain;
-        for (const std::string& t : stack) chain += t + " -> ";
-        return fail("macro " + e.name + " refers to itself (" + chain + key + ")");
-      }
-    }
-    stack.push_back(key);
-    bool ok = expand(e.value, out, depth + 1);
-    stack.pop_back();
-    return ok;
-  }
+  if (cfg.lookup(name, &e)) return expand_entry(e, out, depth);
   if (has_def) return expand(def, out, depth + 1);
   return true;
+}
+
+// A defined macro's value, expanded, with reference cycles reported.
+bool Expander::expand_entry(const Entry& e, std::string& out, int depth) {
+  std::string key = upper(e.name);
+  for (const std::string& s : stack) {
+    if (s == key) {
+      std::string chain;
+      for (const std::string& t : stack) chain += t + " -> ";
+      return fail("macro " + e.name + " refers to itself (" + chain + key + ")");
+    }
+  }
+  stack.push_back(key);
+  bool ok = expand(e.value, out, depth + 1);
+  stack.pop_back();
+  return ok;
 }
 
 // The function macros' view of the configuration (policy/config/macro_functions.h).
@@ -252,9 +264,7 @@ class ExpanderArgs final : public internal::MacroArgs {
   bool value(std::string_view text, bool or_literal, std::string* out) override {
     std::string_view name = trim(text);
     Entry e;
-    if (valid_name(name) && ex_.cfg.lookup(name, &e)) {
-      return ex_.expand_name(name, "", false, *out, depth_ + 1);
-    }
+    if (valid_name(name) && ex_.cfg.lookup(name, &e)) return ex_.expand_entry(e, *out, depth_ + 1);
     return or_literal && ex_.expand(text, *out, depth_ + 1);
   }
   bool failed() const override { return !ex_.err.ok; }
@@ -266,15 +276,17 @@ class ExpanderArgs final : public internal::MacroArgs {
 
 bool Expander::expand_function(std::string_view fn, std::string_view args, std::string& out,
                                int depth) {
-  std::string a;
-  if (!expand(args, a, depth + 1)) return false;
   if (internal::is_macro_function(fn)) {
+    // As HTCondor reads them: each argument is a macro name or literal text, expanded once by
+    // the function itself (formats are not expanded).
     ExpanderArgs view(*this, depth);
     std::string msg;
-    if (internal::macro_function(fn, a, view, &out, &msg)) return true;
+    if (internal::macro_function(fn, args, view, &out, &msg)) return true;
     if (!msg.empty()) return fail(msg);
-    return err.ok ? fail("$" + std::string(fn) + "(" + a + ") failed") : false;
+    return err.ok ? fail("$" + std::string(fn) + "(" + std::string(args) + ") failed") : false;
   }
+  std::string a;
+  if (!expand(args, a, depth + 1)) return false;
   if (fn == "ENV") {
     size_t colon = a.find(':');
     std::string var(trim(std::string_view(a).substr(0, colon)));

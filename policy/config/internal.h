@@ -22,6 +22,9 @@ struct Template {
   const char* body;
 };
 
+/// `s` without leading and trailing blanks (space, tab, CR, FF, VT).
+std::string_view trim(std::string_view s);
+
 const Default* default_find(std::string_view name);
 const Default* defaults_all(int* count);
 const Template* template_find(std::string_view category, std::string_view name);

@@ -10,15 +10,10 @@
 #include "policy/classad/eval.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
+#include "policy/config/internal.h"
 
 namespace kite::config::internal {
 namespace {
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // HTCondor splits a function macro's arguments at every comma (no nesting).
 std::vector<std::string_view> split_commas(std::string_view s) {
@@ -41,7 +36,7 @@ classad::Value evaluate_text(std::string_view text) {
 
 // A literal integer, or an expression that evaluates to a number or a boolean.
 bool to_integer(std::string_view text, long long* out) {
-  std::string s(trimmed(text));
+  std::string s(trim(text));
   char* end = nullptr;
   long long v = std::strtoll(s.c_str(), &end, 10);  // saturates on overflow, as HTCondor's does
   if (!s.empty() && end == s.c_str() + s.size()) {
@@ -64,7 +59,7 @@ bool to_integer(std::string_view text, long long* out) {
 }
 
 bool to_real(std::string_view text, double* out) {
-  std::string s(trimmed(text));
+  std::string s(trim(text));
   char* end = nullptr;
   double v = std::strtod(s.c_str(), &end);
   if (!s.empty() && end == s.c_str() + s.size()) {
@@ -126,6 +121,23 @@ bool parse_format(std::string_view fmt, Conv kind, std::string* pre, std::string
 }
 
 // printf of one value; the expander's own size limit catches a runaway width.
+// "name [, format]": the name, and the format (everything after the first comma, HTCondor's
+// rule) split by parse_format. False with a message when the format does not fit `kind`.
+struct NameAndFormat {
+  std::string_view name;
+  std::string pre, spec, post;  // spec empty: no format given
+};
+bool name_and_format(std::string_view args, Conv kind, const char* fn, NameAndFormat* nf,
+                     std::string* err) {
+  size_t comma = args.find(',');
+  nf->name = trim(args.substr(0, comma));
+  if (comma == std::string_view::npos) return true;
+  std::string_view fmt = args.substr(comma + 1);
+  if (parse_format(fmt, kind, &nf->pre, &nf->spec, &nf->post)) return true;
+  *err = std::string(fn) + ": '" + std::string(fmt) + "' is not a valid format specifier";
+  return false;
+}
+
 template <typename T>
 std::string format_one(const std::string& spec, T value) {
   int n = std::snprintf(nullptr, 0, spec.c_str(), value);
@@ -140,25 +152,17 @@ std::string format_one(const std::string& spec, T value) {
 bool number_macro(bool integer, std::string_view args, MacroArgs& cfg, std::string* out,
                   std::string* err) {
   const char* fn = integer ? "$INT()" : "$REAL()";
-  size_t comma = args.find(',');
-  std::string_view name = trimmed(args.substr(0, comma));
-  std::string pre, spec, post;
-  if (comma != std::string_view::npos) {
-    std::string_view fmt = args.substr(comma + 1);
-    if (!parse_format(fmt, integer ? Conv::kInt : Conv::kReal, &pre, &spec, &post)) {
-      *err = std::string(fn) + ": '" + std::string(fmt) + "' is not a valid format specifier";
-      return false;
-    }
-  }
+  NameAndFormat f;
+  if (!name_and_format(args, integer ? Conv::kInt : Conv::kReal, fn, &f, err)) return false;
   std::string value;
-  if (!cfg.value(name, true, &value)) return false;
+  if (!cfg.value(f.name, true, &value)) return false;
   if (integer) {
     long long v;
     if (!to_integer(value, &v)) {
       *err = std::string(fn) + ": " + value + " does not evaluate to an integer";
       return false;
     }
-    *out += spec.empty() ? std::to_string(v) : pre + format_one(spec, v) + post;
+    *out += f.spec.empty() ? std::to_string(v) : f.pre + format_one(f.spec, v) + f.post;
     return true;
   }
   double v;
@@ -166,10 +170,10 @@ bool number_macro(bool integer, std::string_view args, MacroArgs& cfg, std::stri
     *err = std::string(fn) + ": " + value + " does not evaluate to a real";
     return false;
   }
-  if (spec.empty()) {
+  if (f.spec.empty()) {
     *out += format_one("%.16G", v);
   } else {
-    std::string s = pre + format_one(spec, v) + post;
+    std::string s = f.pre + format_one(f.spec, v) + f.post;
     if (s.find('.') == std::string::npos) s += ".0";  // HTCondor makes it look like a real
     *out += s;
   }
@@ -178,21 +182,13 @@ bool number_macro(bool integer, std::string_view args, MacroArgs& cfg, std::stri
 
 // $STRING(name [, format]): the value evaluated as a ClassAd string, or else as written.
 bool string_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::string* err) {
-  size_t comma = args.find(',');
-  std::string_view name = trimmed(args.substr(0, comma));
-  std::string pre, spec, post;
-  if (comma != std::string_view::npos) {
-    std::string_view fmt = args.substr(comma + 1);
-    if (!parse_format(fmt, Conv::kString, &pre, &spec, &post)) {
-      *err = "$STRING(): '" + std::string(fmt) + "' is not a valid format specifier";
-      return false;
-    }
-  }
+  NameAndFormat f;
+  if (!name_and_format(args, Conv::kString, "$STRING()", &f, err)) return false;
   std::string value;
-  if (!cfg.value(name, true, &value)) return false;
+  if (!cfg.value(f.name, true, &value)) return false;
   classad::Value v = evaluate_text(value);
   if (v.is_string()) value = std::string(v.as_string());
-  *out += spec.empty() ? value : pre + format_one(spec, value.c_str()) + post;
+  *out += f.spec.empty() ? value : f.pre + format_one(f.spec, value.c_str()) + f.post;
   return true;
 }
 
@@ -200,7 +196,7 @@ bool string_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
 // parse stays as written.
 bool eval_macro(std::string_view args, MacroArgs& cfg, std::string* out) {
   std::string value;
-  if (!cfg.value(trimmed(args), true, &value)) return false;
+  if (!cfg.value(trim(args), true, &value)) return false;
   classad::ExprPtr e = classad::parse_expr(value);
   if (!e) {
     *out += value;
@@ -219,7 +215,7 @@ bool choice_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
     return false;
   }
   std::string index_text;
-  if (!cfg.value(trimmed(a[0]), true, &index_text)) return false;
+  if (!cfg.value(trim(a[0]), true, &index_text)) return false;
   long long index;
   if (!to_integer(index_text, &index) || index < 0) {
     *err = "$CHOICE(): '" + index_text + "' is an invalid index";
@@ -228,7 +224,7 @@ bool choice_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
   std::string list_value;
   std::vector<std::string_view> items(a.begin() + 1, a.end());
   if (items.size() == 1) {
-    std::string_view list_name = trimmed(items[0]);
+    std::string_view list_name = trim(items[0]);
     if (list_name.empty() || !cfg.value(list_name, false, &list_value)) {
       if (!cfg.failed()) *err = "$CHOICE(): no list named " + std::string(list_name);
       return false;
@@ -239,7 +235,7 @@ bool choice_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
     *err = "$CHOICE(): index " + std::to_string(index) + " is out of range";
     return false;
   }
-  *out += trimmed(items[index]);
+  *out += trim(items[index]);
   return true;
 }
 
@@ -253,7 +249,7 @@ bool substr_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
   }
   std::string text, arg;
   long long start = 0, length = 0;
-  if (!cfg.value(trimmed(a[1]), true, &arg)) return false;
+  if (!cfg.value(trim(a[1]), true, &arg)) return false;
   if (!to_integer(arg, &start)) {
     *err = "$SUBSTR(): " + arg + " is an invalid start index";
     return false;
@@ -261,13 +257,13 @@ bool substr_macro(std::string_view args, MacroArgs& cfg, std::string* out, std::
   bool has_length = a.size() >= 3;
   if (has_length) {
     arg.clear();
-    if (!cfg.value(trimmed(a[2]), true, &arg)) return false;
+    if (!cfg.value(trim(a[2]), true, &arg)) return false;
     if (!to_integer(arg, &length)) {
       *err = "$SUBSTR(): " + arg + " is an invalid length";
       return false;
     }
   }
-  if (!cfg.value(trimmed(a[0]), false, &text)) return !cfg.failed();
+  if (!cfg.value(trim(a[0]), false, &text)) return !cfg.failed();
   long long n = static_cast<long long>(text.size());
   if (start < 0) start += n;
   if (start < 0) start = 0;
@@ -315,7 +311,7 @@ bool filename_macro(std::string_view fn, std::string_view args, MacroArgs& cfg, 
     }
   }
   std::string v;
-  if (!cfg.value(trimmed(args), false, &v)) return !cfg.failed();
+  if (!cfg.value(trim(args), false, &v)) return !cfg.failed();
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     v = v.substr(1, v.size() - 2);
   }
