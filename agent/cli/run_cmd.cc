@@ -188,7 +188,11 @@ int run_main(int argc, char** argv) {
       std::fflush(stdout);
       std::string outcome = ex.str("outcome", "exit");
       if (outcome == "hold") {
-        if (!quiet) std::fprintf(stderr, "kite run: job held: %s\n", ex.str("HoldReason").c_str());
+        if (!quiet)
+          std::fprintf(
+              stderr, "kite run: job held: %s (HoldReasonCode %lld, HoldReasonSubCode %lld)\n",
+              ex.str("HoldReason").c_str(), static_cast<long long>(ex.num("HoldReasonCode")),
+              static_cast<long long>(ex.num("HoldReasonSubCode")));
         return 1;
       }
       if (outcome != "exit") {

@@ -1,7 +1,6 @@
 // /etc/passwd and /etc/group parsing (colon-separated lines; '#' comments and blanks skipped).
 #include "agent/core/accounts.h"
 
-#include <cstdlib>
 #include <string_view>
 
 #include "agent/core/files.h"
@@ -102,28 +101,6 @@ std::vector<gid_t> account_groups(const std::string& user, gid_t primary, const 
     }
     return false;
   });
-  return out;
-}
-
-std::vector<gid_t> process_groups(pid_t pid) {
-  std::vector<gid_t> out;
-  std::string text, err;
-  if (!read_file("/proc/" + std::to_string(pid) + "/status", &text, &err)) return out;
-  for (const char* key : {"\nGid:", "\nGroups:"}) {
-    size_t at = text.find(key);
-    if (at == std::string::npos) continue;
-    const char* p = text.c_str() + at + std::char_traits<char>::length(key);
-    while (*p && *p != '\n') {
-      char* end = nullptr;
-      unsigned long g = std::strtoul(p, &end, 10);
-      if (end == p) {
-        ++p;
-        continue;
-      }
-      out.push_back(static_cast<gid_t>(g));
-      p = end;
-    }
-  }
   return out;
 }
 

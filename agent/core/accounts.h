@@ -26,7 +26,5 @@ bool group_gid(const std::string& name, gid_t* out, const char* group_file = "/e
 /// Supplementary gids of `user` (groups listing the user as a member), plus `primary`.
 std::vector<gid_t> account_groups(const std::string& user, gid_t primary,
                                   const char* group_file = "/etc/group");
-/// The gids a process holds (real, effective and supplementary), from /proc/<pid>/status.
-std::vector<gid_t> process_groups(pid_t pid);
 
 }  // namespace kite::core

@@ -96,6 +96,8 @@ void Conn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t*) {
     std::string err;
     FrameReader::Result r = c->reader_.next(&msg, &err);
     if (r == FrameReader::Result::kNeedMore || c->closing_) return;
+    // Only whole good frames count as activity: a slow drip of bytes does not keep a peer.
+    if (r == FrameReader::Result::kMessage && c->idle_ms_ > 0) c->set_idle_timeout(c->idle_ms_);
     if (r == FrameReader::Result::kError) {
       Json e = Json::message("error");
       e.set("message", err);
@@ -113,6 +115,12 @@ void Conn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t*) {
 
 void Conn::send(const Json& msg) {
   if (closing_) return;
+  size_t queued = uv_stream_get_write_queue_size(reinterpret_cast<const uv_stream_t*>(&pipe_));
+  if (max_queued_ > 0 && queued > max_queued_) {
+    drop_later("the peer does not read its replies (" + std::to_string(queued) +
+               " bytes queued, the cap is " + std::to_string(max_queued_) + ")");
+    return;
+  }
   auto* w = new WriteReq;
   frame_append(msg, &w->data);
   w->req.data = w;
@@ -122,15 +130,52 @@ void Conn::send(const Json& msg) {
   }
 }
 
+void Conn::set_idle_timeout(uint64_t ms) {
+  if (closing_) return;
+  if (open_handles_ == 1) {
+    uv_timer_init(pipe_.loop, &idle_);
+    idle_.data = this;
+    open_handles_ = 2;
+  }
+  idle_ms_ = ms;
+  if (ms == 0) {
+    uv_timer_stop(&idle_);
+    return;
+  }
+  uv_timer_start(
+      &idle_,
+      [](uv_timer_t* t) {
+        Conn* c = static_cast<Conn*>(t->data);
+        c->close("idle for " + std::to_string(c->idle_ms_ / 1000) + " s");
+      },
+      ms, 0);
+}
+
 void Conn::on_closed_handle(uv_handle_t* h) {
-  delete static_cast<Conn*>(h->data);
+  Conn* c = static_cast<Conn*>(h->data);
+  if (--c->open_handles_ > 0) return;
+  // A dropped connection's owner hears it here, outside whatever call dropped it.
+  if (c->handler_ && !c->dropped_why_.empty()) c->handler_->on_closed(c, c->dropped_why_);
+  delete c;
+}
+
+void Conn::close_handles() {
+  uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), on_closed_handle);
+  if (open_handles_ == 2) uv_close(reinterpret_cast<uv_handle_t*>(&idle_), on_closed_handle);
+}
+
+void Conn::drop_later(const std::string& why) {
+  if (closing_) return;
+  closing_ = true;
+  dropped_why_ = why;
+  close_handles();
 }
 
 void Conn::close_quietly() {
   if (closing_) return;
   closing_ = true;
   handler_ = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), on_closed_handle);
+  close_handles();
 }
 
 void Conn::close(const std::string& why) {

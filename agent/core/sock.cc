@@ -130,4 +130,24 @@ bool peer_credentials(int fd, uid_t* uid, gid_t* gid, pid_t* pid) {
   return true;
 }
 
+bool peer_groups(int fd, std::vector<gid_t>* out, std::string* err) {
+#ifndef SO_PEERGROUPS
+  constexpr int SO_PEERGROUPS = 59;  // Linux's value; older libc headers lack it
+#endif
+  out->assign(16, 0);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    socklen_t len = static_cast<socklen_t>(out->size() * sizeof(gid_t));
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, out->data(), &len) == 0) {
+      out->resize(len / sizeof(gid_t));
+      return true;
+    }
+    // ERANGE: the kernel says in `len` how much room the list needs.
+    if (errno != ERANGE) break;
+    out->assign(len / sizeof(gid_t) + 1, 0);
+  }
+  if (err) *err = std::string("SO_PEERGROUPS: ") + std::strerror(errno);
+  out->clear();
+  return false;
+}
+
 }  // namespace kite::core

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "agent/core/frame.h"
 
@@ -19,7 +20,11 @@ bool send_frame(int fd, const Json& msg, std::string* err);
 /// kError covers bad frames and a closed connection ("connection closed").
 FrameReader::Result recv_frame(int fd, FrameReader* reader, Json* msg, int timeout_ms,
                                std::string* err);
-/// The connected peer's uid/gid/pid (SO_PEERCRED).
+/// The connected peer's uid/gid/pid (SO_PEERCRED), as the kernel recorded them at connect().
 bool peer_credentials(int fd, uid_t* uid, gid_t* gid, pid_t* pid);
+/// The connected peer's supplementary groups (SO_PEERGROUPS, Linux 4.13+), recorded by the
+/// kernel at connect(): unlike /proc/<pid>, no race with the pid being reused. False (with
+/// the reason) when the kernel cannot tell.
+bool peer_groups(int fd, std::vector<gid_t>* out, std::string* err);
 
 }  // namespace kite::core

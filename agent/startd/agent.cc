@@ -13,8 +13,13 @@
 #include <ctime>
 
 #include "agent/core/files.h"
+#include "agent/core/lock_file.h"
 #include "agent/core/log.h"
 #include "agent/startd/node_probe.h"
+
+// Every action kind the core emits must be carried out: a new kind without a case in
+// Agent::execute is a build error, not a silently dropped decision.
+#pragma GCC diagnostic error "-Wswitch"
 
 namespace kite::agent {
 
@@ -68,14 +73,16 @@ bool Agent::init(std::string* err) {
     return false;
   }
   core::Log::set_level(lvl);
+  // One agent per LOCAL_DIR: a second one must not take over the first's log, socket or
+  // starters, so the lock comes before any of them.
+  if (!core::make_dirs(ac_.local_dir, 0755, err) || !lock_local_dir(err)) return false;
   if (!ac_.log.empty()) {
     std::string dir = ac_.log.substr(0, ac_.log.rfind('/'));
     if (!dir.empty() && !core::make_dirs(dir, 0755, err)) return false;
     if (!core::Log::open(ac_.log, ac_.max_log, err)) return false;
   }
   for (const std::string& w : cfg_->warnings()) KLOG_WARN("config: %s", w.c_str());
-  if (!core::make_dirs(ac_.local_dir, 0755, err) || !core::make_dirs(ac_.execute, 0755, err) ||
-      !core::make_dirs(ac_.starter_dir, 0700, err)) {
+  if (!core::make_dirs(ac_.execute, 0755, err) || !core::make_dirs(ac_.starter_dir, 0700, err)) {
     return false;
   }
   std::string v;
@@ -97,6 +104,17 @@ bool Agent::init(std::string* err) {
             facts_.hostname.c_str(), facts_.cpus, static_cast<long long>(facts_.memory_mb),
             sd_->slots().size(), cgroups_ ? hal::cgroup_mode_name(layout.mode) : "off");
   return true;
+}
+
+bool Agent::lock_local_dir(std::string* err) {
+  std::string path = ac_.local_dir + "/agent.lock", why;
+  pid_t holder = 0;
+  lock_fd_ = core::lock_file(path, &holder, &why);
+  if (lock_fd_ >= 0) return true;
+  *err = "another agent is running on LOCAL_DIR " + ac_.local_dir;
+  if (holder > 0) *err += " (pid " + std::to_string(holder) + ")";
+  *err += ": " + why + "; not starting";
+  return false;
 }
 
 int Agent::run() {
@@ -149,13 +167,19 @@ int Agent::run() {
 
   // Close every handle so the loop can be closed cleanly.
   // Heap-owned handles (connections, starter processes, retry timers) free themselves.
+  // Connections first: each closes its own idle timer, which the second walk then skips.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void* self) {
+        if (!uv_is_closing(h) && h->type == UV_NAMED_PIPE && h->data != self)
+          static_cast<core::Conn*>(h->data)->close_quietly();
+      },
+      this);
   uv_walk(
       &loop_,
       [](uv_handle_t* h, void* self) {
         if (uv_is_closing(h)) return;
-        if (h->type == UV_NAMED_PIPE && h->data != self) {
-          static_cast<core::Conn*>(h->data)->close_quietly();
-        } else if (h->type == UV_PROCESS) {
+        if (h->type == UV_PROCESS) {
           uv_close(h, [](uv_handle_t* p) { delete reinterpret_cast<uv_process_t*>(p); });
         } else if (h->type == UV_TIMER && h->data != nullptr && h->data != self) {
           uv_close(h, [](uv_handle_t* t) { delete reinterpret_cast<uv_timer_t*>(t); });
@@ -334,6 +358,7 @@ void Agent::execute(const startd::Action& a) {
       }
       break;
     }
+    case ActionKind::kHoldJob: hold_job(a); break;
     case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
     case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
     case ActionKind::kSpawnBackfill:
@@ -353,7 +378,15 @@ void Agent::execute(const startd::Action& a) {
         uv_stop(&loop_);
       }
       break;
-    default: break;
+    // Nothing to carry out here: there is no collector to publish to yet (`kite status
+    // --local` reads the ads on request), a carved slot is found in the core's output by the
+    // run that asked for it (place_run), and a refusal is already in the core's log line.
+    case ActionKind::kPublishAds:
+    case ActionKind::kCreateSlot:
+    case ActionKind::kRefuse: break;
+    case ActionKind::kRunBenchmarks:
+      // KFlops and Mips keep the values the probe published.
+      break;
   }
 }
 

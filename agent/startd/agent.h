@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,18 @@ class RealClock final : public startd::Clock {
   int64_t now() const override;
 };
 
+/// WANT_HOLD's verdict on a running job (the core's hold-job action): the job is stopped like
+/// a soft or hard kill and its exit is reported as this hold.
+struct PendingHold {
+  bool soft = true;
+  int64_t code = 0;     // HoldReasonCode (21: the startd's WANT_HOLD)
+  int64_t subcode = 0;  // HoldReasonSubCode (WANT_HOLD_SUBCODE)
+  std::string reason;   // HoldReason (WANT_HOLD_REASON)
+};
+/// Reads the detail of a hold-job action: `soft|hard HoldReasonCode=N HoldReasonSubCode=N
+/// HoldReason="..."` (the reason a ClassAd string literal). False with `err` when malformed.
+bool parse_hold_detail(const std::string& detail, PendingHold* out, std::string* err);
+
 /// One starter the agent knows about (spawned now, or adopted after a restart).
 struct StarterRec {
   std::string slot;
@@ -53,9 +66,10 @@ struct StarterRec {
   bool connecting = false;    // a connect is in flight (the record must outlive it)
   bool doomed = false;        // forgotten while connecting: the connect callback frees it
   class Agent* agent = nullptr;
-  std::vector<core::Json> outbox;  // frames waiting for the connection
-  std::string last_usage;          // the last usage frame, JSON
-  std::vector<int> cpu_list;       // PUs the job is bound to (ASSIGN_CPU_AFFINITY), else empty
+  std::vector<core::Json> outbox;   // frames waiting for the connection
+  std::string last_usage;           // the last usage frame, JSON
+  std::vector<int> cpu_list;        // PUs the job is bound to (ASSIGN_CPU_AFFINITY), else empty
+  std::optional<PendingHold> hold;  // set once WANT_HOLD put the job on hold
 };
 
 /// One `kite run --local` request.
@@ -97,6 +111,12 @@ class Agent final : public core::ConnHandler {
   void evaluate();
   void process(startd::Output& out);
   void execute(const startd::Action& a);
+  bool lock_local_dir(std::string* err);
+
+  // WANT_HOLD (agent_hold.cc): stop the job and report its exit as a hold.
+  void hold_job(const startd::Action& a);
+  /// Turns the exit of a job that was being held into the hold (called on every exit).
+  void apply_hold(const StarterRec& s, core::Json* exit) const;
 
   // Starters (agent_starters.cc).
   bool spawn_starter(const std::string& slot, std::string* err);
@@ -115,8 +135,12 @@ class Agent final : public core::ConnHandler {
 
   // Local control (agent_control.cc).
   bool listen_control(std::string* err);
+  void accept_control(uv_stream_t* server);
   void control_frame(core::Conn* c, core::Json& msg);
   bool authorized_writer(core::Conn* c);
+  /// Sets the job's Owner to the peer's account (from the kernel's peer credentials, as
+  /// HTCondor takes it from authentication); a different Owner from the client is replaced.
+  bool stamp_owner(core::Conn* c, classad::ClassAd* job, std::string* owner, std::string* err);
   core::Json status_reply(bool long_form);
 
   // Local runs and local claims (agent_runs.cc).
@@ -148,6 +172,8 @@ class Agent final : public core::ConnHandler {
 
   uv_pipe_t control_{};
   bool control_open_ = false;
+  int lock_fd_ = -1;              // LOCAL_DIR/agent.lock, held for the life of the agent
+  uint64_t refused_clients_ = 0;  // connections refused over AGENT_MAX_CONNECTIONS
   uv_timer_t poll_timer_{};
   uv_timer_t wake_timer_{};
   uv_signal_t sig_hup_{}, sig_term_{}, sig_int_{}, sig_quit_{};

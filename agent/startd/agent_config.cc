@@ -64,7 +64,10 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
               {"STARTER_INITIAL_UPDATE_INTERVAL", &out->initial_update_interval, 1},
               {"JOB_HOOK_TIMEOUT", &out->hook_timeout, 1},
               {"LOCAL_CLAIM_IDLE_TIME", &out->local_claim_idle, 0},
-              {"LOCAL_RUN_OUTPUT_BYTES", &out->return_output, 0}};
+              {"LOCAL_RUN_OUTPUT_BYTES", &out->return_output, 0},
+              {"AGENT_MAX_CONNECTIONS", &out->max_connections, 1},
+              {"AGENT_MAX_QUEUED_OUTPUT", &out->max_queued_output, 4096},
+              {"AGENT_CLIENT_IDLE_TIMEOUT", &out->client_idle_timeout, 1}};
   for (const IntSetting& s : ints) {
     std::string raw;
     if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;

@@ -1,6 +1,8 @@
 // The local control socket: `kite status|vacate|drain|off|reconfig|set|run --local` talk to
 // the agent here. Anyone may read; changing things needs root, the agent's own uid, or
-// membership in AGENT_ADMIN_GROUP (checked from the peer's credentials).
+// membership in AGENT_ADMIN_GROUP (checked from the kernel's record of the peer). The socket
+// is bounded: AGENT_MAX_CONNECTIONS clients at once, AGENT_MAX_QUEUED_OUTPUT bytes of replies
+// queued for a client that does not read, AGENT_CLIENT_IDLE_TIMEOUT between requests.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,9 +41,7 @@ bool Agent::listen_control(std::string* err) {
     rc = uv_listen(reinterpret_cast<uv_stream_t*>(&control_), 64,
                    [](uv_stream_t* server, int status) {
                      if (status < 0) return;
-                     Agent* a = static_cast<Agent*>(server->loop->data);
-                     core::Conn* c = core::Conn::accept(server, a);
-                     if (c) a->clients_.push_back(c);
+                     static_cast<Agent*>(server->loop->data)->accept_control(server);
                    });
   if (rc != 0) {
     *err = "cannot listen on " + ac_.socket + ": " + uv_strerror(rc);
@@ -53,17 +53,59 @@ bool Agent::listen_control(std::string* err) {
   return true;
 }
 
+void Agent::accept_control(uv_stream_t* server) {
+  // Accepted even over the cap: a pending connection left in the backlog would wake the loop
+  // again and again. The refused client hears why.
+  core::Conn* c = core::Conn::accept(server, this);
+  if (!c) return;
+  if (clients_.size() >= static_cast<size_t>(ac_.max_connections)) {
+    if (refused_clients_++ % 100 == 0)
+      KLOG_WARN(
+          "control socket: %zu clients connected (AGENT_MAX_CONNECTIONS); refusing more "
+          "(%llu refused so far)",
+          clients_.size(), static_cast<unsigned long long>(refused_clients_));
+    c->send(reply_error("the agent has too many clients (AGENT_MAX_CONNECTIONS = " +
+                        std::to_string(ac_.max_connections) + "); try again later"));
+    c->close_quietly();
+    return;
+  }
+  c->set_max_queued(static_cast<size_t>(ac_.max_queued_output));
+  c->set_idle_timeout(static_cast<uint64_t>(ac_.client_idle_timeout) * 1000);
+  clients_.push_back(c);
+}
+
 bool Agent::authorized_writer(core::Conn* c) {
   uid_t uid = 0;
   gid_t gid = 0;
-  pid_t pid = 0;
-  if (!core::peer_credentials(c->fd(), &uid, &gid, &pid)) return false;
+  if (!core::peer_credentials(c->fd(), &uid, &gid, nullptr)) return false;
   if (uid == 0 || uid == ::geteuid()) return true;
   gid_t admin;
   if (ac_.admin_group.empty() || !core::group_gid(ac_.admin_group, &admin)) return false;
   if (gid == admin) return true;
-  std::vector<gid_t> groups = core::process_groups(pid);
+  std::vector<gid_t> groups;
+  std::string err;
+  if (!core::peer_groups(c->fd(), &groups, &err)) {
+    KLOG_WARN("control socket: %s; only the peer's primary group counts", err.c_str());
+    return false;
+  }
   return std::find(groups.begin(), groups.end(), admin) != groups.end();
+}
+
+bool Agent::stamp_owner(core::Conn* c, classad::ClassAd* job, std::string* owner,
+                        std::string* err) {
+  uid_t uid = 0;
+  if (!core::peer_credentials(c->fd(), &uid, nullptr, nullptr)) {
+    *err = "cannot tell who is asking (no peer credentials on the socket)";
+    return false;
+  }
+  core::Account acct;
+  *owner = core::account_by_uid(uid, &acct) ? acct.name : "uid" + std::to_string(uid);
+  std::string claimed;
+  if (job->evaluate_string("Owner", claimed) && claimed != *owner)
+    KLOG_WARN("run: the client's Owner \"%s\" replaced by \"%s\" (uid %u, the peer's account)",
+              claimed.c_str(), owner->c_str(), static_cast<unsigned>(uid));
+  job->insert_value("Owner", classad::Value::string(*owner));
+  return true;
 }
 
 void Agent::on_frame(core::Conn* c, core::Json& msg) {
@@ -160,6 +202,7 @@ void Agent::control_frame(core::Conn* c, core::Json& msg) {
   }
   std::string err;
   if (type == "run") {
+    c->set_idle_timeout(0);  // the client now waits quietly for its job, however long it runs
     run_request(c, msg);
     return;
   }

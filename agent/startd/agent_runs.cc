@@ -38,14 +38,14 @@ void Agent::run_request(core::Conn* c, core::Json& msg) {
   auto r = std::make_unique<RunRec>();
   r->id = next_run_id_++;
   r->client = c;
-  // What a schedule would have put in the ad.
-  uid_t uid = 0;
-  std::string owner = "root";
-  if (core::peer_credentials(c->fd(), &uid, nullptr, nullptr)) {
-    core::Account acct;
-    owner = core::account_by_uid(uid, &acct) ? acct.name : "uid" + std::to_string(uid);
+  // What a schedd would have put in the ad.
+  std::string owner;
+  if (!stamp_owner(c, ad.get(), &owner, &why)) {
+    core::Json e = core::Json::message("error");
+    e.set("message", "run: " + why);
+    c->send(e);
+    return;
   }
-  if (!ad->lookup("Owner")) ad->insert_value("Owner", classad::Value::string(owner));
   ad->insert_value("ClusterId", classad::Value::integer(r->id));
   ad->insert_value("ProcId", classad::Value::integer(0));
   ad->insert_value("QDate", classad::Value::integer(std::time(nullptr)));

@@ -357,6 +357,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
 
 void Agent::starter_exited(StarterRec* s, core::Json exit) {
   if (s->exited) return;
+  apply_hold(*s, &exit);
   s->exited = true;
   s->exited_ms = mono_ms();
   std::string outcome = exit.str("outcome", "exit");
