@@ -133,6 +133,7 @@ void Agent::on_closed(core::Conn* c, const std::string& why) {
     starter_connect(s);
     return;
   }
+  if (why != "peer closed") KLOG_INFO("control socket: client closed: %s", why.c_str());
   clients_.erase(std::remove(clients_.begin(), clients_.end(), c), clients_.end());
   for (auto it = runs_.begin(); it != runs_.end();) {
     RunRec* r = it->second.get();

@@ -1,13 +1,18 @@
 // Integration tests of the running agent: a real `kite agent`, real starters, real jobs as
 // the slot user under real cgroups on this machine, driven through the `kite` CLI.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <set>
 #include <string>
 
+#include "agent/core/accounts.h"
 #include "agent/core/files.h"
 #include "agent/core/frame.h"
 #include "agent/core/sock.h"
@@ -262,6 +267,209 @@ TEST(Agent, AnyoneMayReadOnlyAdminsMayChangeThings) {
   r = as_nobody({"drain", "--local"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(a.slot_state("slot1"), "Drained/Idle");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+// Members of AGENT_ADMIN_GROUP through a supplementary group only (the kernel's SO_PEERGROUPS).
+TEST(Agent, SupplementaryAdminGroupComesFromThePeersCredentials) {
+  REQUIRE_AGENT_TESTS();
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv to act as nobody";
+  gid_t users = 0;
+  if (!core::group_gid("users", &users)) GTEST_SKIP() << "no group 'users' in /etc/group";
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("AGENT_ADMIN_GROUP = users\n", &err)) << err;
+  auto as_nobody = [&](const std::string& groups, std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534"};
+    argv.push_back(groups.empty() ? "--clear-groups" : "--groups=" + groups);
+    for (const std::string& w : kite_command()) argv.push_back(w);
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--socket", a.dir() + "/local/agent.sock"});
+    return run_cmd(argv);
+  };
+  CmdResult r = as_nobody("", {"drain", "--local"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("permission denied"), std::string::npos) << r.err;
+  EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
+  r = as_nobody(std::to_string(users), {"drain", "--local"});
+  EXPECT_EQ(r.status, 0) << r.err << a.log();
+  EXPECT_EQ(a.slot_state("slot1"), "Drained/Idle");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+// HTCondor takes Owner from the authenticated identity; here that is the socket's peer.
+TEST(Agent, TheJobsOwnerIsThePeerNotWhatTheClientSays) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  CmdResult r = a.kite({"run", "--local", "-q", "-a", "Owner = \"mallory\"", "--", "/bin/sh", "-c",
+                        "grep '^Owner = ' \"$_CONDOR_JOB_AD\""});
+  EXPECT_EQ(r.status, 0) << r.err << a.log();
+  EXPECT_EQ(r.out, "Owner = \"root\"\n");
+  EXPECT_NE(a.log().find("Owner \"mallory\" replaced by \"root\""), std::string::npos) << a.log();
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+// HTCONDOR: startd WANT_HOLD "the job is put on hold", HoldReasonCode 21, WANT_HOLD_SUBCODE,
+// WANT_HOLD_REASON; the soft kill when vacating is wanted, else the hard kill.
+TEST(Agent, WantHoldPutsThePreemptedJobOnHold) {
+  REQUIRE_AGENT_TESTS();
+  for (bool vacate : {true, false}) {
+    SCOPED_TRACE(vacate ? "WANT_VACATE = True" : "WANT_VACATE = False");
+    TestAgent a;
+    std::string err;
+    ASSERT_TRUE(a.start(std::string("PREEMPT = True\n"
+                                    "WANT_HOLD = True\n"
+                                    "WANT_HOLD_SUBCODE = 7\n"
+                                    "WANT_HOLD_REASON = \"held by the test's policy\"\n"
+                                    "WANT_VACATE = ") +
+                            (vacate ? "True" : "False") + "\n",
+                        &err))
+        << err;
+    CmdResult r = a.kite({"run", "--local", "--json", "--", "/bin/sleep", "300"}, 60000);
+    core::Json ex = exit_json(r.out);
+    ASSERT_TRUE(ex) << r.out << r.err << a.log();
+    EXPECT_EQ(ex.str("outcome"), "hold") << r.out;
+    EXPECT_EQ(ex.num("HoldReasonCode"), 21) << r.out;
+    EXPECT_EQ(ex.num("HoldReasonSubCode"), 7) << r.out;
+    EXPECT_EQ(ex.str("HoldReason"), "held by the test's policy") << r.out;
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("job held: held by the test's policy (HoldReasonCode 21"),
+              std::string::npos)
+        << r.err;
+    // Stopped the way the policy says: SIGTERM (sleep's KillSig default) or SIGKILL.
+    EXPECT_EQ(ex.num("ExitSignal"), vacate ? SIGTERM : SIGKILL) << r.out;
+    EXPECT_NE(a.log().find(vacate ? "action hold-job soft" : "action hold-job hard"),
+              std::string::npos)
+        << a.log();
+    EXPECT_EQ(a.stop(), 0) << a.log();
+  }
+}
+
+// VmRSS of `pid` in KiB, -1 when unknown.
+long rss_kib(pid_t pid) {
+  std::string s = read_text("/proc/" + std::to_string(pid) + "/status");
+  size_t at = s.find("\nVmRSS:");
+  return at == std::string::npos ? -1 : std::strtol(s.c_str() + at + 7, nullptr, 10);
+}
+
+// Sends `status` requests on `fd` without ever reading the replies until the agent hangs up
+// (true), or `deadline_ms` passes (false).
+bool flood_until_dropped(int fd, int deadline_ms) {
+  std::string frame = core::frame_encode(core::Json::message("status"));
+  std::string burst;
+  for (int i = 0; i < 64; ++i) burst += frame;
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(deadline_ms)) {
+    ssize_t n = ::send(fd, burst.data(), burst.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return true;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 50);
+      if (p.revents & (POLLHUP | POLLERR)) return true;
+    }
+  }
+  return false;
+}
+
+TEST(Agent, AClientThatDoesNotReadIsDroppedAndTheAgentsMemoryStaysFlat) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  std::string sock = a.dir() + "/local/agent.sock";
+  ASSERT_EQ(a.kite({"status", "--local"}).status, 0);
+  long before = rss_kib(a.pid());
+  ASSERT_GT(before, 0);
+  for (int round = 0; round < 5; ++round) {
+    int fd = core::unix_connect(sock, &err);
+    ASSERT_GE(fd, 0) << err;
+    // While one client floods, others are answered.
+    CmdResult r = a.kite({"status", "--local"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("slot1@"), std::string::npos) << r.out;
+    EXPECT_TRUE(flood_until_dropped(fd, 20000)) << "round " << round << "\n" << a.log();
+    close(fd);
+    r = a.kite({"status", "--local"});
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_NE(a.log().find("does not read its replies"), std::string::npos) << a.log();
+  long after = rss_kib(a.pid());
+  EXPECT_LE(after - before, 1024) << "VmRSS " << before << " KiB before, " << after
+                                  << " KiB after five floods";
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, ConnectionsAreCappedAndIdleOnesClosed) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("AGENT_MAX_CONNECTIONS = 3\nAGENT_CLIENT_IDLE_TIMEOUT = 2\n", &err)) << err;
+  std::string sock = a.dir() + "/local/agent.sock";
+  std::vector<int> held;
+  core::FrameReader reader;
+  core::Json reply;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(core::unix_connect(sock, &err));
+    ASSERT_GE(held.back(), 0) << err;
+    // Answered, so the agent counts it.
+    ASSERT_TRUE(core::send_frame(held.back(), core::Json::message("status"), &err)) << err;
+    core::FrameReader r1;
+    ASSERT_EQ(core::recv_frame(held.back(), &r1, &reply, 5000, &err),
+              core::FrameReader::Result::kMessage)
+        << err;
+    EXPECT_EQ(reply.type(), "status");
+  }
+  // Held open, the three fill the cap: the fourth is told so and closed.
+  int extra = core::unix_connect(sock, &err);
+  ASSERT_GE(extra, 0) << err;
+  ASSERT_EQ(core::recv_frame(extra, &reader, &reply, 5000, &err),
+            core::FrameReader::Result::kMessage)
+      << err;
+  EXPECT_NE(reply.str("message").find("too many clients"), std::string::npos) << reply.dump();
+  EXPECT_EQ(core::recv_frame(extra, &reader, &reply, 5000, &err),
+            core::FrameReader::Result::kError);
+  close(extra);
+  // Silent clients are closed after AGENT_CLIENT_IDLE_TIMEOUT; then others get in again.
+  for (int fd : held) {
+    core::FrameReader r2;
+    EXPECT_EQ(core::recv_frame(fd, &r2, &reply, 10000, &err), core::FrameReader::Result::kError);
+    EXPECT_EQ(err, "connection closed");
+    close(fd);
+  }
+  EXPECT_EQ(a.kite({"status", "--local"}).status, 0);
+  EXPECT_NE(a.log().find("idle for 2 s"), std::string::npos) << a.log();
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(Agent, ASecondAgentOnTheSameLocalDirExitsAndLeavesTheFirstAlone) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  pid_t run = a.run_bg({"--", "/bin/sleep", "31.7"}, a.dir() + "/run.out");
+  ASSERT_TRUE(eventually([] { return !pids_running("/bin/sleep 31.7").empty(); }, 10000))
+      << a.log();
+  std::string sock = a.dir() + "/local/agent.sock";
+  struct stat before {};
+  ASSERT_EQ(stat(sock.c_str(), &before), 0);
+  std::vector<std::string> argv = kite_command();
+  argv.insert(argv.end(), {"agent", "-c", a.config(), "--foreground"});
+  CmdResult second = run_cmd(argv, 15000);
+  EXPECT_NE(second.status, 0);
+  EXPECT_NE(second.status, -1) << "the second agent did not exit";
+  EXPECT_NE(second.err.find("another agent is running on LOCAL_DIR " + a.dir() + "/local"),
+            std::string::npos)
+      << second.err;
+  // The first agent's socket (the same file), its starter and its job are untouched.
+  struct stat after {};
+  ASSERT_EQ(stat(sock.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Busy");
+  EXPECT_FALSE(pids_running("/bin/sleep 31.7").empty());
+  ASSERT_EQ(a.kite({"vacate", "--local", "slot1_1"}).status, 0);
+  EXPECT_EQ(wait_bg(run, 20000), 1) << read_text(a.dir() + "/run.out");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 

@@ -1,15 +1,21 @@
 // Tests of agent/core: frame encoding and the incremental reader's limits and errors, atomic
-// state files, rm -rf without following symlinks, log rotation.
+// state files, rm -rf without following symlinks, log rotation, the pid-file lock, the
+// kernel's record of a socket peer's groups.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "agent/core/files.h"
 #include "agent/core/frame.h"
+#include "agent/core/lock_file.h"
 #include "agent/core/log.h"
+#include "agent/core/sock.h"
 
 namespace kite::core {
 namespace {
@@ -140,6 +146,55 @@ TEST(Log, RotatesBySizeKeepingOneGeneration) {
   EXPECT_EQ(got.find("hidden"), std::string::npos);
   EXPECT_NE(got.find("WARN shown"), std::string::npos);
   ASSERT_TRUE(remove_tree(d, &err)) << err;
+}
+
+TEST(LockFile, ASecondLockIsRefusedNamingTheHolder) {
+  std::string d = temp_dir(), err;
+  std::string path = d + "/agent.lock";
+  pid_t holder = -1;
+  int fd = lock_file(path, &holder, &err);
+  ASSERT_GE(fd, 0) << err;
+  EXPECT_EQ(holder, 0);
+  std::string text;
+  ASSERT_TRUE(read_file(path, &text, &err)) << err;
+  EXPECT_EQ(text, std::to_string(getpid()) + "\n");
+  // flock belongs to the open file: a second open, even in this process, is refused.
+  EXPECT_EQ(lock_file(path, &holder, &err), -1);
+  EXPECT_EQ(holder, getpid());
+  EXPECT_NE(err.find(path + " is locked by another process"), std::string::npos) << err;
+  close(fd);
+  fd = lock_file(path, &holder, &err);
+  EXPECT_GE(fd, 0) << err;
+  close(fd);
+  EXPECT_EQ(lock_file(d + "/missing/agent.lock", &holder, &err), -1);
+  EXPECT_NE(err.find("missing/agent.lock"), std::string::npos) << err;
+  ASSERT_TRUE(remove_tree(d, &err)) << err;
+}
+
+TEST(Sock, PeerGroupsAreTheConnectingProcesssGroups) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::vector<gid_t> got;
+  std::string err;
+  if (!peer_groups(sv[0], &got, &err)) {
+    close(sv[0]);
+    close(sv[1]);
+    GTEST_SKIP() << "this kernel has no SO_PEERGROUPS: " << err;
+  }
+  std::vector<gid_t> mine(static_cast<size_t>(getgroups(0, nullptr)));
+  ASSERT_EQ(getgroups(static_cast<int>(mine.size()), mine.data()), static_cast<int>(mine.size()));
+  std::sort(got.begin(), got.end());
+  std::sort(mine.begin(), mine.end());
+  EXPECT_EQ(got, mine);
+  uid_t uid = 1;
+  gid_t gid = 1;
+  pid_t pid = 0;
+  ASSERT_TRUE(peer_credentials(sv[0], &uid, &gid, &pid));
+  EXPECT_EQ(uid, geteuid());
+  EXPECT_EQ(gid, getegid());
+  EXPECT_EQ(pid, getpid());
+  close(sv[0]);
+  close(sv[1]);
 }
 
 }  // namespace

@@ -16,10 +16,15 @@ class StarterControl : public StarterTest {
   }
   std::string count(const std::string& sandbox) { return slurp(sandbox + "/count"); }
 
-  bool progresses(const std::string& sandbox) {
+  // True as soon as the counter moves, false when it stays put for `ms`.
+  bool progresses(const std::string& sandbox, int ms = 3000) {
     std::string a = count(sandbox);
-    sleep_ms(300);
-    return count(sandbox) != a;
+    return wait_until(ms, [&] { return count(sandbox) != a; });
+  }
+  // A job script prefix that sets `trap` and then says so in the file `ready`.
+  static std::string trap_then_ready(const std::string& trap) { return trap + "; : > ready; "; }
+  bool ready(const std::string& sandbox) {
+    return wait_until(5000, [&] { return ::access((sandbox + "/ready").c_str(), F_OK) == 0; });
   }
 
   core::Json running_hello(Agent* a) {
@@ -43,7 +48,7 @@ TEST_F(StarterControl, SuspendFreezesAndContinueResumes) {
 
   ASSERT_TRUE(a->send_type("suspend"));
   ASSERT_TRUE(a->expect("suspended")) << log();
-  EXPECT_FALSE(progresses(sandbox));
+  EXPECT_FALSE(progresses(sandbox, 300));
   if (cg) {
     hal::Cgroups cgs(hal::Root("/"), layout_, base_);
     hal::JobCgroup job;
@@ -72,14 +77,15 @@ TEST_F(StarterControl, KillsReachASuspendedJob) {
   std::string why;
   bool cg = cgroups_usable(&why);
   // Soft kill of a suspended job: it is continued first so it can act on its KillSig.
-  write_job(job_json(
-      sh_job("trap 'echo got-term > marker; exit 0' TERM; while :; do sleep 0.05; done"), cg));
+  write_job(job_json(sh_job(trap_then_ready("trap 'echo got-term > marker; exit 0' TERM") +
+                            "while :; do sleep 0.05; done"),
+                     cg));
   start();
   core::Json hello;
   auto a = connect(&hello);
   ASSERT_EQ(hello.str("state"), "running") << log();
   std::string sandbox = hello.str("sandbox");
-  sleep_ms(100);
+  ASSERT_TRUE(ready(sandbox)) << log();
   ASSERT_TRUE(a->send_type("suspend"));
   ASSERT_TRUE(a->expect("suspended"));
   ASSERT_TRUE(a->send_type("soft-kill"));
@@ -118,7 +124,7 @@ TEST_F(StarterControl, SuspendWithoutCgroupsStopsTheProcessGroup) {
   ASSERT_TRUE(wait_until(3000, [&] { return !count(sandbox).empty(); })) << log();
   ASSERT_TRUE(a->send_type("suspend"));
   ASSERT_TRUE(a->expect("suspended"));
-  EXPECT_FALSE(progresses(sandbox));
+  EXPECT_FALSE(progresses(sandbox, 300));
   ASSERT_TRUE(a->send_type("continue"));
   ASSERT_TRUE(a->expect("continued"));
   EXPECT_TRUE(progresses(sandbox));
@@ -131,7 +137,8 @@ TEST_F(StarterControl, SoftKillDeliversKillSigThenHardKillEnds) {
   std::string why;
   bool cg = cgroups_usable(&why);
   // The job ignores its KillSig (after noting it), so only the hard kill ends it.
-  core::Json job = sh_job("trap 'echo got-usr1 > marker' USR1; while :; do sleep 0.05; done");
+  core::Json job = sh_job(trap_then_ready("trap 'echo got-usr1 > marker' USR1") +
+                          "while :; do sleep 0.05; done");
   job.set("KillSig", "SIGUSR1");
   write_job(job_json(std::move(job), cg));
   start();
@@ -140,7 +147,7 @@ TEST_F(StarterControl, SoftKillDeliversKillSigThenHardKillEnds) {
   ASSERT_EQ(hello.str("state"), "running") << log();
   std::string sandbox = hello.str("sandbox");
   pid_t pid = static_cast<pid_t>(hello.num("job_pid"));
-  sleep_ms(100);  // let the shell set its trap
+  ASSERT_TRUE(ready(sandbox)) << log();
   ASSERT_TRUE(a->send_type("soft-kill"));
   ASSERT_TRUE(wait_until(3000, [&] { return slurp(sandbox + "/marker") == "got-usr1\n"; }))
       << log();
@@ -157,12 +164,14 @@ TEST_F(StarterControl, SoftKillDeliversKillSigThenHardKillEnds) {
 }
 
 TEST_F(StarterControl, SoftKillWithDefaultSigtermEndsACooperativeJob) {
-  write_job(job_json(sh_job("trap 'echo bye; exit 3' TERM; while :; do sleep 0.05; done"), false));
+  write_job(job_json(
+      sh_job(trap_then_ready("trap 'echo bye; exit 3' TERM") + "while :; do sleep 0.05; done"),
+      false));
   start();
   core::Json hello;
   auto a = connect(&hello);
   ASSERT_EQ(hello.str("state"), "running") << log();
-  sleep_ms(100);
+  ASSERT_TRUE(ready(hello.str("sandbox"))) << log();
   core::Json sk = core::Json::message("soft-kill");
   ASSERT_TRUE(a->send(sk));
   core::Json e = exit_of(a->expect("exit"));
@@ -330,7 +339,9 @@ TEST_F(StarterControl, ReconnectGetsHelloWithTheRunningState) {
   auto a = connect(&h1);
   ASSERT_EQ(h1.str("state"), "running");
   a->close();
-  sleep_ms(100);
+  ASSERT_TRUE(wait_until(3000, [&] {
+    return log().find("no agent connected") != std::string::npos;
+  })) << log();
   core::Json h2;
   auto b = connect(&h2);
   EXPECT_EQ(h2.str("state"), "running");
@@ -409,7 +420,10 @@ TEST_F(StarterControl, ExitWhileTheAgentIsGoneWaitsInHello) {
   a->close();  // the agent dies
   pid_t pid = static_cast<pid_t>(hello.num("job_pid"));
   ASSERT_TRUE(wait_until(3000, [&] { return !alive(pid); }));
-  sleep_ms(100);
+  ASSERT_TRUE(wait_until(3000, [&] {
+    core::Json st = core::json_parse(slurp(dir_ + "/state.json"), nullptr);
+    return st && st.str("state") == "exited";
+  })) << log();
   auto b = connect(&hello);  // the restarted agent
   EXPECT_EQ(hello.str("state"), "exited");
   core::Json e = exit_of(hello);
