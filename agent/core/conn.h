@@ -40,6 +40,8 @@ class Conn {
   void send(const Json& msg);
   /// Output cap in bytes (0 = none).
   void set_max_queued(size_t bytes) { max_queued_ = bytes; }
+  /// Largest frame accepted from the peer (at most kMaxFrame, the default).
+  void set_max_frame(size_t bytes) { reader_.set_max_frame(bytes); }
   /// Closes the connection when no whole frame arrives for `ms` (0 = off); restarts the count.
   void set_idle_timeout(uint64_t ms);
   /// Closes without telling the handler (the owner already knows).

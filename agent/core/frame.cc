@@ -119,11 +119,16 @@ FrameReader::Result FrameReader::next(Json* msg, std::string* err) {
   if (avail < 4) return Result::kNeedMore;
   const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + pos_);
   uint32_t n = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-  if (n > kMaxFrame) {
+  if (n > max_frame_) {
     broken_ = true;
     buf_.clear();
     pos_ = 0;
-    if (err) *err = "frame of " + std::to_string(n) + " bytes is over the 1 MiB limit";
+    if (err) {
+      std::string limit = max_frame_ % (1u << 20) == 0 ? std::to_string(max_frame_ >> 20) + " MiB"
+                          : max_frame_ % 1024 == 0     ? std::to_string(max_frame_ >> 10) + " KiB"
+                                                       : std::to_string(max_frame_) + "-byte";
+      *err = "frame of " + std::to_string(n) + " bytes is over the " + limit + " limit";
+    }
     return Result::kError;
   }
   if (avail < 4 + size_t{n}) return Result::kNeedMore;

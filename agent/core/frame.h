@@ -81,6 +81,10 @@ std::string frame_encode(const Json& msg);
 class FrameReader {
  public:
   enum class Result { kNeedMore, kMessage, kError };
+  /// Frames longer than `max_frame` bytes (at most kMaxFrame) are refused.
+  explicit FrameReader(size_t max_frame = kMaxFrame)
+      : max_frame_(max_frame < kMaxFrame ? max_frame : kMaxFrame) {}
+  void set_max_frame(size_t n) { max_frame_ = n < kMaxFrame ? n : kMaxFrame; }
   void feed(const char* data, size_t n) { buf_.append(data, n); }
   /// Next message if a whole frame is buffered. kError (with `err`) on an oversized frame or a
   /// frame that is not a JSON object with a string "type"; the bad frame is dropped, and after
@@ -91,6 +95,7 @@ class FrameReader {
 
  private:
   std::string buf_;
+  size_t max_frame_;
   size_t pos_ = 0;
   bool broken_ = false;
 };

@@ -67,7 +67,8 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
               {"LOCAL_RUN_OUTPUT_BYTES", &out->return_output, 0},
               {"AGENT_MAX_CONNECTIONS", &out->max_connections, 1},
               {"AGENT_MAX_QUEUED_OUTPUT", &out->max_queued_output, 4096},
-              {"AGENT_CLIENT_IDLE_TIMEOUT", &out->client_idle_timeout, 1}};
+              {"AGENT_CLIENT_IDLE_TIMEOUT", &out->client_idle_timeout, 1},
+              {"AGENT_MAX_REQUEST_SIZE", &out->max_request, 1024}};
   for (const IntSetting& s : ints) {
     std::string raw;
     if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;

@@ -32,10 +32,12 @@ struct AgentConfig {
   int64_t local_claim_idle = 20;        // LOCAL_CLAIM_IDLE_TIME: idle local claims kept this long
   int64_t return_output = 65536;        // LOCAL_RUN_OUTPUT_BYTES: output tail sent to `kite run`
   // The control socket's bounds (Kite): clients at once, replies queued for a client that does
-  // not read before it is dropped (bytes), seconds a client may stay silent between requests.
-  int64_t max_connections = 64;         // AGENT_MAX_CONNECTIONS
-  int64_t max_queued_output = 262144;   // AGENT_MAX_QUEUED_OUTPUT
-  int64_t client_idle_timeout = 60;     // AGENT_CLIENT_IDLE_TIMEOUT
+  // not read before it is dropped (bytes), seconds a client may stay silent between requests,
+  // the largest request (at most the 1 MiB every Kite socket takes).
+  int64_t max_connections = 64;        // AGENT_MAX_CONNECTIONS
+  int64_t max_queued_output = 262144;  // AGENT_MAX_QUEUED_OUTPUT
+  int64_t client_idle_timeout = 60;    // AGENT_CLIENT_IDLE_TIMEOUT
+  int64_t max_request = 262144;        // AGENT_MAX_REQUEST_SIZE: bytes in one request frame
 };
 
 /// Reads the settings; errors name the variable and its bad value.

@@ -2,7 +2,8 @@
 // the agent here. Anyone may read; changing things needs root, the agent's own uid, or
 // membership in AGENT_ADMIN_GROUP (checked from the kernel's record of the peer). The socket
 // is bounded: AGENT_MAX_CONNECTIONS clients at once, AGENT_MAX_QUEUED_OUTPUT bytes of replies
-// queued for a client that does not read, AGENT_CLIENT_IDLE_TIMEOUT between requests.
+// queued for a client that does not read, AGENT_CLIENT_IDLE_TIMEOUT between requests,
+// AGENT_MAX_REQUEST_SIZE bytes in one request.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ void Agent::accept_control(uv_stream_t* server) {
     return;
   }
   c->set_max_queued(static_cast<size_t>(ac_.max_queued_output));
+  c->set_max_frame(static_cast<size_t>(ac_.max_request));
   c->set_idle_timeout(static_cast<uint64_t>(ac_.client_idle_timeout) * 1000);
   clients_.push_back(c);
 }

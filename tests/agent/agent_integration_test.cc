@@ -167,6 +167,17 @@ TEST(Agent, BadFramesOnTheControlSocketGetErrorsNotCrashes) {
   } while (r == core::FrameReader::Result::kMessage);
   EXPECT_EQ(r, core::FrameReader::Result::kError);
   close(fd);
+  // Requests are capped lower (AGENT_MAX_REQUEST_SIZE, 256 KiB by default).
+  fd = core::unix_connect(a.dir() + "/local/agent.sock", &err);
+  ASSERT_GE(fd, 0) << err;
+  std::string big = std::string("\0\x04\0\x01", 4);
+  ASSERT_EQ(write(fd, big.data(), big.size()), 4);
+  core::FrameReader reader2;
+  ASSERT_EQ(core::recv_frame(fd, &reader2, &reply, 5000, &err),
+            core::FrameReader::Result::kMessage);
+  EXPECT_EQ(reply.str("message"), "frame of 262145 bytes is over the 256 KiB limit");
+  EXPECT_EQ(core::recv_frame(fd, &reader2, &reply, 5000, &err), core::FrameReader::Result::kError);
+  close(fd);
   EXPECT_EQ(a.slot_state("slot1"), "Unclaimed/Idle");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }

@@ -70,6 +70,28 @@ TEST(Frame, OversizedFrameIsAnErrorAndBreaksTheStream) {
   EXPECT_EQ(r.next(&m, &err), FrameReader::Result::kError);
 }
 
+TEST(Frame, AReaderMayTakeLessThanTheMaximum) {
+  std::string body = "{\"type\":\"" + std::string(1100, 'x') + "\"}";
+  std::string wire = std::string(2, '\0') + static_cast<char>(body.size() >> 8) +
+                     static_cast<char>(body.size() & 0xff) + body;
+  FrameReader small(1024);
+  small.feed(wire.data(), wire.size());
+  Json m;
+  std::string err;
+  EXPECT_EQ(small.next(&m, &err), FrameReader::Result::kError);
+  EXPECT_EQ(err, "frame of " + std::to_string(body.size()) + " bytes is over the 1 KiB limit");
+  EXPECT_TRUE(small.broken());
+  FrameReader big(8u << 20);  // asks for more than any Kite socket takes: kMaxFrame
+  const char len[4] = {0, 0x10, 0, 1};
+  big.feed(len, 4);
+  EXPECT_EQ(big.next(&m, &err), FrameReader::Result::kError);
+  EXPECT_NE(err.find("over the 1 MiB limit"), std::string::npos) << err;
+  FrameReader fits(2048);
+  fits.feed(wire.data(), wire.size());
+  ASSERT_EQ(fits.next(&m, &err), FrameReader::Result::kMessage) << err;
+  EXPECT_EQ(m.type().size(), 1100u);
+}
+
 TEST(Frame, BadJsonAndMissingTypeAreErrorsThenTheStreamGoesOn) {
   auto raw = [](const std::string& body) {
     std::string s(4, '\0');
