@@ -332,7 +332,8 @@ TEST(Agent, WantHoldPutsThePreemptedJobOnHold) {
     SCOPED_TRACE(vacate ? "WANT_VACATE = True" : "WANT_VACATE = False");
     TestAgent a;
     std::string err;
-    ASSERT_TRUE(a.start(std::string("PREEMPT = True\n"
+    // PREEMPT turns true once the job runs (an input the test sets, as in agent_jobs_test).
+    ASSERT_TRUE(a.start(std::string("PREEMPT = (KiteTestPreempt =?= True)\n"
                                     "WANT_HOLD = True\n"
                                     "WANT_HOLD_SUBCODE = 7\n"
                                     "WANT_HOLD_REASON = \"held by the test's policy\"\n"
@@ -340,7 +341,14 @@ TEST(Agent, WantHoldPutsThePreemptedJobOnHold) {
                             (vacate ? "True" : "False") + "\n",
                         &err))
         << err;
-    CmdResult r = a.kite({"run", "--local", "--json", "--", "/bin/sleep", "300"}, 60000);
+    std::string out = a.dir() + "/run.out";
+    pid_t run = a.run_bg({"--", "/bin/sleep", "61.9"}, out);
+    ASSERT_TRUE(eventually([] { return !pids_running("/bin/sleep 61.9").empty(); }, 10000))
+        << a.log();
+    ASSERT_EQ(a.kite({"set", "--local", "KiteTestPreempt=True"}).status, 0);
+    CmdResult r;
+    r.status = wait_bg(run, 30000);
+    r.out = r.err = read_text(out);
     core::Json ex = exit_json(r.out);
     ASSERT_TRUE(ex) << r.out << r.err << a.log();
     EXPECT_EQ(ex.str("outcome"), "hold") << r.out;
