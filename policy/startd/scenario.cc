@@ -412,14 +412,13 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
     }
   }
   VirtualClock clock(origin);
-  clock_install(&clock);
   {
+    ScopedClockInstall installed(&clock);
     Startd sd(cfg, facts, clock);
     std::string err;
     if (!sd.init(&err)) {
       res->error = true;
       res->output = name + ": " + err + "\n";
-      clock_install(nullptr);
       return;
     }
     Runner run(sd, clock, origin, res);
@@ -446,7 +445,6 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       i = j;
     }
   }
-  clock_install(nullptr);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%d passed, %d failed\n", res->passed, res->failed);
   res->output += buf;
