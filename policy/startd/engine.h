@@ -25,6 +25,8 @@ using classad::Value;
 
 constexpr int64_t kNever = INT64_MAX;
 
+struct RequestAmounts;  // requests.h
+
 inline bool truthy(const Value& v) {
   return classad::value_is_true(v);
 }
@@ -305,6 +307,8 @@ struct Engine {
   // Carves a dynamic slot for `ad` out of partitionable slot `p`; null (with why) when it does
   // not fit.
   SlotImpl* carve(SlotImpl& p, const ClassAd* ad, std::string* why);
+  // The dynamic slot of `size` taken out of `p` (checked to fit), claimed by no one yet.
+  SlotImpl* dslot_make(SlotImpl& p, const RequestAmounts& size);
   // A claim request on `t`: the slot claimed (a new dynamic slot for a pslot), or null when
   // refused (a refuse action says why).
   // `by_priority`: the negotiator preempts the current claim by user priority.

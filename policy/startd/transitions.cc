@@ -1,6 +1,7 @@
 // Moving a slot along the transition table: the entry and exit work of each move (claims,
 // jobs, signals, dynamic slot deletion) and following a chain of moves until stable.
 #include "policy/startd/engine.h"
+#include "policy/startd/requests.h"
 
 #include <cstdio>
 
@@ -311,9 +312,7 @@ void Engine::reset_eviction(SlotImpl& s) {
 void Engine::delete_dslot(SlotImpl& s) {
   SlotImpl* p = s.parent;
   p->res_dirty = true;
-  p->res.cpus += s.res.cpus;
-  p->res.memory_mb += s.res.memory_mb;
-  p->res.disk_kb += s.res.disk_kb;
+  for (const StdResource& r : kStdResources) r.add(p->res, r.amount(s.res));
   for (size_t i = 0; i < s.res.custom.size() && i < p->res.custom.size(); ++i) {
     p->res.custom[i] += s.res.custom[i];
     for (const std::string& id : s.res.ids[i]) p->res.ids[i].push_back(id);

@@ -19,10 +19,10 @@ enum class Round : uint8_t {
 /// `*out` untouched) for NaN, infinities and values outside the range.
 inline bool double_to_int64(double v, Round mode, int64_t lo, int64_t hi, int64_t* out) {
   if (!std::isfinite(v)) return false;
-  double r = mode == Round::kDown   ? std::floor(v)
-             : mode == Round::kUp   ? std::ceil(v)
+  double r = mode == Round::kDown      ? std::floor(v)
+             : mode == Round::kUp      ? std::ceil(v)
              : mode == Round::kNearest ? std::round(v)
-                                    : std::trunc(v);
+                                       : std::trunc(v);
   // [-2^63, 2^63) is exactly the doubles an int64_t holds; compare in doubles first, then in
   // integers against the caller's bounds (which a double may not represent exactly).
   if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return false;
