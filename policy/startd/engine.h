@@ -144,7 +144,7 @@ struct SlotImpl {
   bool claim_pending = false;
   Claim pending_claim;
   bool activate_pending = false;
-  int64_t adopt_start = -1;  // re-adopted job: its JobStart; no starter to spawn
+  int64_t adopt_start = -1;    // re-adopted job: its JobStart; no starter to spawn
   bool end_requested = false;  // vacate / release / lease / drain / shutdown on an idle claim
   bool fast = false;
   std::string end_cause;
@@ -270,6 +270,12 @@ struct Engine {
   // Moves `s` along `r`, running the entry/exit work of the move. Returns false when the
   // slot went away (a dynamic slot deleted on its way back to Owner).
   bool apply(SlotImpl& s, const TransitionRow& r);
+  // The work of entering a row (state_table.h EntryWork), and its larger steps.
+  void entry_work(SlotImpl& s, EntryWork w);
+  void claim_take(SlotImpl& s);    // the pending claim becomes the slot's
+  void claim_switch(SlotImpl& s);  // the preempting claim replaces the evicted one
+  void claim_end(SlotImpl& s);     // the evicted claim is broken, the claimant told why
+  void backfill_stop(SlotImpl& s);
   void reset_eviction(SlotImpl& s);
   // Slots using the (single) backfill client, `except` aside.
   int backfill_users(const SlotImpl* except);

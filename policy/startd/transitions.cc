@@ -130,6 +130,94 @@ void Engine::resume(SlotImpl& s) {
   act(s, ActionKind::kContinue);
 }
 
+void Engine::claim_take(SlotImpl& s) {
+  sd.last_claim_time_ = now;
+  s.claim = std::move(s.pending_claim);
+  s.pending_claim = Claim{};
+  s.has_claim = true;
+  s.claim_pending = false;
+  s.match_pending = false;
+  s.accepted_while_draining = sd.draining_;
+  ins(s, "AcceptedWhileDraining", Value::boolean(sd.draining_));
+}
+
+void Engine::claim_switch(SlotImpl& s) {
+  end_job_accounting(s, true);
+  clear_claim(s, "preempted by a better claim");
+  s.claim = std::move(s.preempting);
+  s.preempting = Claim{};
+  s.has_preempting = false;
+  s.has_claim = true;
+  reset_eviction(s);
+}
+
+void Engine::claim_end(SlotImpl& s) {
+  std::string why = !s.end_cause.empty()        ? s.end_cause
+                    : s.retire != Retire::kNone ? retire_text(s.retire)
+                                                : "preempted";
+  if (s.job.held) why += " (job put on hold)";
+  end_job_accounting(s, true);
+  clear_claim(s, why.c_str());
+  if (s.has_preempting) {
+    act(s, ActionKind::kNotifyClaimant, "preempting claim " + s.preempting.id + " dropped");
+    s.has_preempting = false;
+    s.preempting = Claim{};
+  }
+  reset_eviction(s);
+}
+
+void Engine::backfill_stop(SlotImpl& s) {
+  // HTCONDOR: ep-policy "the condor_startd will only spawn a single instance of the BOINC
+  // client": a slot leaving backfill while others still use the client just lets go of it.
+  if (backfill_users(&s) > 0) {
+    s.bf_running = false;
+  } else {
+    act(s, ActionKind::kKillBackfill);
+  }
+  if (s.bf_cause.empty()) {
+    s.bf_cause = s.claim_pending     ? "claimed by schedd"
+                 : s.match_pending   ? "matched by negotiator"
+                 : sd.shutting_down_ ? "shutdown"
+                 : sd.draining_      ? "draining"
+                                     : "vacate";
+  }
+  if (!s.claim_pending && !s.match_pending) s.bf_evict_to_owner = true;
+}
+
+void Engine::entry_work(SlotImpl& s, EntryWork w) {
+  switch (w) {
+    case EntryWork::kNone: break;
+    case EntryWork::kRunBenchmarks:
+      s.benchmark_end = now + 1;
+      act(s, ActionKind::kRunBenchmarks);
+      break;
+    case EntryWork::kTakeClaim: claim_take(s); break;
+    case EntryWork::kAwaitClaim:
+      s.match_pending = false;
+      s.match_deadline = now + s.pol.match_timeout;
+      break;
+    case EntryWork::kStartJob: start_job(s); break;
+    case EntryWork::kEndJob: end_job_accounting(s, false); break;
+    case EntryWork::kSuspendJob:
+      s.job.suspend_since = now;
+      act(s, ActionKind::kSuspend);
+      break;
+    case EntryWork::kUnretire:
+      s.retire = Retire::kNone;
+      s.retire_end_override = kNever;
+      break;
+    case EntryWork::kKillJob: enter_preempting(s); break;
+    case EntryWork::kSwitchClaim: claim_switch(s); break;
+    case EntryWork::kEndClaim: claim_end(s); break;
+    case EntryWork::kStopBackfill: backfill_stop(s); break;
+    case EntryWork::kForgetBackfill:
+      s.bf_evict_to_owner = false;
+      s.bf_cause.clear();
+      s.end_requested = false;
+      break;
+  }
+}
+
 bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   State fs = s.state;
   Activity fa = s.activity;
@@ -168,97 +256,10 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   record(s, fs, fa, r.number, cause);
   publish_pair_times(s, fs, fa, entered);
 
-  // Entering.
-  switch (r.number == 0 && r.trigger == Trigger::kClaimInOwner ? 5 : r.number) {
-    case 3:
-      s.benchmark_end = now + 1;
-      act(s, ActionKind::kRunBenchmarks);
-      break;
-    case 5:
-    case 9:
-    case 31:
-      sd.last_claim_time_ = now;
-      s.claim = std::move(s.pending_claim);
-      s.pending_claim = Claim{};
-      s.has_claim = true;
-      s.claim_pending = false;
-      s.match_pending = false;
-      s.accepted_while_draining = sd.draining_;
-      ins(s, "AcceptedWhileDraining", Value::boolean(sd.draining_));
-      break;
-    case 6:
-    case 32:
-      s.match_pending = false;
-      s.match_deadline = now + s.pol.match_timeout;
-      break;
-    case 11: start_job(s); break;
-    case 12: end_job_accounting(s, false); break;
-    case 14:
-    case 20:
-      s.job.suspend_since = now;
-      act(s, ActionKind::kSuspend);
-      break;
-    case 19:
-      s.retire = Retire::kNone;
-      s.retire_end_override = kNever;
-      break;
-    case 21: enter_preempting(s); break;
-    case 23:
-    case 24: {
-      end_job_accounting(s, true);
-      clear_claim(s, "preempted by a better claim");
-      s.claim = std::move(s.preempting);
-      s.preempting = Claim{};
-      s.has_preempting = false;
-      s.has_claim = true;
-      reset_eviction(s);
-      break;
-    }
-    case 22:
-    case 25: {
-      std::string why = !s.end_cause.empty()        ? s.end_cause
-                        : s.retire != Retire::kNone ? retire_text(s.retire)
-                                                    : "preempted";
-      if (s.job.held) why += " (job put on hold)";
-      end_job_accounting(s, true);
-      clear_claim(s, why.c_str());
-      if (s.has_preempting) {
-        act(s, ActionKind::kNotifyClaimant, "preempting claim " + s.preempting.id + " dropped");
-        s.has_preempting = false;
-        s.preempting = Claim{};
-      }
-      reset_eviction(s);
-      break;
-    }
-    case 26: break;
-    case 28:
-      // HTCONDOR: ep-policy "the condor_startd will only spawn a single instance of the BOINC
-      // client": a slot leaving backfill while others still use the client just lets go of it.
-      if (backfill_users(&s) > 0) {
-        s.bf_running = false;
-      } else {
-        act(s, ActionKind::kKillBackfill);
-      }
-      if (s.bf_cause.empty()) {
-        s.bf_cause = s.claim_pending     ? "claimed by schedd"
-                     : s.match_pending   ? "matched by negotiator"
-                     : sd.shutting_down_ ? "shutdown"
-                     : sd.draining_      ? "draining"
-                                         : "vacate";
-      }
-      if (!s.claim_pending && !s.match_pending) s.bf_evict_to_owner = true;
-      break;
-    case 30:
-      s.bf_evict_to_owner = false;
-      s.bf_cause.clear();
-      s.end_requested = false;
-      break;
-    case 36:
-    case 37: break;
-    default: break;
-  }
+  entry_work(s, r.work);
   if (ts == State::kBackfill && ta == Activity::kIdle && !s.bf_running && !s.bf_evict_to_owner &&
-      !s.claim_pending && !s.match_pending && r.number != 29) {
+      !s.claim_pending && !s.match_pending &&
+      !(fs == State::kBackfill && fa == Activity::kKilling)) {  // not once the client is killed
     // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
     // running under this condor_startd, the slot will immediately enter Backfill/Busy without
     // waiting to spawn another copy of the BOINC client."
@@ -338,9 +339,7 @@ void Engine::settle(SlotImpl& s) {
     if (!r) return;
     uint64_t to =
         uint64_t{1} << (static_cast<int>(r->to_state) * 8 + static_cast<int>(r->to_activity));
-    if ((seen & to) && r->number != 1 && r->number != 29 && r->number != 23 && r->number != 24 &&
-        r->number != 12 && r->number != 4 && r->number != 26)
-      return;
+    if ((seen & to) && !r->revisits) return;
     if (!apply(s, *r)) return;
     refresh_cross();
   }
