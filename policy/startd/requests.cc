@@ -48,7 +48,7 @@ RequestValue request_amount(const char* attr, const classad::Value& v, int64_t l
     std::snprintf(buf, sizeof buf, "%s %g is negative", attr, d);
   } else if (util::double_to_int64(d, util::Round::kUp, 0, limit, out)) {
     return RequestValue::kAmount;
-  } else if (d == std::floor(d)) {
+  } else if (d == std::floor(d) && d < 1e19) {  // whole numbers in full, as the job wrote them
     std::snprintf(buf, sizeof buf,
                   "insufficient resources: %s %.0f is more than the machine's %lld", attr, d,
                   static_cast<long long>(limit));

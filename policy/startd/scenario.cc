@@ -15,8 +15,8 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
-#include "policy/startd/startd.h"
 #include "policy/startd/scenario_steps.h"
+#include "policy/startd/startd.h"
 
 namespace kite::startd {
 
@@ -106,8 +106,7 @@ class Runner {
             sd_.handle(ev, &out, &err);
           }
           break;
-        default:
-          break;
+        default: break;
       }
     }
   }
@@ -193,7 +192,7 @@ class Runner {
       case Cmd::kExpectAttr:
       case Cmd::kExpectAction:
       case Cmd::kExpectNoAction:
-        return true;  // checked after the evaluation
+      case Cmd::kExpectTotals: return true;  // checked after the evaluation
     }
     if (!is_event) return true;
     line("t=%lld > %s", static_cast<long long>(rel()), st.text.c_str());
@@ -209,6 +208,18 @@ class Runner {
     }
     drain_output(out);
     return true;
+  }
+
+  // expect-totals: the slots' resources add up to the machine.
+  void check_totals(const Step& st) {
+    std::string report;
+    if (sd_.resources_balance(&report)) {
+      r_->passed++;
+      return;
+    }
+    r_->failed++;
+    line("FAIL line %d: t=%lld %s: %s", st.line, static_cast<long long>(rel()), st.text.c_str(),
+         report.c_str());
   }
 
   // expect-action / expect-no-action: an action of that name on the slot (or, for a
@@ -299,7 +310,8 @@ class Runner {
       while ((p = src.find(n, p)) != std::string::npos) {
         bool lb = p == 0 || !(isalnum(static_cast<unsigned char>(src[p - 1])) || src[p - 1] == '_');
         size_t q = p + n.size();
-        bool rb = q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
+        bool rb =
+            q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
         if (lb && rb) {
           named = true;
           break;
@@ -332,7 +344,8 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   size_t p = 0;
   while (p <= text.size()) {
     size_t nl = text.find('\n', p);
-    lines.emplace_back(text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
+    lines.emplace_back(
+        text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
     if (nl == std::string_view::npos) break;
     p = nl + 1;
   }
@@ -437,6 +450,7 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       run.evaluate();
       for (size_t k = i; k < j; ++k) {
         if (steps[k].cmd == Cmd::kExpect || steps[k].cmd == Cmd::kExpectAttr) run.check(steps[k]);
+        if (steps[k].cmd == Cmd::kExpectTotals) run.check_totals(steps[k]);
         if (steps[k].cmd == Cmd::kExpectAction || steps[k].cmd == Cmd::kExpectNoAction)
           run.check_action(steps[k], since);
       }

@@ -1,5 +1,8 @@
 // The parser of scenario steps (see scenario_steps.h): `at SECONDS COMMAND ARGS`, with each
-// command's arguments checked and line-numbered errors.
+// command's arguments checked and line-numbered errors. The commands are in kCmds; the checks
+// are expect (SLOT State/Activity or absent), expect-attr (SLOT EXPR), expect-action and
+// expect-no-action (SLOT ACTION [TEXT]) and expect-totals (the slots' resources add up to the
+// machine; see the case below).
 #include "policy/startd/scenario_steps.h"
 
 #include <strings.h>
@@ -96,6 +99,7 @@ const CmdName kCmds[] = {
     {"expect-attr", Cmd::kExpectAttr},
     {"expect-action", Cmd::kExpectAction},
     {"expect-no-action", Cmd::kExpectNoAction},
+    {"expect-totals", Cmd::kExpectTotals},
 };
 
 }  // namespace
@@ -320,6 +324,15 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       for (size_t k = 2; k < args.size(); ++k) st->action_text += (k > 2 ? " " : "") + args[k];
       return true;
     }
+    case Cmd::kExpectTotals:
+      // expect-totals: the slots' resources add up (Startd::resources_balance): nothing
+      // negative, each partitionable slot's free resources plus its dynamic slots' equal what it
+      // was given, and the slots together have no more than the machine. No arguments.
+      if (!args.empty()) {
+        *err = pre + "expect-totals: takes no arguments";
+        return false;
+      }
+      return true;
     case Cmd::kExpectAttr: {
       if (!need_slot()) return false;
       std::string rest;
