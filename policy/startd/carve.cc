@@ -4,6 +4,7 @@
 // HTCONDOR: ep-configuration "Dynamic Provisioning: Partitionable and Dynamic Slots".
 #include <strings.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -155,10 +156,15 @@ SlotImpl* Engine::dslot_make(SlotImpl& p, const RequestAmounts& size) {
   if (ev && !ev->adopt_slot.empty()) {
     // Re-adoption keeps the dynamic slot's old name.
     size_t us = ev->adopt_slot.rfind('_');
-    int id = us == std::string::npos ? 0 : std::atoi(ev->adopt_slot.c_str() + us + 1);
+    long id = 0;
+    if (us != std::string::npos) {
+      char* end = nullptr;
+      id = std::strtol(ev->adopt_slot.c_str() + us + 1, &end, 10);
+      if (*end || id > INT_MAX) id = 0;  // not a dynamic slot's name: a new one
+    }
     if (id > 0) {
-      d->dslot_id = id;
-      if (p.next_dslot <= id) p.next_dslot = id + 1;
+      d->dslot_id = static_cast<int>(id);
+      if (p.next_dslot <= d->dslot_id) p.next_dslot = d->dslot_id + 1;
     }
   }
   d->name = p.name + "_" + std::to_string(d->dslot_id);

@@ -35,11 +35,15 @@ Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad) {
   int64_t alive = 300, missed = 6, n;
   if (cfg_int(sd.cfg_, "ALIVE_INTERVAL", &n) && n > 0) alive = n;
   if (cfg_int(sd.cfg_, "MAX_CLAIM_ALIVES_MISSED", &n) && n > 0) missed = n;
-  c.lease = alive * missed;
+  alive = alive > kLongestDuration ? kLongestDuration : alive;
+  missed = missed > kLongestDuration ? kLongestDuration : missed;
+  if (__builtin_mul_overflow(alive, missed, &c.lease) || c.lease > kLongestDuration)
+    c.lease = kLongestDuration;
   int64_t jl = 0;
   // HTCONDOR: ep-policy "The Claimed State and Leases": JobLeaseDuration, else
   // MAX_CLAIM_ALIVES_MISSED * alive interval.
-  if (c.ad->evaluate_int("JobLeaseDuration", jl) && jl > 0) c.lease = jl;
+  if (ad_int(*c.ad, "JobLeaseDuration", &jl) && jl > 0)
+    c.lease = jl > kLongestDuration ? kLongestDuration : jl;
   c.lease_expires = now + c.lease;
   c.rank = rank_for(s, c.ad.get());
   return c;

@@ -14,6 +14,7 @@
 #include "policy/config/config.h"
 #include "policy/startd/startd.h"
 #include "policy/startd/text_util.h"
+#include "policy/util/double_to_int.h"
 
 namespace kite::startd {
 
@@ -24,6 +25,9 @@ using classad::ExprPtr;
 using classad::Value;
 
 constexpr int64_t kNever = INT64_MAX;
+// The longest duration a job or the configuration may ask for (about 34,000 years): longer
+// ones are cut to it, so that `now + duration` never overflows.
+constexpr int64_t kLongestDuration = int64_t{1} << 40;
 
 struct RequestAmounts;  // requests.h
 
@@ -51,6 +55,28 @@ inline bool number(const Value& v, double* out) {
     return true;
   }
   return false;
+}
+
+// A figure as a whole number for an ad or a timer: toward zero, saturated at the int64 range,
+// NaN as 0 (util::double_to_int64_clamped; never a bare cast).
+inline int64_t whole(double v) {
+  return util::double_to_int64_clamped(v, util::Round::kTowardZero, INT64_MIN, INT64_MAX, 0);
+}
+// A duration in seconds from a job or the configuration: not negative, at most
+// kLongestDuration, NaN as 0.
+inline int64_t duration(double v) {
+  return util::double_to_int64_clamped(v, util::Round::kTowardZero, 0, kLongestDuration, 0);
+}
+// An integer attribute of a job ad: an integer as it is, a real only when finite and in range
+// (toward zero, as ClassAd int()). False otherwise.
+inline bool ad_int(const ClassAd& ad, std::string_view attr, int64_t* out) {
+  Value v = ad.evaluate_attr(attr);
+  if (v.is_integer()) {
+    *out = v.as_integer();
+    return true;
+  }
+  return v.is_real() &&
+         util::double_to_int64(v.as_real(), util::Round::kTowardZero, INT64_MIN, INT64_MAX, out);
 }
 
 // Why a running job retires (and so where the slot goes when it is gone, and whether it may

@@ -17,6 +17,7 @@
 #include "policy/config/config.h"
 #include "policy/startd/scenario_steps.h"
 #include "policy/startd/startd.h"
+#include "policy/util/double_to_int.h"
 
 namespace kite::startd {
 
@@ -405,10 +406,14 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
     classad::ExprPtr e = classad::parse_expr(trim(s));
     if (!e) return dflt;
     double d;
-    if (!classad::evaluate(e.get()).to_number(d) || d < 0) return dflt;
-    return static_cast<int64_t>(d);
+    int64_t whole_value;
+    if (!classad::evaluate(e.get()).to_number(d) ||
+        !util::double_to_int64(d, util::Round::kTowardZero, 0, INT64_MAX, &whole_value))
+      return dflt;
+    return whole_value;
   };
-  facts.cpus = static_cast<int>(get_num("NUM_CPUS", 1));
+  int64_t cpus = get_num("NUM_CPUS", 1);
+  facts.cpus = static_cast<int>(cpus > INT_MAX ? INT_MAX : cpus);
   if (facts.cpus < 1) facts.cpus = 1;
   facts.memory_mb = get_num("MEMORY", 1024);
   cfg.set_detected("DETECTED_CPUS", std::to_string(facts.cpus));

@@ -194,7 +194,8 @@ bool slot_types_read(const config::Config& cfg, const std::vector<double>& total
     }
     TypeSpec ts;
     ts.type_id = 0;
-    ts.count = static_cast<int>(num_slots);  // at most the CPUs, an int
+    // at most the CPUs; as many as NUM_SLOTS_TYPE_<N> may make
+    ts.count = static_cast<int>(num_slots > kMaxSlotsPerType ? kMaxSlotsPerType : num_slots);
     ts.shares.assign(nres, Share{ShareKind::kAuto, 0, ""});
     types->push_back(std::move(ts));
     return true;

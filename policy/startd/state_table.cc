@@ -95,10 +95,18 @@ const TransitionRow kTable[] = {
 
 }  // namespace
 
-const char* state_name(State s) { return kStateNames[static_cast<int>(s)]; }
-const char* activity_name(Activity a) { return kActivityNames[static_cast<int>(a)]; }
-const char* trigger_text(Trigger t) { return kTriggerText[static_cast<int>(t)]; }
-const char* entry_work_text(EntryWork w) { return kEntryWorkText[static_cast<int>(w)]; }
+const char* state_name(State s) {
+  return kStateNames[static_cast<int>(s)];
+}
+const char* activity_name(Activity a) {
+  return kActivityNames[static_cast<int>(a)];
+}
+const char* trigger_text(Trigger t) {
+  return kTriggerText[static_cast<int>(t)];
+}
+const char* entry_work_text(EntryWork w) {
+  return kEntryWorkText[static_cast<int>(w)];
+}
 
 bool state_parse(const char* s, int len, State* out) {
   for (int i = 0; i < static_cast<int>(sizeof kStateNames / sizeof *kStateNames); ++i) {
@@ -138,7 +146,8 @@ struct Index {
   uint8_t count[kStates][kActivities];
   Index() : rows{}, count{} {
     for (int i = 0; i < kRows; ++i) {
-      int st = static_cast<int>(kTable[i].from_state), ac = static_cast<int>(kTable[i].from_activity);
+      int st = static_cast<int>(kTable[i].from_state),
+          ac = static_cast<int>(kTable[i].from_activity);
       if (count[st][ac] < 12) rows[st][ac][count[st][ac]++] = static_cast<uint8_t>(i);
     }
   }

@@ -67,24 +67,24 @@ void Engine::start_job(SlotImpl& s) {
   s.job.starter_running = true;
   s.job.vanilla = false;
   int64_t uni = 0;
-  if (s.job.ad && s.job.ad->evaluate_int("JobUniverse", uni)) s.job.vanilla = uni == 5;
+  if (s.job.ad && ad_int(*s.job.ad, "JobUniverse", &uni)) s.job.vanilla = uni == 5;
   std::string sig;
   if (s.job.ad && s.job.ad->evaluate_string("KillSig", sig) && !sig.empty()) s.job.kill_sig = sig;
   insert_policy(s);
   double m = 600;
   if (!number(eval_job(s, s.pol.mmvt.get()), &m)) m = 600;
-  s.job.mmvt = m < 0 ? 0 : static_cast<int64_t>(m);
+  s.job.mmvt = duration(m);
   s.job.jmvt = -1;
   if (s.job.ad) {
     const Expr* je = s.job.ad->lookup("JobMaxVacateTime");
     double j;
-    if (je && number(s.job.ad->evaluate_expr(je), &j))
-      s.job.jmvt = j < 0 ? 0 : static_cast<int64_t>(j);
+    if (je && number(s.job.ad->evaluate_expr(je), &j)) s.job.jmvt = duration(j);
   }
   // HTCONDOR: ep-policy "The length of the claim lease is the job's ClassAd attribute
   // JobLeaseDuration": a job that brings one sets the lease from its start.
   int64_t jl = 0;
-  if (s.job.ad && s.job.ad->evaluate_int("JobLeaseDuration", jl) && jl > 0) {
+  if (s.job.ad && ad_int(*s.job.ad, "JobLeaseDuration", &jl) && jl > 0) {
+    jl = jl > kLongestDuration ? kLongestDuration : jl;
     s.claim.lease = jl;
     s.claim.lease_expires = now + jl;
   }
