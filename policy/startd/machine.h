@@ -26,7 +26,7 @@ struct MachineFacts {
   std::string arch = "X86_64";
   std::string opsys = "LINUX";
   std::string opsys_and_ver = "Debian12";
-  double load_avg = 0.0;          // machine-wide load average (TotalLoadAvg)
+  double load_avg = 0.0;         // machine-wide load average (TotalLoadAvg)
   int64_t keyboard_idle = 86400;  // seconds since the last keyboard/tty activity
   int64_t console_idle = 86400;   // seconds since the last console activity
   double mips = 0;

@@ -12,8 +12,8 @@ namespace kite::startd {
 struct ScenarioResult {
   int passed = 0;
   int failed = 0;
-  bool error = false;  // the scenario or its configuration did not parse (nothing ran)
-  std::string output;  // trace, failures, errors and the final "N passed, M failed" line
+  bool error = false;   // the scenario or its configuration did not parse (nothing ran)
+  std::string output;   // trace, failures, errors and the final "N passed, M failed" line
 };
 
 /// Runs the scenario `text` (`name` is used in messages, e.g. the file's path). Never aborts on
