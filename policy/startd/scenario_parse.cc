@@ -7,6 +7,7 @@
 
 #include <strings.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -206,11 +207,12 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
     case Cmd::kStarterExit:
       if (!need_slot()) return false;
       if (args.size() > 1) {
-        st->code = static_cast<int>(std::strtol(args[1].c_str(), &end, 10));
-        if (*end) {
+        long code = std::strtol(args[1].c_str(), &end, 10);
+        if (*end || args[1].empty() || code < INT_MIN || code > INT_MAX) {
           *err = pre + "starter-exit: bad exit code '" + args[1] + "'";
           return false;
         }
+        st->code = static_cast<int>(code);
       }
       return true;
     case Cmd::kDeactivate:
