@@ -51,7 +51,8 @@ SizingPolicy sizing_policy(const config::Config& cfg, const SlotImpl& p) {
 
 // `expr_text` evaluated for the request: by the pslot with the job as TARGET (consumption
 // policy) or by the job with the pslot as TARGET (MODIFY_REQUEST_EXPR_*). A number is checked
-// as a request is (`what` names the macro in a refusal); anything else keeps `raw`.
+// as a request is (`what` names the macro in a refusal); anything else (undefined, an error, a
+// string) keeps `raw`, as before the check.
 bool sized_amount(const SizingPolicy& pol, ClassAd& pslot, ClassAd& req, const char* what,
                   const std::string& expr_text, int64_t raw, int64_t* out, std::string* why) {
   *out = raw;
@@ -59,6 +60,7 @@ bool sized_amount(const SizingPolicy& pol, ClassAd& pslot, ClassAd& req, const c
   if (!e) return true;
   Value v = pol.consumption ? classad::MatchPair(pslot, req).evaluate_left(e.get())
                             : classad::MatchPair(req, pslot).evaluate_left(e.get());
+  if (!v.is_number() && !v.is_boolean()) return true;  // no size: the request as it is
   // A size bigger than the machine is not refused here: it does not fit, and without
   // MUST_MODIFY_REQUEST_EXPRS the raw request is tried instead.
   return request_amount(what, v, INT64_MAX, out, why) != RequestValue::kBad;
@@ -82,7 +84,8 @@ bool requests_size(const SizingPolicy& pol, const config::Config& cfg, ClassAd& 
       return false;
   }
   // "Custom resources have no default consumption policy."
-  for (size_t i = 0; i < layout.resources.size() && pol.consumption; ++i) {
+  if (!pol.consumption) return true;
+  for (size_t i = 0; i < layout.resources.size(); ++i) {
     std::string macro = "CONSUMPTION_" + layout.resources[i].name;
     if (!pol.text(macro, &text)) continue;
     if (!sized_amount(pol, pslot, req, macro.c_str(), text, raw.custom[i], &out->custom[i], why))
