@@ -302,6 +302,13 @@ struct Engine {
   void claim_switch(SlotImpl& s);  // the preempting claim replaces the evicted one
   void claim_end(SlotImpl& s);     // the evicted claim is broken, the claimant told why
   void backfill_stop(SlotImpl& s);
+  // The steps of apply(): the activity an eviction out of Claimed enters (WANT_VACATE), the
+  // work of leaving the current pair for state `ts`, joining the backfill client, and the
+  // start of an eviction (retirement cause, preemption statistics, signals).
+  Activity eviction_activity(SlotImpl& s, const TransitionRow& r);
+  void pair_leave(SlotImpl& s, State ts);
+  void backfill_join(SlotImpl& s);
+  void eviction_start(SlotImpl& s);
   void reset_eviction(SlotImpl& s);
   // Slots using the (single) backfill client, `except` aside.
   int backfill_users(const SlotImpl* except);

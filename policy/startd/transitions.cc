@@ -218,36 +218,60 @@ void Engine::entry_work(SlotImpl& s, EntryWork w) {
   }
 }
 
+Activity Engine::eviction_activity(SlotImpl& s, const TransitionRow& r) {
+  // HTCONDOR: ep-policy "Depending on the value of WANT_VACATE ... Vacating ... Killing"
+  if (s.fast || r.trigger == Trigger::kFastEviction) return Activity::kKilling;
+  if (s.has_job && s.job.starter_running)
+    return want_vacate(s) ? Activity::kVacating : Activity::kKilling;
+  return Activity::kVacating;
+}
+
+void Engine::pair_leave(SlotImpl& s, State ts) {
+  if (s.activity == Activity::kSuspended && s.state == State::kClaimed && ts == State::kClaimed)
+    resume(s);
+  if (s.activity == Activity::kBenchmarking) {
+    s.benchmarked = true;
+    s.last_benchmark = static_cast<double>(now);
+    s.benchmark_end = kNever;
+  }
+  if (s.state == State::kMatched) {
+    s.match_deadline = kNever;
+    s.match_pending = false;
+  }
+  if (s.state == State::kPreempting) s.vacate_deadline = s.kill_deadline = kNever;
+}
+
+void Engine::backfill_join(SlotImpl& s) {
+  // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
+  // running under this condor_startd, the slot will immediately enter Backfill/Busy without
+  // waiting to spawn another copy of the BOINC client."
+  bool running = backfill_users(&s) > 0;
+  s.bf_running = true;
+  if (!running) act(s, ActionKind::kSpawnBackfill);
+}
+
+void Engine::eviction_start(SlotImpl& s) {
+  if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
+    s.retire = Retire::kVacate;
+  // HTCONDOR: machine-classad-attributes JobPreemptions ("a running job has been preempted"),
+  // JobRankPreemptions (for the machine's RANK), JobUserPrioPreemptions (fair share).
+  if (s.has_job && s.job.starter_running) {
+    count_stat(Stat::kJobPreemptions);
+    if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
+    if ((s.has_preempting || s.pslot_victim) && s.retire == Retire::kPriority)
+      count_stat(Stat::kJobUserPrioPreemptions);
+  }
+  enter_preempting(s);
+}
+
 bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   State fs = s.state;
   Activity fa = s.activity;
   std::string cause = cause_for(r, s);
   State ts = r.to_state;
-  Activity ta = r.to_activity;
-  if (ts == State::kPreempting && fs == State::kClaimed) {
-    // HTCONDOR: ep-policy "Depending on the value of WANT_VACATE ... Vacating ... Killing"
-    if (s.fast || (r.trigger == Trigger::kFastEviction)) {
-      ta = Activity::kKilling;
-    } else if (s.has_job && s.job.starter_running) {
-      ta = want_vacate(s) ? Activity::kVacating : Activity::kKilling;
-    } else {
-      ta = Activity::kVacating;
-    }
-  }
-  // Leaving an activity.
-  if (fa == Activity::kSuspended && fs == State::kClaimed && ts == State::kClaimed) resume(s);
-  if (fa == Activity::kBenchmarking) {
-    s.benchmarked = true;
-    s.last_benchmark = static_cast<double>(now);
-    s.benchmark_end = kNever;
-  }
-  if (fs == State::kMatched) {
-    s.match_deadline = kNever;
-    s.match_pending = false;
-  }
-  if (fs == State::kPreempting) {
-    s.vacate_deadline = s.kill_deadline = kNever;
-  }
+  bool evicting = ts == State::kPreempting && fs == State::kClaimed;
+  Activity ta = evicting ? eviction_activity(s, r) : r.to_activity;
+  pair_leave(s, ts);
   int64_t entered = s.entered_activity;
   s.state = ts;
   s.activity = ta;
@@ -257,29 +281,11 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   publish_pair_times(s, fs, fa, entered);
 
   entry_work(s, r.work);
+  bool client_killed = fs == State::kBackfill && fa == Activity::kKilling;
   if (ts == State::kBackfill && ta == Activity::kIdle && !s.bf_running && !s.bf_evict_to_owner &&
-      !s.claim_pending && !s.match_pending &&
-      !(fs == State::kBackfill && fa == Activity::kKilling)) {  // not once the client is killed
-    // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
-    // running under this condor_startd, the slot will immediately enter Backfill/Busy without
-    // waiting to spawn another copy of the BOINC client."
-    bool running = backfill_users(&s) > 0;
-    s.bf_running = true;
-    if (!running) act(s, ActionKind::kSpawnBackfill);
-  }
-  if (ts == State::kPreempting && fs == State::kClaimed) {
-    if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
-      s.retire = Retire::kVacate;
-    // HTCONDOR: machine-classad-attributes JobPreemptions ("a running job has been preempted"),
-    // JobRankPreemptions (for the machine's RANK), JobUserPrioPreemptions (fair share).
-    if (s.has_job && s.job.starter_running) {
-      count_stat(Stat::kJobPreemptions);
-      if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
-      if ((s.has_preempting || s.pslot_victim) && s.retire == Retire::kPriority)
-        count_stat(Stat::kJobUserPrioPreemptions);
-    }
-    enter_preempting(s);
-  }
+      !s.claim_pending && !s.match_pending && !client_killed)
+    backfill_join(s);
+  if (evicting) eviction_start(s);
   if (ts == State::kMatched && fs != State::kMatched) s.end_requested = false;
   refresh(s);
   act(s, ActionKind::kPublishAds);
