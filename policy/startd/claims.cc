@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "policy/classad/match.h"
+#include "policy/startd/requests.h"
 
 namespace kite::startd {
 
@@ -34,11 +35,15 @@ Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad) {
   int64_t alive = 300, missed = 6, n;
   if (cfg_int(sd.cfg_, "ALIVE_INTERVAL", &n) && n > 0) alive = n;
   if (cfg_int(sd.cfg_, "MAX_CLAIM_ALIVES_MISSED", &n) && n > 0) missed = n;
-  c.lease = alive * missed;
+  alive = alive > kLongestDuration ? kLongestDuration : alive;
+  missed = missed > kLongestDuration ? kLongestDuration : missed;
+  if (__builtin_mul_overflow(alive, missed, &c.lease) || c.lease > kLongestDuration)
+    c.lease = kLongestDuration;
   int64_t jl = 0;
   // HTCONDOR: ep-policy "The Claimed State and Leases": JobLeaseDuration, else
   // MAX_CLAIM_ALIVES_MISSED * alive interval.
-  if (c.ad->evaluate_int("JobLeaseDuration", jl) && jl > 0) c.lease = jl;
+  if (ad_int(*c.ad, "JobLeaseDuration", &jl) && jl > 0)
+    c.lease = jl > kLongestDuration ? kLongestDuration : jl;
   c.lease_expires = now + c.lease;
   c.rank = rank_for(s, c.ad.get());
   return c;
@@ -47,9 +52,10 @@ Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad) {
 // HTCONDOR: ep-policy "The START Expression" / "Requirements": the negotiator only matches a
 // job whose Requirements hold for the slot and that fits the slot's Requirements, which
 // HTCondor advertises as START && WithinResourceLimits (observed slot ads). The startd checks
-// again when claimed: a request naming more Cpus, Memory, Disk or custom resources than a
-// static (or dynamic) slot has, or whose Requirements are false for the slot, is refused.
-// A partitionable slot checks resources when it carves.
+// again when claimed: a request that is not a sane amount (requests.h: negative, not finite,
+// more than the machine), or names more Cpus, Memory, Disk or custom resources than a static
+// (or dynamic) slot has, or whose Requirements are false for the slot, is refused. A
+// partitionable slot checks its free resources when it carves.
 bool Engine::request_fits(SlotImpl& s, ClassAd* req, std::string* why) {
   if (!req) return true;
   classad::MatchPair mp(*req, *s.ad);
@@ -59,29 +65,28 @@ bool Engine::request_fits(SlotImpl& s, ClassAd* req, std::string* why) {
       return false;
     }
   }
+  RequestAmounts want;
+  if (!requests_read(*req, s.ad.get(), sd.layout_, &want, why)) return false;
   if (s.partitionable) return true;
-  struct Have {
-    std::string name;
-    double amount;
-  };
-  std::vector<Have> have = {{"Cpus", static_cast<double>(s.res.cpus)},
-                            {"Memory", static_cast<double>(s.res.memory_mb)},
-                            {"Disk", static_cast<double>(s.res.disk_kb)}};
+  char buf[160];
+  for (size_t i = 0; i < kStdResourceCount; ++i) {
+    const StdResource& r = kStdResources[i];
+    if (!want.given[i] || want.std[i] <= r.amount(s.res)) continue;  // no request: no check
+    std::snprintf(buf, sizeof buf, "%s %lld is more than the slot's %s %lld", r.request_attr,
+                  static_cast<long long>(want.std[i]), r.name,
+                  static_cast<long long>(r.amount(s.res)));
+    *why = buf;
+    return false;
+  }
   const Layout& L = sd.layout_;
-  for (size_t i = 0; i < L.resources.size(); ++i)
-    have.push_back({L.resources[i].name, i < s.res.custom.size() ? s.res.custom[i] : 0});
-  for (const Have& h : have) {
-    std::string attr = "Request" + h.name;
-    const Expr* e = req->lookup(attr);
-    double want;
-    if (!e || !number(mp.evaluate_left(e), &want)) continue;  // no request: nothing to check
-    if (want > h.amount) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%s %g is more than the slot's %s %g", attr.c_str(), want,
-                    h.name.c_str(), h.amount);
-      *why = buf;
-      return false;
-    }
+  for (size_t i = 0; i < L.resources.size(); ++i) {
+    double have = i < s.res.custom.size() ? s.res.custom[i] : 0;
+    if (static_cast<double>(want.custom[i]) <= have) continue;
+    std::snprintf(buf, sizeof buf, "Request%s %lld is more than the slot's %s %g",
+                  L.resources[i].name.c_str(), static_cast<long long>(want.custom[i]),
+                  L.resources[i].name.c_str(), have);
+    *why = buf;
+    return false;
   }
   return true;
 }
@@ -185,6 +190,13 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority
 void Engine::on_match(SlotImpl& s, const ClassAd* ad) {
   // A pslot stays Unclaimed; the claim that follows carves the dynamic slot.
   if (s.partitionable) return;
+  // A static slot is not matched to a job it cannot run (more than it has, or no sane amount).
+  AdPtr job(ad ? ad->copy() : ClassAd::make());
+  std::string why;
+  if (!request_fits(s, job.get(), &why)) {
+    refuse(s, "match refused: " + why);
+    return;
+  }
   if ((s.state == State::kUnclaimed && s.activity == Activity::kIdle) ||
       s.state == State::kBackfill) {
     s.match_pending = true;

@@ -96,8 +96,9 @@ void Engine::on_drain(const Event& ev) {
       p->retire_end_override = kNever;
       int64_t end = retirement_end(*p);
       if (p->retire == Retire::kDrain) {
-        double m = max_retirement(*p);
-        end = p->job.start + static_cast<int64_t>(m) + suspended_so_far(*p);
+        double e = static_cast<double>(p->job.start) + max_retirement(*p) +
+                   static_cast<double>(suspended_so_far(*p));
+        end = e > 9e18 ? kNever : whole(e);
       }
       if (end > common_end) common_end = end;
     }

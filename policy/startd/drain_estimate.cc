@@ -57,7 +57,7 @@ void Engine::drain_estimates(int64_t v[4]) {
     }
     int64_t vac = vacate_time(s, 0);
     if (s.job.est_retirement >= static_cast<double>(kCap)) infinite = true;
-    int64_t r = infinite ? kCap : static_cast<int64_t>(s.job.est_retirement);
+    int64_t r = infinite ? kCap : whole(s.job.est_retirement);
     if (now + vac > q_end) q_end = now + vac;
     q_bad += c * (run + vac);
     int64_t end = now + (r - run > vac ? r - run : vac);

@@ -14,6 +14,7 @@
 #include "policy/config/config.h"
 #include "policy/startd/startd.h"
 #include "policy/startd/text_util.h"
+#include "policy/util/double_to_int.h"
 
 namespace kite::startd {
 
@@ -24,6 +25,11 @@ using classad::ExprPtr;
 using classad::Value;
 
 constexpr int64_t kNever = INT64_MAX;
+// The longest duration a job or the configuration may ask for (about 34,000 years): longer
+// ones are cut to it, so that `now + duration` never overflows.
+constexpr int64_t kLongestDuration = int64_t{1} << 40;
+
+struct RequestAmounts;  // requests.h
 
 inline bool truthy(const Value& v) {
   return classad::value_is_true(v);
@@ -49,6 +55,28 @@ inline bool number(const Value& v, double* out) {
     return true;
   }
   return false;
+}
+
+// A figure as a whole number for an ad or a timer: toward zero, saturated at the int64 range,
+// NaN as 0 (util::double_to_int64_clamped; never a bare cast).
+inline int64_t whole(double v) {
+  return util::double_to_int64_clamped(v, util::Round::kTowardZero, INT64_MIN, INT64_MAX, 0);
+}
+// A duration in seconds from a job or the configuration: not negative, at most
+// kLongestDuration, NaN as 0.
+inline int64_t duration(double v) {
+  return util::double_to_int64_clamped(v, util::Round::kTowardZero, 0, kLongestDuration, 0);
+}
+// An integer attribute of a job ad: an integer as it is, a real only when finite and in range
+// (toward zero, as ClassAd int()). False otherwise.
+inline bool ad_int(const ClassAd& ad, std::string_view attr, int64_t* out) {
+  Value v = ad.evaluate_attr(attr);
+  if (v.is_integer()) {
+    *out = v.as_integer();
+    return true;
+  }
+  return v.is_real() &&
+         util::double_to_int64(v.as_real(), util::Round::kTowardZero, INT64_MIN, INT64_MAX, out);
 }
 
 // Why a running job retires (and so where the slot goes when it is gone, and whether it may
@@ -142,7 +170,7 @@ struct SlotImpl {
   bool claim_pending = false;
   Claim pending_claim;
   bool activate_pending = false;
-  int64_t adopt_start = -1;  // re-adopted job: its JobStart; no starter to spawn
+  int64_t adopt_start = -1;    // re-adopted job: its JobStart; no starter to spawn
   bool end_requested = false;  // vacate / release / lease / drain / shutdown on an idle claim
   bool fast = false;
   std::string end_cause;
@@ -268,6 +296,19 @@ struct Engine {
   // Moves `s` along `r`, running the entry/exit work of the move. Returns false when the
   // slot went away (a dynamic slot deleted on its way back to Owner).
   bool apply(SlotImpl& s, const TransitionRow& r);
+  // The work of entering a row (state_table.h EntryWork), and its larger steps.
+  void entry_work(SlotImpl& s, EntryWork w);
+  void claim_take(SlotImpl& s);    // the pending claim becomes the slot's
+  void claim_switch(SlotImpl& s);  // the preempting claim replaces the evicted one
+  void claim_end(SlotImpl& s);     // the evicted claim is broken, the claimant told why
+  void backfill_stop(SlotImpl& s);
+  // The steps of apply(): the activity an eviction out of Claimed enters (WANT_VACATE), the
+  // work of leaving the current pair for state `ts`, joining the backfill client, and the
+  // start of an eviction (retirement cause, preemption statistics, signals).
+  Activity eviction_activity(SlotImpl& s, const TransitionRow& r);
+  void pair_leave(SlotImpl& s, State ts);
+  void backfill_join(SlotImpl& s);
+  void eviction_start(SlotImpl& s);
   void reset_eviction(SlotImpl& s);
   // Slots using the (single) backfill client, `except` aside.
   int backfill_users(const SlotImpl* except);
@@ -305,6 +346,8 @@ struct Engine {
   // Carves a dynamic slot for `ad` out of partitionable slot `p`; null (with why) when it does
   // not fit.
   SlotImpl* carve(SlotImpl& p, const ClassAd* ad, std::string* why);
+  // The dynamic slot of `size` taken out of `p` (checked to fit), claimed by no one yet.
+  SlotImpl* dslot_make(SlotImpl& p, const RequestAmounts& size);
   // A claim request on `t`: the slot claimed (a new dynamic slot for a pslot), or null when
   // refused (a refuse action says why).
   // `by_priority`: the negotiator preempts the current claim by user priority.

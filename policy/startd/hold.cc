@@ -35,7 +35,7 @@ bool Engine::hold_job(SlotImpl& s, bool soft) {
   int64_t subcode = 0;
   double d;
   // "If not defined or if the expression evaluates to Undefined, the value is set to 0."
-  if (number(eval_job(s, s.pol.want_hold_subcode[u].get()), &d)) subcode = static_cast<int64_t>(d);
+  if (number(eval_job(s, s.pol.want_hold_subcode[u].get()), &d)) subcode = whole(d);
   s.job.held = true;
   std::string detail = soft ? "soft" : "hard";
   detail += " HoldReasonCode=" + std::to_string(kStartdHeldJob);

@@ -15,8 +15,7 @@ bool cfg_int(const config::Config& cfg, const char* name, int64_t* out) {
   if (!e) return false;
   double d;
   if (!number(classad::evaluate(e.get()), &d)) return false;
-  *out = static_cast<int64_t>(d);
-  return true;
+  return util::double_to_int64(d, util::Round::kTowardZero, INT64_MIN, INT64_MAX, out);
 }
 
 namespace {

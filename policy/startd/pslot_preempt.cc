@@ -3,21 +3,12 @@
 // resources suffice, and the new claim's dynamic slot is carved once they are gone.
 // HTCONDOR: ep-configuration "Preemption of Partionable Slots".
 #include "policy/startd/engine.h"
+#include "policy/startd/requests.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace kite::startd {
-
-namespace {
-
-double request(ClassAd* req, const char* attr) {
-  double d;
-  if (!req || !number(req->evaluate_attr(attr), &d) || d < 1) return 1;
-  return d;
-}
-
-}  // namespace
 
 // "The resources of each dynamic slot are added to those of the partitionable slot, one dynamic
 // slot at a time. Once this partial sum of resources is sufficient ..."; "it sorts the slots by
@@ -46,18 +37,25 @@ bool Engine::pslot_preempt(SlotImpl& p, ClassAd* req, std::string* why) {
   std::stable_sort(cand.begin(), cand.end(), [](const SlotImpl* a, const SlotImpl* b) {
     return a->claim.rank < b->claim.rank;
   });
-  double need[3] = {request(req, "RequestCpus"), request(req, "RequestMemory"),
-                    request(req, "RequestDisk")};
-  double have[3] = {static_cast<double>(p.res.cpus), static_cast<double>(p.res.memory_mb),
-                    static_cast<double>(p.res.disk_kb)};
+  // The raw requests (at least 1 of each), checked as every request is.
+  RequestAmounts want;
+  if (!requests_read(*req, nullptr, sd.layout_, &want, why)) return false;
+  int64_t need[kStdResourceCount], have[kStdResourceCount];
+  for (size_t i = 0; i < kStdResourceCount; ++i) {
+    need[i] = want.std[i] < 1 ? 1 : want.std[i];
+    have[i] = kStdResources[i].amount(p.res);
+  }
   std::vector<SlotImpl*> victims;
-  auto enough = [&] { return have[0] >= need[0] && have[1] >= need[1] && have[2] >= need[2]; };
+  auto enough = [&] {
+    for (size_t i = 0; i < kStdResourceCount; ++i) {
+      if (have[i] < need[i]) return false;
+    }
+    return true;
+  };
   for (SlotImpl* x : cand) {
     if (enough()) break;
     victims.push_back(x);
-    have[0] += x->res.cpus;
-    have[1] += static_cast<double>(x->res.memory_mb);
-    have[2] += static_cast<double>(x->res.disk_kb);
+    for (size_t i = 0; i < kStdResourceCount; ++i) have[i] += kStdResources[i].amount(x->res);
   }
   if (!enough()) {
     *why = "not enough resources even preempting every eligible dynamic slot";

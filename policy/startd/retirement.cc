@@ -15,7 +15,7 @@ double Engine::max_retirement(SlotImpl& s) {
       if (number(s.job.ad->evaluate_expr(je), &j) && j < m) m = j;
     }
   }
-  return m < 0 ? 0 : m;
+  return m > 0 ? m : 0;  // negative or NaN: no retirement
 }
 
 int64_t Engine::suspended_so_far(SlotImpl& s) {
@@ -34,7 +34,7 @@ int64_t Engine::retirement_end(SlotImpl& s) {
   }
   double m = max_retirement(s);
   double e = static_cast<double>(s.job.start) + m + static_cast<double>(suspended_so_far(s));
-  end = e > 9e18 ? kNever : static_cast<int64_t>(e);
+  end = e > 9e18 ? kNever : whole(e);
   if (s.retire_end_override != kNever) {
     if (s.retire == Retire::kDrain) return s.retire_end_override;  // common end
     if (s.retire_end_override < end) end = s.retire_end_override;

@@ -15,8 +15,9 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
-#include "policy/startd/startd.h"
 #include "policy/startd/scenario_steps.h"
+#include "policy/startd/startd.h"
+#include "policy/util/double_to_int.h"
 
 namespace kite::startd {
 
@@ -106,8 +107,7 @@ class Runner {
             sd_.handle(ev, &out, &err);
           }
           break;
-        default:
-          break;
+        default: break;
       }
     }
   }
@@ -193,7 +193,7 @@ class Runner {
       case Cmd::kExpectAttr:
       case Cmd::kExpectAction:
       case Cmd::kExpectNoAction:
-        return true;  // checked after the evaluation
+      case Cmd::kExpectTotals: return true;  // checked after the evaluation
     }
     if (!is_event) return true;
     line("t=%lld > %s", static_cast<long long>(rel()), st.text.c_str());
@@ -209,6 +209,18 @@ class Runner {
     }
     drain_output(out);
     return true;
+  }
+
+  // expect-totals: the slots' resources add up to the machine.
+  void check_totals(const Step& st) {
+    std::string report;
+    if (sd_.resources_balance(&report)) {
+      r_->passed++;
+      return;
+    }
+    r_->failed++;
+    line("FAIL line %d: t=%lld %s: %s", st.line, static_cast<long long>(rel()), st.text.c_str(),
+         report.c_str());
   }
 
   // expect-action / expect-no-action: an action of that name on the slot (or, for a
@@ -299,7 +311,8 @@ class Runner {
       while ((p = src.find(n, p)) != std::string::npos) {
         bool lb = p == 0 || !(isalnum(static_cast<unsigned char>(src[p - 1])) || src[p - 1] == '_');
         size_t q = p + n.size();
-        bool rb = q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
+        bool rb =
+            q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
         if (lb && rb) {
           named = true;
           break;
@@ -332,7 +345,8 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   size_t p = 0;
   while (p <= text.size()) {
     size_t nl = text.find('\n', p);
-    lines.emplace_back(text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
+    lines.emplace_back(
+        text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
     if (nl == std::string_view::npos) break;
     p = nl + 1;
   }
@@ -392,10 +406,14 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
     classad::ExprPtr e = classad::parse_expr(trim(s));
     if (!e) return dflt;
     double d;
-    if (!classad::evaluate(e.get()).to_number(d) || d < 0) return dflt;
-    return static_cast<int64_t>(d);
+    int64_t whole_value;
+    if (!classad::evaluate(e.get()).to_number(d) ||
+        !util::double_to_int64(d, util::Round::kTowardZero, 0, INT64_MAX, &whole_value))
+      return dflt;
+    return whole_value;
   };
-  facts.cpus = static_cast<int>(get_num("NUM_CPUS", 1));
+  int64_t cpus = get_num("NUM_CPUS", 1);
+  facts.cpus = static_cast<int>(cpus > INT_MAX ? INT_MAX : cpus);
   if (facts.cpus < 1) facts.cpus = 1;
   facts.memory_mb = get_num("MEMORY", 1024);
   cfg.set_detected("DETECTED_CPUS", std::to_string(facts.cpus));
@@ -412,14 +430,13 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
     }
   }
   VirtualClock clock(origin);
-  clock_install(&clock);
   {
+    ScopedClockInstall installed(&clock);
     Startd sd(cfg, facts, clock);
     std::string err;
     if (!sd.init(&err)) {
       res->error = true;
       res->output = name + ": " + err + "\n";
-      clock_install(nullptr);
       return;
     }
     Runner run(sd, clock, origin, res);
@@ -438,6 +455,7 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       run.evaluate();
       for (size_t k = i; k < j; ++k) {
         if (steps[k].cmd == Cmd::kExpect || steps[k].cmd == Cmd::kExpectAttr) run.check(steps[k]);
+        if (steps[k].cmd == Cmd::kExpectTotals) run.check_totals(steps[k]);
         if (steps[k].cmd == Cmd::kExpectAction || steps[k].cmd == Cmd::kExpectNoAction)
           run.check_action(steps[k], since);
       }
@@ -446,7 +464,6 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       i = j;
     }
   }
-  clock_install(nullptr);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%d passed, %d failed\n", res->passed, res->failed);
   res->output += buf;

@@ -1,9 +1,13 @@
 // The parser of scenario steps (see scenario_steps.h): `at SECONDS COMMAND ARGS`, with each
-// command's arguments checked and line-numbered errors.
+// command's arguments checked and line-numbered errors. The commands are in kCmds; the checks
+// are expect (SLOT State/Activity or absent), expect-attr (SLOT EXPR), expect-action and
+// expect-no-action (SLOT ACTION [TEXT]) and expect-totals (the slots' resources add up to the
+// machine; see the case below).
 #include "policy/startd/scenario_steps.h"
 
 #include <strings.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -96,6 +100,7 @@ const CmdName kCmds[] = {
     {"expect-attr", Cmd::kExpectAttr},
     {"expect-action", Cmd::kExpectAction},
     {"expect-no-action", Cmd::kExpectNoAction},
+    {"expect-totals", Cmd::kExpectTotals},
 };
 
 }  // namespace
@@ -202,11 +207,12 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
     case Cmd::kStarterExit:
       if (!need_slot()) return false;
       if (args.size() > 1) {
-        st->code = static_cast<int>(std::strtol(args[1].c_str(), &end, 10));
-        if (*end) {
+        long code = std::strtol(args[1].c_str(), &end, 10);
+        if (*end || args[1].empty() || code < INT_MIN || code > INT_MAX) {
           *err = pre + "starter-exit: bad exit code '" + args[1] + "'";
           return false;
         }
+        st->code = static_cast<int>(code);
       }
       return true;
     case Cmd::kDeactivate:
@@ -320,6 +326,15 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       for (size_t k = 2; k < args.size(); ++k) st->action_text += (k > 2 ? " " : "") + args[k];
       return true;
     }
+    case Cmd::kExpectTotals:
+      // expect-totals: the slots' resources add up (Startd::resources_balance): nothing
+      // negative, each partitionable slot's free resources plus its dynamic slots' equal what it
+      // was given, and the slots together have no more than the machine. No arguments.
+      if (!args.empty()) {
+        *err = pre + "expect-totals: takes no arguments";
+        return false;
+      }
+      return true;
     case Cmd::kExpectAttr: {
       if (!need_slot()) return false;
       std::string rest;

@@ -45,7 +45,8 @@ enum class Cmd {
   kExpect,
   kExpectAttr,
   kExpectAction,
-  kExpectNoAction
+  kExpectNoAction,
+  kExpectTotals
 };
 
 struct Step {

@@ -14,9 +14,8 @@ void Engine::refresh_time(SlotImpl& s) {
   if (s.pub_badput != sd.drain_badput_ || s.pub_unclaimed != sd.drain_unclaimed_) {
     s.pub_badput = sd.drain_badput_;
     s.pub_unclaimed = sd.drain_unclaimed_;
-    ins(s, "TotalMachineDrainingBadput", Value::integer(static_cast<int64_t>(sd.drain_badput_)));
-    ins(s, "TotalMachineDrainingUnclaimedTime",
-        Value::integer(static_cast<int64_t>(sd.drain_unclaimed_)));
+    ins(s, "TotalMachineDrainingBadput", Value::integer(whole(sd.drain_badput_)));
+    ins(s, "TotalMachineDrainingUnclaimedTime", Value::integer(whole(sd.drain_unclaimed_)));
   }
 }
 
@@ -105,13 +104,12 @@ void Engine::set_resources(SlotImpl& s) {
     mres += " " + n;
     double have = i < s.res.custom.size() ? s.res.custom[i] : 0;
     double tot = i < s.total.custom.size() ? s.total.custom[i] : 0;
-    ins(s, n.c_str(), Value::integer(static_cast<int64_t>(have)));
-    ins(s, ("TotalSlot" + n).c_str(), Value::integer(static_cast<int64_t>(tot)));
-    ins(s, ("Total" + n).c_str(), Value::integer(static_cast<int64_t>(L.resources[i].total)));
+    ins(s, n.c_str(), Value::integer(whole(have)));
+    ins(s, ("TotalSlot" + n).c_str(), Value::integer(whole(tot)));
+    ins(s, ("Total" + n).c_str(), Value::integer(whole(L.resources[i].total)));
     const std::vector<std::string>& off = L.resources[i].offline;
     ins(s, ("Detected" + n).c_str(),
-        Value::integer(static_cast<int64_t>(L.resources[i].total) +
-                       static_cast<int64_t>(off.size())));
+        Value::integer(whole(L.resources[i].total) + static_cast<int64_t>(off.size())));
     if (!off.empty()) {
       // HTCONDOR: machine-classad-attributes Offline<name>: "which of these resources is
       // unavailable for match making".
@@ -150,7 +148,7 @@ void Engine::refresh(SlotImpl& s) {
   ins(s, "Activity", Value::string(activity_name(s.activity)));
   ins(s, "EnteredCurrentState", Value::integer(s.entered_state));
   ins(s, "EnteredCurrentActivity", Value::integer(s.entered_activity));
-  ins(s, "LastBenchmark", Value::integer(static_cast<int64_t>(s.last_benchmark)));
+  ins(s, "LastBenchmark", Value::integer(whole(s.last_benchmark)));
   // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
   // State ... advertises its Requirements expression as False".
   // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
@@ -232,8 +230,8 @@ void Engine::refresh(SlotImpl& s) {
     ins(s, "JobStart", Value::integer(s.job.start));
     int64_t c = 0, p = 0;
     std::string gid;
-    if (s.job.ad && s.job.ad->evaluate_int("ClusterId", c)) {
-      s.job.ad->evaluate_int("ProcId", p);
+    if (s.job.ad && ad_int(*s.job.ad, "ClusterId", &c)) {
+      ad_int(*s.job.ad, "ProcId", &p);
       char buf[48];
       std::snprintf(buf, sizeof buf, "%lld.%lld", static_cast<long long>(c),
                     static_cast<long long>(p));

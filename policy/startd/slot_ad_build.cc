@@ -31,8 +31,8 @@ void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& 
   ad.insert_value("Arch", Value::string(f.arch));
   ad.insert_value("OpSys", Value::string(f.opsys));
   ad.insert_value("OpSysAndVer", Value::string(f.opsys_and_ver));
-  ad.insert_value("Mips", Value::integer(static_cast<int64_t>(f.mips)));
-  ad.insert_value("KFlops", Value::integer(static_cast<int64_t>(f.kflops)));
+  ad.insert_value("Mips", Value::integer(whole(f.mips)));
+  ad.insert_value("KFlops", Value::integer(whole(f.kflops)));
   ad.insert_value("KeyboardIdle", Value::integer(f.keyboard_idle));
   ad.insert_value("ConsoleIdle", Value::integer(f.console_idle));
   ad.insert_value("LoadAvg", Value::real(f.load_avg));

@@ -15,10 +15,10 @@ namespace kite::startd {
 /// A custom machine resource (MACHINE_RESOURCE_<name>): a count, and the device ids when the
 /// resource is a list of named devices (GPUs).
 struct CustomResource {
-  std::string name;              // as configured ("GPUs", "Cogs")
-  double total = 0;              // Total<name>
-  std::vector<std::string> ids;  // named instances, if any
-  std::vector<std::string> props;  // per id: property ad text (old syntax), may be empty
+  std::string name;                  // as configured ("GPUs", "Cogs")
+  double total = 0;                  // Total<name>
+  std::vector<std::string> ids;      // named instances, if any
+  std::vector<std::string> props;    // per id: property ad text (old syntax), may be empty
   std::vector<std::string> offline;  // OFFLINE_MACHINE_RESOURCE_<name>: ids never assigned
 };
 
@@ -34,8 +34,8 @@ struct SlotResources {
 
 /// One configured slot (static or partitionable).
 struct SlotSpec {
-  int id = 0;         // SlotID (1-based)
-  int type_id = 0;    // SlotTypeID (0 = no slot type: NUM_SLOTS layout)
+  int id = 0;       // SlotID (1-based)
+  int type_id = 0;  // SlotTypeID (0 = no slot type: NUM_SLOTS layout)
   bool partitionable = false;
   SlotResources res;
 };
@@ -44,6 +44,8 @@ struct SlotSpec {
 struct Layout {
   std::vector<CustomResource> resources;
   std::vector<SlotSpec> slots;
+  SlotResources machine;  // the machine's totals (NUM_CPUS, MEMORY less RESERVED_*, ...): the
+                          // most any slot or request can have; custom parallel to resources
 };
 
 /// Builds the layout; on an impossible configuration returns false with a message naming the

@@ -70,9 +70,9 @@ bool Startd::init(std::string* err) {
     bool ok = true;
     build_static_ad(*this, cfg_, facts_, *s, clock_.now(), err, &ok);
     if (!ok) return false;
-    double tc = 0;
+    int64_t tc = 0;
     for (const SlotSpec& x : layout_.slots) tc += x.res.cpus;
-    s->ad->insert_value("TotalCpus", Value::integer(static_cast<int64_t>(tc)));
+    s->ad->insert_value("TotalCpus", Value::integer(tc));
     int64_t tm = 0;
     for (const SlotSpec& x : layout_.slots) tm += x.res.memory_mb;
     s->ad->insert_value("TotalMemory", Value::integer(tm));

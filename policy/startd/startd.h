@@ -190,6 +190,12 @@ class Startd {
 
   const Layout& layout() const { return layout_; }
 
+  /// The resource invariant: no slot has a negative amount of anything; each static or
+  /// partitionable slot's free resources plus its dynamic slots' equal what it was given; the
+  /// slots together have no more than the machine. False with what does not add up; true with
+  /// the figures ("Cpus 2 of 2, Memory 1000 of 1000, ...").
+  bool resources_balance(std::string* report) const;
+
  private:
   friend struct Engine;
   const config::Config& cfg_;

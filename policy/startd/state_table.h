@@ -44,39 +44,39 @@ bool activity_parse(const char* s, int len, Activity* out);
 
 /// Why a slot may move. The engine answers "does this hold now?" for each; the table says where
 /// the slot goes when it does. Conditions on policy expressions are evaluated lazily.
-#define KITE_STARTD_TRIGGERS(X)                                                        \
-  X(IsOwnerFalse, "IS_OWNER is false")                                                 \
-  X(IsOwnerTrue, "IS_OWNER is true")                                                   \
-  X(DrainRequested, "draining")                                                        \
-  X(Shutdown, "shutdown")                                                              \
-  X(RunBenchmarks, "RunBenchmarks is true")                                            \
-  X(BenchmarkDone, "benchmarks completed")                                             \
-  X(ClaimAccepted, "claimed by schedd")                                                \
-  X(MatchAccepted, "matched by negotiator")                                            \
-  X(StartBackfill, "START_BACKFILL is true")                                           \
-  X(MatchEnds, "match ended")                                                          \
-  X(ClaimEnds, "claim ended")                                                          \
-  X(Activated, "claim activated")                                                      \
-  X(StarterExited, "starter exited")                                                   \
-  X(Suspend, "SUSPEND is true")                                                        \
-  X(FastEviction, "fast eviction")                                                     \
-  X(Retire, "retiring")                                                                \
-  X(Continue, "CONTINUE is true")                                                      \
-  X(ContinueRetiring, "CONTINUE is true, claim preempted")                             \
-  X(PreemptSuspended, "PREEMPT is true")                                               \
-  X(RetirementOver, "retirement over")                                                 \
-  X(Unretire, "preempting claim withdrawn")                                            \
-  X(KillNow, "KILL is true or vacate time over")                                       \
-  X(GoneToOwner, "starter gone, claim broken")                                         \
-  X(GoneToNewClaim, "starter gone, preempting claim takes over")                       \
-  X(BackfillSpawned, "backfill client running")                                        \
-  X(BackfillEvict, "backfill evicted")                                                 \
-  X(BackfillExited, "backfill client exited")                                          \
-  X(BackfillToOwner, "backfill gone")                                                  \
-  X(BackfillToClaimed, "backfill gone, claim waiting")                                 \
-  X(BackfillToMatched, "backfill gone, match waiting")                                 \
-  X(AllDrained, "all slots drained")                                                   \
-  X(DrainCanceled, "draining canceled")                                                \
+#define KITE_STARTD_TRIGGERS(X)                                  \
+  X(IsOwnerFalse, "IS_OWNER is false")                           \
+  X(IsOwnerTrue, "IS_OWNER is true")                             \
+  X(DrainRequested, "draining")                                  \
+  X(Shutdown, "shutdown")                                        \
+  X(RunBenchmarks, "RunBenchmarks is true")                      \
+  X(BenchmarkDone, "benchmarks completed")                       \
+  X(ClaimAccepted, "claimed by schedd")                          \
+  X(MatchAccepted, "matched by negotiator")                      \
+  X(StartBackfill, "START_BACKFILL is true")                     \
+  X(MatchEnds, "match ended")                                    \
+  X(ClaimEnds, "claim ended")                                    \
+  X(Activated, "claim activated")                                \
+  X(StarterExited, "starter exited")                             \
+  X(Suspend, "SUSPEND is true")                                  \
+  X(FastEviction, "fast eviction")                               \
+  X(Retire, "retiring")                                          \
+  X(Continue, "CONTINUE is true")                                \
+  X(ContinueRetiring, "CONTINUE is true, claim preempted")       \
+  X(PreemptSuspended, "PREEMPT is true")                         \
+  X(RetirementOver, "retirement over")                           \
+  X(Unretire, "preempting claim withdrawn")                      \
+  X(KillNow, "KILL is true or vacate time over")                 \
+  X(GoneToOwner, "starter gone, claim broken")                   \
+  X(GoneToNewClaim, "starter gone, preempting claim takes over") \
+  X(BackfillSpawned, "backfill client running")                  \
+  X(BackfillEvict, "backfill evicted")                           \
+  X(BackfillExited, "backfill client exited")                    \
+  X(BackfillToOwner, "backfill gone")                            \
+  X(BackfillToClaimed, "backfill gone, claim waiting")           \
+  X(BackfillToMatched, "backfill gone, match waiting")           \
+  X(AllDrained, "all slots drained")                             \
+  X(DrainCanceled, "draining canceled")                          \
   X(ClaimInOwner, "claim accepted in Owner state (START true for the job)")
 
 enum class Trigger : uint8_t {
@@ -86,9 +86,35 @@ enum class Trigger : uint8_t {
 };
 const char* trigger_text(Trigger t);
 
-/// One row: from (state, activity), when `trigger` holds, go to (state, activity). `number` is
-/// the reference's transition number; 0 marks a move the reference describes without a number.
-/// A `to_activity` of Vacating out of Claimed means "Vacating or Killing as WANT_VACATE says".
+/// The work a move does as the slot enters its new pair, beyond the move itself; the engine
+/// carries out each one (transitions.cc, a switch with no default).
+#define KITE_STARTD_ENTRY_WORK(X)                                 \
+  X(None, "nothing")                                              \
+  X(RunBenchmarks, "start the benchmarks")                        \
+  X(TakeClaim, "the pending claim becomes the slot's claim")      \
+  X(AwaitClaim, "wait up to MATCH_TIMEOUT for the claim")         \
+  X(StartJob, "spawn the starter for the activated job")          \
+  X(EndJob, "account the job that finished")                      \
+  X(SuspendJob, "suspend the job")                                \
+  X(Unretire, "the retirement is over: the job runs on")          \
+  X(KillJob, "hard-kill the job")                                 \
+  X(SwitchClaim, "the preempting claim replaces the evicted one") \
+  X(EndClaim, "the evicted claim is broken")                      \
+  X(StopBackfill, "stop (or let go of) the backfill client")      \
+  X(ForgetBackfill, "the backfill eviction is over")
+
+enum class EntryWork : uint8_t {
+#define X(n, d) k##n,
+  KITE_STARTD_ENTRY_WORK(X)
+#undef X
+};
+const char* entry_work_text(EntryWork w);
+
+/// One row: from (state, activity), when `trigger` holds, go to (state, activity) and do
+/// `work`. `number` is the reference's transition number; 0 marks a move the reference
+/// describes without a number. A `to_activity` of Vacating out of Claimed means "Vacating or
+/// Killing as WANT_VACATE says". `revisits`: a chain of moves in one evaluation may come back
+/// to a pair it has left through this row (a policy flipping back and forth may not).
 struct TransitionRow {
   int number;
   State from_state;
@@ -96,6 +122,8 @@ struct TransitionRow {
   Trigger trigger;
   State to_state;
   Activity to_activity;
+  EntryWork work;
+  bool revisits;
 };
 
 /// The whole table, in priority order per source pair.

@@ -1,6 +1,7 @@
 // Moving a slot along the transition table: the entry and exit work of each move (claims,
 // jobs, signals, dynamic slot deletion) and following a chain of moves until stable.
 #include "policy/startd/engine.h"
+#include "policy/startd/requests.h"
 
 #include <cstdio>
 
@@ -66,24 +67,24 @@ void Engine::start_job(SlotImpl& s) {
   s.job.starter_running = true;
   s.job.vanilla = false;
   int64_t uni = 0;
-  if (s.job.ad && s.job.ad->evaluate_int("JobUniverse", uni)) s.job.vanilla = uni == 5;
+  if (s.job.ad && ad_int(*s.job.ad, "JobUniverse", &uni)) s.job.vanilla = uni == 5;
   std::string sig;
   if (s.job.ad && s.job.ad->evaluate_string("KillSig", sig) && !sig.empty()) s.job.kill_sig = sig;
   insert_policy(s);
   double m = 600;
   if (!number(eval_job(s, s.pol.mmvt.get()), &m)) m = 600;
-  s.job.mmvt = m < 0 ? 0 : static_cast<int64_t>(m);
+  s.job.mmvt = duration(m);
   s.job.jmvt = -1;
   if (s.job.ad) {
     const Expr* je = s.job.ad->lookup("JobMaxVacateTime");
     double j;
-    if (je && number(s.job.ad->evaluate_expr(je), &j))
-      s.job.jmvt = j < 0 ? 0 : static_cast<int64_t>(j);
+    if (je && number(s.job.ad->evaluate_expr(je), &j)) s.job.jmvt = duration(j);
   }
   // HTCONDOR: ep-policy "The length of the claim lease is the job's ClassAd attribute
   // JobLeaseDuration": a job that brings one sets the lease from its start.
   int64_t jl = 0;
-  if (s.job.ad && s.job.ad->evaluate_int("JobLeaseDuration", jl) && jl > 0) {
+  if (s.job.ad && ad_int(*s.job.ad, "JobLeaseDuration", &jl) && jl > 0) {
+    jl = jl > kLongestDuration ? kLongestDuration : jl;
     s.claim.lease = jl;
     s.claim.lease_expires = now + jl;
   }
@@ -129,36 +130,148 @@ void Engine::resume(SlotImpl& s) {
   act(s, ActionKind::kContinue);
 }
 
+void Engine::claim_take(SlotImpl& s) {
+  sd.last_claim_time_ = now;
+  s.claim = std::move(s.pending_claim);
+  s.pending_claim = Claim{};
+  s.has_claim = true;
+  s.claim_pending = false;
+  s.match_pending = false;
+  s.accepted_while_draining = sd.draining_;
+  ins(s, "AcceptedWhileDraining", Value::boolean(sd.draining_));
+}
+
+void Engine::claim_switch(SlotImpl& s) {
+  end_job_accounting(s, true);
+  clear_claim(s, "preempted by a better claim");
+  s.claim = std::move(s.preempting);
+  s.preempting = Claim{};
+  s.has_preempting = false;
+  s.has_claim = true;
+  reset_eviction(s);
+}
+
+void Engine::claim_end(SlotImpl& s) {
+  std::string why = !s.end_cause.empty()        ? s.end_cause
+                    : s.retire != Retire::kNone ? retire_text(s.retire)
+                                                : "preempted";
+  if (s.job.held) why += " (job put on hold)";
+  end_job_accounting(s, true);
+  clear_claim(s, why.c_str());
+  if (s.has_preempting) {
+    act(s, ActionKind::kNotifyClaimant, "preempting claim " + s.preempting.id + " dropped");
+    s.has_preempting = false;
+    s.preempting = Claim{};
+  }
+  reset_eviction(s);
+}
+
+void Engine::backfill_stop(SlotImpl& s) {
+  // HTCONDOR: ep-policy "the condor_startd will only spawn a single instance of the BOINC
+  // client": a slot leaving backfill while others still use the client just lets go of it.
+  if (backfill_users(&s) > 0) {
+    s.bf_running = false;
+  } else {
+    act(s, ActionKind::kKillBackfill);
+  }
+  if (s.bf_cause.empty()) {
+    s.bf_cause = s.claim_pending     ? "claimed by schedd"
+                 : s.match_pending   ? "matched by negotiator"
+                 : sd.shutting_down_ ? "shutdown"
+                 : sd.draining_      ? "draining"
+                                     : "vacate";
+  }
+  if (!s.claim_pending && !s.match_pending) s.bf_evict_to_owner = true;
+}
+
+void Engine::entry_work(SlotImpl& s, EntryWork w) {
+  switch (w) {
+    case EntryWork::kNone: break;
+    case EntryWork::kRunBenchmarks:
+      s.benchmark_end = now + 1;
+      act(s, ActionKind::kRunBenchmarks);
+      break;
+    case EntryWork::kTakeClaim: claim_take(s); break;
+    case EntryWork::kAwaitClaim:
+      s.match_pending = false;
+      s.match_deadline = now + s.pol.match_timeout;
+      break;
+    case EntryWork::kStartJob: start_job(s); break;
+    case EntryWork::kEndJob: end_job_accounting(s, false); break;
+    case EntryWork::kSuspendJob:
+      s.job.suspend_since = now;
+      act(s, ActionKind::kSuspend);
+      break;
+    case EntryWork::kUnretire:
+      s.retire = Retire::kNone;
+      s.retire_end_override = kNever;
+      break;
+    case EntryWork::kKillJob: enter_preempting(s); break;
+    case EntryWork::kSwitchClaim: claim_switch(s); break;
+    case EntryWork::kEndClaim: claim_end(s); break;
+    case EntryWork::kStopBackfill: backfill_stop(s); break;
+    case EntryWork::kForgetBackfill:
+      s.bf_evict_to_owner = false;
+      s.bf_cause.clear();
+      s.end_requested = false;
+      break;
+  }
+}
+
+Activity Engine::eviction_activity(SlotImpl& s, const TransitionRow& r) {
+  // HTCONDOR: ep-policy "Depending on the value of WANT_VACATE ... Vacating ... Killing"
+  if (s.fast || r.trigger == Trigger::kFastEviction) return Activity::kKilling;
+  if (s.has_job && s.job.starter_running)
+    return want_vacate(s) ? Activity::kVacating : Activity::kKilling;
+  return Activity::kVacating;
+}
+
+void Engine::pair_leave(SlotImpl& s, State ts) {
+  if (s.activity == Activity::kSuspended && s.state == State::kClaimed && ts == State::kClaimed)
+    resume(s);
+  if (s.activity == Activity::kBenchmarking) {
+    s.benchmarked = true;
+    s.last_benchmark = static_cast<double>(now);
+    s.benchmark_end = kNever;
+  }
+  if (s.state == State::kMatched) {
+    s.match_deadline = kNever;
+    s.match_pending = false;
+  }
+  if (s.state == State::kPreempting) s.vacate_deadline = s.kill_deadline = kNever;
+}
+
+void Engine::backfill_join(SlotImpl& s) {
+  // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
+  // running under this condor_startd, the slot will immediately enter Backfill/Busy without
+  // waiting to spawn another copy of the BOINC client."
+  bool running = backfill_users(&s) > 0;
+  s.bf_running = true;
+  if (!running) act(s, ActionKind::kSpawnBackfill);
+}
+
+void Engine::eviction_start(SlotImpl& s) {
+  if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
+    s.retire = Retire::kVacate;
+  // HTCONDOR: machine-classad-attributes JobPreemptions ("a running job has been preempted"),
+  // JobRankPreemptions (for the machine's RANK), JobUserPrioPreemptions (fair share).
+  if (s.has_job && s.job.starter_running) {
+    count_stat(Stat::kJobPreemptions);
+    if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
+    if ((s.has_preempting || s.pslot_victim) && s.retire == Retire::kPriority)
+      count_stat(Stat::kJobUserPrioPreemptions);
+  }
+  enter_preempting(s);
+}
+
 bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   State fs = s.state;
   Activity fa = s.activity;
   std::string cause = cause_for(r, s);
   State ts = r.to_state;
-  Activity ta = r.to_activity;
-  if (ts == State::kPreempting && fs == State::kClaimed) {
-    // HTCONDOR: ep-policy "Depending on the value of WANT_VACATE ... Vacating ... Killing"
-    if (s.fast || (r.trigger == Trigger::kFastEviction)) {
-      ta = Activity::kKilling;
-    } else if (s.has_job && s.job.starter_running) {
-      ta = want_vacate(s) ? Activity::kVacating : Activity::kKilling;
-    } else {
-      ta = Activity::kVacating;
-    }
-  }
-  // Leaving an activity.
-  if (fa == Activity::kSuspended && fs == State::kClaimed && ts == State::kClaimed) resume(s);
-  if (fa == Activity::kBenchmarking) {
-    s.benchmarked = true;
-    s.last_benchmark = static_cast<double>(now);
-    s.benchmark_end = kNever;
-  }
-  if (fs == State::kMatched) {
-    s.match_deadline = kNever;
-    s.match_pending = false;
-  }
-  if (fs == State::kPreempting) {
-    s.vacate_deadline = s.kill_deadline = kNever;
-  }
+  bool evicting = ts == State::kPreempting && fs == State::kClaimed;
+  Activity ta = evicting ? eviction_activity(s, r) : r.to_activity;
+  pair_leave(s, ts);
   int64_t entered = s.entered_activity;
   s.state = ts;
   s.activity = ta;
@@ -167,117 +280,12 @@ bool Engine::apply(SlotImpl& s, const TransitionRow& r) {
   record(s, fs, fa, r.number, cause);
   publish_pair_times(s, fs, fa, entered);
 
-  // Entering.
-  switch (r.number == 0 && r.trigger == Trigger::kClaimInOwner ? 5 : r.number) {
-    case 3:
-      s.benchmark_end = now + 1;
-      act(s, ActionKind::kRunBenchmarks);
-      break;
-    case 5:
-    case 9:
-    case 31:
-      sd.last_claim_time_ = now;
-      s.claim = std::move(s.pending_claim);
-      s.pending_claim = Claim{};
-      s.has_claim = true;
-      s.claim_pending = false;
-      s.match_pending = false;
-      s.accepted_while_draining = sd.draining_;
-      ins(s, "AcceptedWhileDraining", Value::boolean(sd.draining_));
-      break;
-    case 6:
-    case 32:
-      s.match_pending = false;
-      s.match_deadline = now + s.pol.match_timeout;
-      break;
-    case 11: start_job(s); break;
-    case 12: end_job_accounting(s, false); break;
-    case 14:
-    case 20:
-      s.job.suspend_since = now;
-      act(s, ActionKind::kSuspend);
-      break;
-    case 19:
-      s.retire = Retire::kNone;
-      s.retire_end_override = kNever;
-      break;
-    case 21: enter_preempting(s); break;
-    case 23:
-    case 24: {
-      end_job_accounting(s, true);
-      clear_claim(s, "preempted by a better claim");
-      s.claim = std::move(s.preempting);
-      s.preempting = Claim{};
-      s.has_preempting = false;
-      s.has_claim = true;
-      reset_eviction(s);
-      break;
-    }
-    case 22:
-    case 25: {
-      std::string why = !s.end_cause.empty()        ? s.end_cause
-                        : s.retire != Retire::kNone ? retire_text(s.retire)
-                                                    : "preempted";
-      if (s.job.held) why += " (job put on hold)";
-      end_job_accounting(s, true);
-      clear_claim(s, why.c_str());
-      if (s.has_preempting) {
-        act(s, ActionKind::kNotifyClaimant, "preempting claim " + s.preempting.id + " dropped");
-        s.has_preempting = false;
-        s.preempting = Claim{};
-      }
-      reset_eviction(s);
-      break;
-    }
-    case 26: break;
-    case 28:
-      // HTCONDOR: ep-policy "the condor_startd will only spawn a single instance of the BOINC
-      // client": a slot leaving backfill while others still use the client just lets go of it.
-      if (backfill_users(&s) > 0) {
-        s.bf_running = false;
-      } else {
-        act(s, ActionKind::kKillBackfill);
-      }
-      if (s.bf_cause.empty()) {
-        s.bf_cause = s.claim_pending     ? "claimed by schedd"
-                     : s.match_pending   ? "matched by negotiator"
-                     : sd.shutting_down_ ? "shutdown"
-                     : sd.draining_      ? "draining"
-                                         : "vacate";
-      }
-      if (!s.claim_pending && !s.match_pending) s.bf_evict_to_owner = true;
-      break;
-    case 30:
-      s.bf_evict_to_owner = false;
-      s.bf_cause.clear();
-      s.end_requested = false;
-      break;
-    case 36:
-    case 37: break;
-    default: break;
-  }
+  entry_work(s, r.work);
+  bool client_killed = fs == State::kBackfill && fa == Activity::kKilling;
   if (ts == State::kBackfill && ta == Activity::kIdle && !s.bf_running && !s.bf_evict_to_owner &&
-      !s.claim_pending && !s.match_pending && r.number != 29) {
-    // "If a given slot on a multi-core enters the Backfill state and a BOINC client is already
-    // running under this condor_startd, the slot will immediately enter Backfill/Busy without
-    // waiting to spawn another copy of the BOINC client."
-    bool running = backfill_users(&s) > 0;
-    s.bf_running = true;
-    if (!running) act(s, ActionKind::kSpawnBackfill);
-  }
-  if (ts == State::kPreempting && fs == State::kClaimed) {
-    if (s.has_job && s.job.starter_running && s.retire == Retire::kNone && !s.fast)
-      s.retire = Retire::kVacate;
-    // HTCONDOR: machine-classad-attributes JobPreemptions ("a running job has been preempted"),
-    // JobRankPreemptions (for the machine's RANK), JobUserPrioPreemptions (fair share).
-    if (s.has_job && s.job.starter_running) {
-      count_stat(Stat::kJobPreemptions);
-      if (s.has_preempting && s.retire == Retire::kRank) count_stat(Stat::kJobRankPreemptions);
-      if ((s.has_preempting || s.pslot_victim) && s.retire == Retire::kPriority)
-        count_stat(Stat::kJobUserPrioPreemptions);
-    }
-    enter_preempting(s);
-  }
+      !s.claim_pending && !s.match_pending && !client_killed)
+    backfill_join(s);
+  if (evicting) eviction_start(s);
   if (ts == State::kMatched && fs != State::kMatched) s.end_requested = false;
   refresh(s);
   act(s, ActionKind::kPublishAds);
@@ -311,9 +319,7 @@ void Engine::reset_eviction(SlotImpl& s) {
 void Engine::delete_dslot(SlotImpl& s) {
   SlotImpl* p = s.parent;
   p->res_dirty = true;
-  p->res.cpus += s.res.cpus;
-  p->res.memory_mb += s.res.memory_mb;
-  p->res.disk_kb += s.res.disk_kb;
+  for (const StdResource& r : kStdResources) r.add(p->res, r.amount(s.res));
   for (size_t i = 0; i < s.res.custom.size() && i < p->res.custom.size(); ++i) {
     p->res.custom[i] += s.res.custom[i];
     for (const std::string& id : s.res.ids[i]) p->res.ids[i].push_back(id);
@@ -339,9 +345,7 @@ void Engine::settle(SlotImpl& s) {
     if (!r) return;
     uint64_t to =
         uint64_t{1} << (static_cast<int>(r->to_state) * 8 + static_cast<int>(r->to_activity));
-    if ((seen & to) && r->number != 1 && r->number != 29 && r->number != 23 && r->number != 24 &&
-        r->number != 12 && r->number != 4 && r->number != 26)
-      return;
+    if ((seen & to) && !r->revisits) return;
     if (!apply(s, *r)) return;
     refresh_cross();
   }

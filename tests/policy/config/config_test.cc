@@ -405,7 +405,8 @@ TEST(ConfigRobustness, OddInputsDoNotCrash) {
     if (st.ok) st = c.finish();
     std::string v;
     c.get("A", &v);
-    SUCCEED() << in << " -> " << st.message;
+    // Odd input either loads or fails with a message that says what is wrong.
+    if (!st.ok) EXPECT_FALSE(st.message.empty()) << in;
   }
 }
 

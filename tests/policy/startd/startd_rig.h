@@ -17,6 +17,8 @@ struct StartdRig {
   config::Config cfg;
   MachineFacts facts;
   VirtualClock clock{1000};
+  ScopedClockInstall installed{
+      &clock};  // before sd: removed after sd is gone, however the test ends
   std::unique_ptr<Startd> sd;
   Output out;
 
@@ -25,13 +27,11 @@ struct StartdRig {
     EXPECT_TRUE(cfg.load_string(conf, "t.conf").ok);
     facts.cpus = cpus;
     facts.memory_mb = memory_mb;
-    clock_install(&clock);
     sd = std::make_unique<Startd>(cfg, facts, clock);
     std::string err;
     EXPECT_TRUE(sd->init(&err)) << err;
     sd->evaluate(&out);
   }
-  ~StartdRig() { clock_install(nullptr); }
 
   std::string state(const char* slot) {
     SlotView v;

@@ -355,7 +355,7 @@ TEST(MachineAd, ListedAttributesArePresent) {
   facts.memory_mb = 4096;
   facts.gpus = {{"GPU-aaaa0001", "Capability = 8.0"}, {"GPU-bbbb0002", "Capability = 7.5"}};
   VirtualClock clock(1700000000);
-  clock_install(&clock);
+  ScopedClockInstall installed(&clock);
   Startd sd(cfg, facts, clock);
   std::string err;
   ASSERT_TRUE(sd.init(&err)) << err;
@@ -450,7 +450,6 @@ TEST(MachineAd, ListedAttributesArePresent) {
   EXPECT_TRUE(g.is_classad());
   EXPECT_TRUE(d.ad->evaluate_int("ClockMin", v));
   EXPECT_EQ(v, (1700000000 % 86400) / 60);
-  clock_install(nullptr);
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ TEST_P(NumberedTransition, SourceAndTargetAsTheReferenceSays) {
   bool found = false;
   for (int i = 0; i < n; ++i) {
     if (t[i].number != e.number) continue;
-    if (t[i].from_state == e.from_s && t[i].from_activity == e.from_a &&
-        t[i].to_state == e.to_s && t[i].to_activity == e.to_a)
+    if (t[i].from_state == e.from_s && t[i].from_activity == e.from_a && t[i].to_state == e.to_s &&
+        t[i].to_activity == e.to_a)
       found = true;
   }
   EXPECT_TRUE(found) << "transition " << e.number;
@@ -118,6 +118,65 @@ TEST(StateTable, StepTakesTheFirstRowWhoseTriggerHolds) {
   EXPECT_EQ(r->number, 14);
   auto none = [](Trigger, void*) { return false; };
   EXPECT_EQ(transition_step(State::kOwner, Activity::kIdle, none, nullptr), nullptr);
+}
+
+}  // namespace
+}  // namespace kite::startd
+
+namespace kite::startd {
+namespace {
+
+// Each kind of entry work belongs to moves into one pair (ep-policy "State and Activity
+// Transitions"): a row whose work disagrees with its target would start a job in the wrong place.
+TEST(StateTable, EntryWorkMatchesTheTarget) {
+  struct Target {
+    EntryWork work;
+    State to_s;
+    Activity to_a;
+  };
+  const Target kTargets[] = {
+      {EntryWork::kRunBenchmarks, State::kUnclaimed, Activity::kBenchmarking},
+      {EntryWork::kTakeClaim, State::kClaimed, Activity::kIdle},
+      {EntryWork::kAwaitClaim, State::kMatched, Activity::kIdle},
+      {EntryWork::kStartJob, State::kClaimed, Activity::kBusy},
+      {EntryWork::kEndJob, State::kClaimed, Activity::kIdle},
+      {EntryWork::kSuspendJob, State::kClaimed, Activity::kSuspended},
+      {EntryWork::kUnretire, State::kClaimed, Activity::kBusy},
+      {EntryWork::kKillJob, State::kPreempting, Activity::kKilling},
+      {EntryWork::kSwitchClaim, State::kClaimed, Activity::kIdle},
+      {EntryWork::kEndClaim, State::kOwner, Activity::kIdle},
+      {EntryWork::kStopBackfill, State::kBackfill, Activity::kKilling},
+      {EntryWork::kForgetBackfill, State::kOwner, Activity::kIdle},
+  };
+  int n = 0;
+  const TransitionRow* t = transition_table(&n);
+  int checked = 0;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].work == EntryWork::kNone) continue;
+    for (const Target& g : kTargets) {
+      if (g.work != t[i].work) continue;
+      ++checked;
+      EXPECT_EQ(t[i].to_state, g.to_s)
+          << "row " << i << " (" << t[i].number << "): " << entry_work_text(t[i].work);
+      EXPECT_EQ(t[i].to_activity, g.to_a)
+          << "row " << i << " (" << t[i].number << "): " << entry_work_text(t[i].work);
+    }
+  }
+  // Transitions 3, 5, 6, 9, 11, 12, 14, 19..25, 28, 30..32 and the claim in Owner carry work.
+  EXPECT_EQ(checked, 19);
+}
+
+// A claim accepted in Owner (START true for the job) takes the claim as transition 5 does.
+TEST(StateTable, ClaimInOwnerTakesTheClaim) {
+  int n = 0;
+  const TransitionRow* t = transition_table(&n);
+  bool found = false;
+  for (int i = 0; i < n; ++i) {
+    if (t[i].trigger != Trigger::kClaimInOwner) continue;
+    found = true;
+    EXPECT_EQ(t[i].work, EntryWork::kTakeClaim);
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
