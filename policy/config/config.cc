@@ -18,6 +18,7 @@
 
 #include "policy/config/internal.h"
 #include "policy/config/macro_functions.h"
+#include "policy/config/typed.h"
 
 namespace kite::config {
 namespace {
@@ -667,10 +668,7 @@ Status Config::Loader::eval_if(const Origin& o, int line, std::string_view cond,
     double d = tmp.empty() ? 0 : std::strtod(tmp.c_str(), &end);
     if (t.empty()) {
       r = false;
-    } else if (iequals(t, "true") || iequals(t, "yes")) {
-      r = true;
-    } else if (iequals(t, "false") || iequals(t, "no")) {
-      r = false;
+    } else if (parse_bool_word(t, &r)) {
     } else if (end && *end == '\0') {
       r = d != 0;
     } else {

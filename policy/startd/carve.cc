@@ -13,6 +13,7 @@
 
 #include "policy/classad/match.h"
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 
 namespace kite::startd {
 
@@ -26,17 +27,16 @@ SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
     if (!sd.cfg_.lookup_slot(name, p.id, p.type_id, &e)) return false;
     return sd.cfg_.get(e.name, out) && !trim(*out).empty();
   };
+  // A value that is not a boolean reads as false here (layout_build reports it per slot type).
+  auto cfg_flag = [&](const char* name) {
+    config::Entry e;
+    bool b = false;
+    if (sd.cfg_.lookup_slot(name, p.id, p.type_id, &e)) config::read_bool(sd.cfg_, e, &b);
+    return b;
+  };
   std::string text;
-  bool consumption = false;
-  if (cfg_text("CONSUMPTION_POLICY", &text)) {
-    text = trim(text);
-    consumption = strcasecmp(text.c_str(), "true") == 0 || text == "1";
-  }
-  bool must_modify = false;
-  if (cfg_text("MUST_MODIFY_REQUEST_EXPRS", &text)) {
-    text = trim(text);
-    must_modify = strcasecmp(text.c_str(), "true") == 0 || text == "1";
-  }
+  bool consumption = cfg_flag("CONSUMPTION_POLICY");
+  bool must_modify = cfg_flag("MUST_MODIFY_REQUEST_EXPRS");
   struct Req {
     const char* attr;
     const char* modify;

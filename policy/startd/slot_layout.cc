@@ -10,6 +10,7 @@
 
 #include "policy/classad/eval.h"
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 
 namespace kite::startd {
 
@@ -193,33 +194,24 @@ bool eval_constraint(const std::string& constraint, const std::string& id, const
   return classad::value_is_true(v);
 }
 
-bool config_int(const config::Config& cfg, const std::string& name, int64_t* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  v = trim(v);
-  if (v.empty()) return false;
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return false;
-  classad::Value val = classad::evaluate(e.get());
-  double d;
-  if (!val.to_number(d)) return false;
-  *out = static_cast<int64_t>(d);
-  return true;
+// The typed reader, keeping the first error in *bad (the value then reads as undefined).
+bool config_int(const config::Config& cfg, const std::string& name, int64_t* out,
+                std::string* bad) {
+  bool found = false;
+  config::Status st = config::read_int(cfg, name, out, &found);
+  if (!st.ok && bad->empty()) *bad = st.message;
+  return found;
 }
 
-bool config_bool(const config::Config& cfg, const std::string& name, bool dflt) {
-  std::string v;
-  if (!cfg.get(name, &v)) return dflt;
-  v = trim(v);
-  if (strcasecmp(v.c_str(), "true") == 0 || v == "1") return true;
-  if (strcasecmp(v.c_str(), "false") == 0 || v == "0") return false;
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return dflt;
-  classad::Value val = classad::evaluate(e.get());
-  if (val.is_boolean()) return val.as_boolean();
-  double d;
-  if (val.to_number(d)) return d != 0;
+bool config_bool(const config::Config& cfg, const config::Entry& e, bool dflt, std::string* bad) {
+  config::Status st = config::read_bool(cfg, e, &dflt);
+  if (!st.ok && bad->empty()) *bad = st.message;
   return dflt;
+}
+
+bool config_bool(const config::Config& cfg, const std::string& name, bool dflt, std::string* bad) {
+  config::Entry e;
+  return cfg.lookup(name, &e) ? config_bool(cfg, e, dflt, bad) : dflt;
 }
 
 }  // namespace
@@ -304,14 +296,15 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
   const size_t nres = 4 + out->resources.size();
 
   // Machine totals.
+  std::string bad;  // the first value that does not read
   std::vector<double> total(nres, 0);
   int64_t n;
-  total[0] = config_int(cfg, "NUM_CPUS", &n) && n > 0 ? static_cast<double>(n) : facts.cpus;
-  total[1] = config_int(cfg, "MEMORY", &n) && n > 0 ? static_cast<double>(n)
+  total[0] = config_int(cfg, "NUM_CPUS", &n, &bad) && n > 0 ? static_cast<double>(n) : facts.cpus;
+  total[1] = config_int(cfg, "MEMORY", &n, &bad) && n > 0 ? static_cast<double>(n)
                                                      : static_cast<double>(facts.memory_mb);
-  if (config_int(cfg, "RESERVED_MEMORY", &n) && n > 0) total[1] -= static_cast<double>(n);
+  if (config_int(cfg, "RESERVED_MEMORY", &n, &bad) && n > 0) total[1] -= static_cast<double>(n);
   total[2] = static_cast<double>(facts.disk_kb);
-  if (config_int(cfg, "RESERVED_DISK", &n) && n > 0) total[2] -= static_cast<double>(n) * 1024;
+  if (config_int(cfg, "RESERVED_DISK", &n, &bad) && n > 0) total[2] -= static_cast<double>(n) * 1024;
   total[3] = static_cast<double>(facts.swap_kb);
   for (size_t i = 0; i < out->resources.size(); ++i) total[4 + i] = out->resources[i].total;
   for (double& t : total) t = t < 0 ? 0 : t;
@@ -322,7 +315,7 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
     char name[48];
     std::snprintf(name, sizeof name, "NUM_SLOTS_TYPE_%d", t);
     int64_t count = 0;
-    if (!config_int(cfg, name, &count) || count <= 0) continue;
+    if (!config_int(cfg, name, &count, &bad) || count <= 0) continue;
     std::snprintf(name, sizeof name, "SLOT_TYPE_%d", t);
     std::string text;
     if (!cfg.get(name, &text)) text = "auto";
@@ -330,13 +323,28 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
     ts.type_id = t;
     ts.count = static_cast<int>(count > 4096 ? 4096 : count);
     std::snprintf(name, sizeof name, "SLOT_TYPE_%d_PARTITIONABLE", t);
-    ts.partitionable = config_bool(cfg, name, false);
+    ts.partitionable = config_bool(cfg, name, false, &bad);
+    // Read by the carving (carve.cc) per slot: checked here so a bad value stops the start.
+    for (const char* flag : {"CONSUMPTION_POLICY", "MUST_MODIFY_REQUEST_EXPRS"}) {
+      config::Entry e;
+      if (cfg.lookup_slot(flag, 0, t, &e)) config_bool(cfg, e, false, &bad);
+    }
+    if (!bad.empty()) break;
     if (!parse_type(text, t, nres, out->resources, &ts, err)) return false;
     types.push_back(std::move(ts));
   }
+  if (!bad.empty()) {
+    *err = bad;
+    return false;
+  }
   if (types.empty()) {
     int64_t num_slots = 0;
-    if (config_int(cfg, "NUM_SLOTS", &num_slots) && num_slots > 0) {
+    bool have_num_slots = config_int(cfg, "NUM_SLOTS", &num_slots, &bad);
+    if (!bad.empty()) {
+      *err = bad;
+      return false;
+    }
+    if (have_num_slots && num_slots > 0) {
       if (num_slots > static_cast<int64_t>(total[0])) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
