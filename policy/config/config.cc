@@ -18,6 +18,7 @@
 
 #include "policy/config/internal.h"
 #include "policy/config/macro_functions.h"
+#include "policy/config/random.h"
 #include "policy/config/typed.h"
 
 namespace kite::config {
@@ -199,15 +200,6 @@ std::string meta_substitute(std::string_view body, const MetaArgs& args, int dep
   return out;
 }
 
-// Deterministic generator for $RANDOM_INTEGER/$RANDOM_CHOICE (policy code has no entropy source).
-unsigned long long next_random() {
-  static unsigned long long state = 0x9E3779B97F4A7C15ull;
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return state;
-}
-
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------
@@ -303,7 +295,7 @@ bool Expander::expand_function(std::string_view fn, std::string_view args, std::
   }
   MetaArgs list(a);
   if (fn == "RANDOM_CHOICE") {
-    if (!list.items.empty()) out += list.items[next_random() % list.items.size()];
+    if (!list.items.empty()) out += list.items[random_below(list.items.size())];
     return true;
   }
   // RANDOM_INTEGER(min, max [, step])
@@ -312,8 +304,9 @@ bool Expander::expand_function(std::string_view fn, std::string_view args, std::
   long long step = list.items.size() >= 3 ? std::strtoll(list.item(3).c_str(), nullptr, 10) : 1;
   if (step <= 0) step = 1;
   if (hi < lo) std::swap(lo, hi);
-  unsigned long long span = (static_cast<unsigned long long>(hi) - lo) / step + 1;
-  long long v = lo + static_cast<long long>(next_random() % (span ? span : 1)) * step;
+  // Number of values lo, lo + step, ... <= hi; 0 stands for 2^64 (the whole range, step 1).
+  uint64_t span = (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / step + 1;
+  long long v = static_cast<long long>(static_cast<uint64_t>(lo) + random_below(span) * step);
   out += std::to_string(v);
   return true;
 }
