@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,15 @@ const Default kDefaults[] = {
     {"STARTD_LATCH_EXPRS", "", true},
     {"STARTD_CRON_JOBLIST", "", false},
     {"CONSUMPTION_POLICY", "false", true},
+    {"NEGOTIATOR_USE_SLOT_WEIGHTS", "true", true},
+    {"SYSTEM_JOB_MACHINE_ATTRS", "Cpus,SlotWeight", true},
+    // File transfer plugins (starter.rst; sites append their own with
+    // `FILETRANSFER_PLUGINS = $(FILETRANSFER_PLUGINS), ...`).
+    {"FILETRANSFER_PLUGINS",
+     "$(LIBEXEC)/curl_plugin, $(LIBEXEC)/data_plugin, $(LIBEXEC)/box_plugin.py, "
+     "$(LIBEXEC)/gdrive_plugin.py, $(LIBEXEC)/onedrive_plugin.py, $(STASH_PLUGIN)",
+     true},
+    {"STASH_PLUGIN", "$(LIBEXEC)/stash_plugin", true},
     {"ENABLE_BACKFILL", "false", true},
     {"GPU_MONITOR", "$(LIBEXEC)/condor_gpu_utilization", true},
     {"ENVIRONMENT_FOR_AssignedGPUs",
@@ -145,6 +155,14 @@ const Default* default_find(std::string_view name) {
   });
   if (it != v.end() && strcasecmp((*it)->name, key.c_str()) == 0) return *it;
   return nullptr;
+}
+
+bool same_as_default(std::string_view dflt, std::string_view value) {
+  if (dflt == value) return true;
+  auto ieq = [](std::string_view a, const char* b) {
+    return a.size() == std::strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+  };
+  return (ieq(dflt, "true") && ieq(value, "true")) || (ieq(dflt, "false") && ieq(value, "false"));
 }
 
 const Default* defaults_all(int* count) {

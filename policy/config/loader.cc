@@ -2,8 +2,11 @@
 // and values equal to a built-in default kept at the default), keywords, `if` blocks.
 // HTCONDOR: admin-manual/introduction-to-configuration (25.x).
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "policy/config/internal.h"
+#include "policy/config/line_reader.h"
 #include "policy/config/loader.h"
 #include "policy/config/text.h"
 
@@ -76,8 +79,9 @@ Status Config::Loader::assign(const Origin& o, int line, std::string_view name, 
   auto it = cfg.table_.find(key);
   if (it == cfg.table_.end()) {
     // Setting an unset macro to exactly its default keeps it at <Default>, as HTCondor does.
+    // The comparison is exact but for true/false in any case (`SUSPEND = FALSE` stays "False").
     const internal::Default* d = internal::default_find(name);
-    if (d && d->matchable && value == d->value) return Status::Ok();
+    if (d && d->matchable && internal::same_as_default(d->value, value)) return Status::Ok();
     cfg.table_[key] = Entry{std::string(name), std::move(value), o.where(line), false};
   } else {
     it->second.value = std::move(value);
@@ -87,178 +91,217 @@ Status Config::Loader::assign(const Origin& o, int line, std::string_view name, 
   return Status::Ok();
 }
 
-Status Config::Loader::parse(const Origin& o) {
-  // Physical lines.
-  std::vector<std::string_view> lines;
-  {
-    std::string_view t = o.text;
-    size_t b = 0;
-    for (size_t i = 0; i <= t.size(); ++i) {
-      if (i == t.size() || t[i] == '\n') {
-        std::string_view l = t.substr(b, i - b);
-        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-        if (i < t.size() || !l.empty()) lines.push_back(l);
-        b = i + 1;
-      }
-    }
+namespace {
+
+// An assignment operator after a macro name: '=', ':' (HTCondor's old form, read as '='), '@'
+// for @=tag, '+' for += (with `sep`, doubled or not, for +,= +;= +|= +&= +*= and +&&= ...).
+struct Op {
+  char kind = 0;
+  char sep = 0;
+  bool doubled = false;
+  std::string_view rest;  // the text after the operator
+};
+
+bool parse_op(std::string_view after, Op* op) {
+  if (after.empty()) return false;
+  char c = after.front();
+  if (c == '=' || c == ':') {
+    *op = Op{c, 0, false, trim(after.substr(1))};
+    return true;
   }
+  if (c == '@' && after.size() > 1 && after[1] == '=') {
+    *op = Op{'@', 0, false, trim(after.substr(2))};
+    return true;
+  }
+  if (c != '+') return false;
+  size_t k = 1;
+  Op o{'+', 0, false, {}};
+  if (k < after.size() && std::strchr(",;|&*", after[k]) && after[k] != '\0') {
+    o.sep = after[k++];
+    if (k < after.size() && after[k] == o.sep) o.doubled = true, ++k;
+  }
+  if (k >= after.size() || after[k] != '=') return false;
+  o.rest = trim(after.substr(k + 1));
+  *op = o;
+  return true;
+}
+
+// Where the macro name of a statement ends: at a blank or an operator.
+size_t name_end(std::string_view t) {
+  size_t e = 0;
+  while (e < t.size() && !is_space(t[e]) && t[e] != '=' && t[e] != ':' && t[e] != '+' &&
+         !(t[e] == '@' && e + 1 < t.size() && t[e + 1] == '=')) {
+    ++e;
+  }
+  return e;
+}
+
+bool is_keyword(std::string_view kw) {
+  for (const char* k : {"if", "elif", "else", "endif", "use", "include", "error", "warning"}) {
+    if (iequals(kw, k)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// `if` nesting: which branch of each open `if` is being read.
+struct Config::Loader::IfStack {
   struct Frame {
     bool parent_active;
     bool taken;
     bool in_else;
+    bool on;  // the current branch is read
     int line;
   };
-  std::vector<Frame> ifs;
-  std::vector<bool> branch_on;  // parallel to ifs: is the current branch selected
+  std::vector<Frame> frames;
+  bool on() const { return frames.empty() || frames.back().on; }
+};
 
-  size_t k = 0;
-  while (k < lines.size()) {
-    int start = static_cast<int>(k);
-    std::string_view first = ltrim(lines[k]);
-    ++k;
-    if (first.empty() || first.front() == '#') continue;
-    // Join `\` continuations; comment lines inside a continuation are dropped.
-    std::string logical(first);
-    while (true) {
-      std::string_view r = trim(logical);
-      if (r.empty() || r.back() != '\\') break;
-      logical.resize(static_cast<size_t>(r.data() - logical.data()) + r.size() - 1);
-      while (k < lines.size() && !ltrim(lines[k]).empty() && ltrim(lines[k]).front() == '#') ++k;
-      if (k >= lines.size()) break;
-      logical += ltrim(lines[k]);
-      ++k;
+Status Config::Loader::parse(const Origin& o) {
+  internal::LineReader reader(o.text);
+  IfStack ifs;
+  std::string statement;
+  int start = 0;
+  while (reader.next(&statement, &start)) {
+    std::string_view t = statement;
+    // HTCondor ignores a ':' that starts a line of an if body (or an `:if`), so that older
+    // parsers skip the line.
+    if (!t.empty() && t.front() == ':' &&
+        (!ifs.frames.empty() ||
+         (t.size() >= 3 && iequals(t.substr(1, 2), "if") && (t.size() == 3 || is_space(t[3]))))) {
+      t = ltrim(t.substr(1));
     }
-    std::string_view t = trim(logical);
-    bool on = branch_on.empty() || branch_on.back();
-
-    // Leading token: a keyword or a macro name.
-    size_t e = 0;
-    while (e < t.size() && !is_space(t[e]) && t[e] != '=' && t[e] != ':' &&
-           !(t[e] == '@' && e + 1 < t.size() && t[e + 1] == '=')) {
-      ++e;
-    }
+    size_t e = name_end(t);
     std::string_view tok = t.substr(0, e);
     std::string_view after = ltrim(t.substr(e));
-    bool is_assign = !after.empty() && (after.front() == '=' ||
-                                        (after.size() > 1 && after[0] == '@' && after[1] == '='));
+    std::string_view kw = tok;
+    if (iequals(kw, "@use") || iequals(kw, "@include")) kw.remove_prefix(1);
+    Op op;
+    bool assign_op = parse_op(after, &op);
 
-    if (is_assign && after.front() == '@') {
-      // NAME @=tag ... @tag
-      std::string_view tag = trim(after.substr(2));
-      if (tag.empty() || tag.find_first_of(" \t") != std::string_view::npos) {
-        return Status::Error(o.where(start) + ": bad multi-line value marker '@=" + excerpt(tag) +
-                             "'");
-      }
-      std::string value;
-      int nlines = 0;
-      bool closed = false;
-      while (k < lines.size()) {
-        std::string_view l = lines[k++];
-        std::string_view lt = trim(l);
-        if (lt.size() == tag.size() + 1 && lt.front() == '@' && lt.substr(1) == tag) {
-          closed = true;
-          break;
-        }
-        if (nlines++ > 0) value += '\n';
-        value.append(l);
-        if (value.size() > kMaxValueBytes) {
-          return Status::Error(o.where(start) + ": value of " + std::string(tok) +
-                               " is larger than 1 MiB");
-        }
-      }
-      if (!closed) {
-        return Status::Error(o.where(start) + ": multi-line value '" + excerpt(tok) + " @=" +
-                             std::string(tag) + "' has no closing '@" + std::string(tag) + "'");
-      }
-      if (!on) continue;
-      if (!valid_name(tok)) {
-        return Status::Error(o.where(start) + ": invalid macro name '" + excerpt(tok) + "'");
-      }
-      Status st = assign(o, start, tok, value);
+    if (assign_op && op.kind == '@') {
+      Status st = assign_block(o, start, tok, op.rest, reader, ifs.on());
       if (!st.ok) return st;
       continue;
     }
-
-    if (!is_assign) {
-      std::string_view kw = tok;
-      if (!kw.empty() && kw.front() == '@' && (iequals(kw, "@use") || iequals(kw, "@include"))) {
-        kw.remove_prefix(1);
-      }
-      if (iequals(kw, "if")) {
-        bool r = false;
-        if (on) {
-          Status st = eval_if(o, start, after, &r);
-          if (!st.ok) return st;
-        }
-        ifs.push_back({on, r, false, start});
-        branch_on.push_back(on && r);
-        continue;
-      }
-      if (iequals(kw, "elif")) {
-        if (ifs.empty()) return Status::Error(o.where(start) + ": elif without if");
-        Frame& f = ifs.back();
-        if (f.in_else) return Status::Error(o.where(start) + ": elif after else");
-        bool r = false;
-        if (f.parent_active && !f.taken) {
-          Status st = eval_if(o, start, after, &r);
-          if (!st.ok) return st;
-        }
-        branch_on.back() = f.parent_active && !f.taken && r;
-        f.taken = f.taken || r;
-        continue;
-      }
-      if (iequals(kw, "else")) {
-        if (ifs.empty()) return Status::Error(o.where(start) + ": else without if");
-        Frame& f = ifs.back();
-        if (f.in_else) return Status::Error(o.where(start) + ": second else for the same if");
-        if (!after.empty()) {
-          return Status::Error(o.where(start) + ": unexpected text after else: '" + excerpt(after) +
-                               "'");
-        }
-        f.in_else = true;
-        branch_on.back() = f.parent_active && !f.taken;
-        f.taken = true;
-        continue;
-      }
-      if (iequals(kw, "endif")) {
-        if (ifs.empty()) return Status::Error(o.where(start) + ": endif without if");
-        ifs.pop_back();
-        branch_on.pop_back();
-        continue;
-      }
-      if (!on) continue;
-      if (iequals(kw, "use")) {
-        Status st = do_use(o, start, after);
-        if (!st.ok) return st;
-        continue;
-      }
-      if (iequals(kw, "include")) {
-        Status st = do_include(o, start, after);
-        if (!st.ok) return st;
-        continue;
-      }
-      if (iequals(kw, "error") || iequals(kw, "warning")) {
-        std::string_view msg = after;
-        if (!msg.empty() && msg.front() == ':') msg = trim(msg.substr(1));
-        std::string m = o.where(start) + ": " + upper(kw) + ": " + std::string(msg);
-        if (iequals(kw, "error")) return Status::Error(m);
-        cfg.warnings_.push_back(m);
-        continue;
-      }
+    if (is_keyword(kw) && !(assign_op && op.kind != ':')) {
+      Status st = keyword(o, start, kw, after, &ifs);
+      if (!st.ok) return st;
+      continue;
+    }
+    if (!ifs.on()) continue;
+    if (!assign_op) {
       if (!t.empty() && t.front() == '[') continue;  // "[section]" lines are ignored
       return Status::Error(o.where(start) + ": syntax error: expected 'NAME = value', got '" +
                            excerpt(t) + "'");
     }
-    if (!on) continue;
     if (!valid_name(tok)) {
       return Status::Error(o.where(start) + ": invalid macro name '" + excerpt(tok) + "'");
     }
-    Status st = assign(o, start, tok, std::string(trim(after.substr(1))));
+    std::string value(op.rest);
+    if (op.kind == '+') {
+      // NAME += v appends to a non-empty value: "old v", "old,v" (+,=), "old && v" (+&&=).
+      std::string cur;
+      if (lookup_parse_time(tok, &cur) && !cur.empty()) {
+        if (!op.sep) {
+          cur += ' ';
+        } else if (op.doubled) {
+          cur += std::string(" ") + op.sep + op.sep + " ";
+        } else {
+          cur += op.sep;
+        }
+        value = cur + value;
+      }
+    }
+    Status st = assign(o, start, tok, std::move(value));
     if (!st.ok) return st;
   }
-  if (!ifs.empty()) {
-    return Status::Error(o.where(ifs.back().line) + ": if without matching endif");
+  if (!ifs.frames.empty()) {
+    return Status::Error(o.where(ifs.frames.back().line) + ": if without matching endif");
   }
+  return Status::Ok();
+}
+
+// NAME @=tag, its lines, @tag: read even in a skipped branch, assigned only in a read one.
+Status Config::Loader::assign_block(const Origin& o, int start, std::string_view name,
+                                    std::string_view tag, internal::LineReader& reader, bool on) {
+  if (tag.empty() || tag.find_first_of(" \t") != std::string_view::npos) {
+    return Status::Error(o.where(start) + ": bad multi-line value marker '@=" + excerpt(tag) +
+                         "'");
+  }
+  std::string value;
+  bool too_big = false;
+  if (!reader.block(tag, kMaxValueBytes, &value, &too_big)) {
+    if (too_big) {
+      return Status::Error(o.where(start) + ": value of " + std::string(name) +
+                           " is larger than 1 MiB");
+    }
+    return Status::Error(o.where(start) + ": multi-line value '" + excerpt(name) + " @=" +
+                         std::string(tag) + "' has no closing '@" + std::string(tag) + "'");
+  }
+  if (!on) return Status::Ok();
+  if (!valid_name(name)) {
+    return Status::Error(o.where(start) + ": invalid macro name '" + excerpt(name) + "'");
+  }
+  return assign(o, start, name, std::move(value));
+}
+
+// if/elif/else/endif (always followed, to keep the nesting), use/include/error/warning (in a
+// branch that is read).
+Status Config::Loader::keyword(const Origin& o, int start, std::string_view kw,
+                               std::string_view after, IfStack* ifs) {
+  auto& frames = ifs->frames;
+  bool on = ifs->on();
+  if (iequals(kw, "if")) {
+    bool r = false;
+    if (on) {
+      Status st = eval_if(o, start, after, &r);
+      if (!st.ok) return st;
+    }
+    frames.push_back({on, r, false, on && r, start});
+    return Status::Ok();
+  }
+  if (iequals(kw, "elif")) {
+    if (frames.empty()) return Status::Error(o.where(start) + ": elif without if");
+    IfStack::Frame& f = frames.back();
+    if (f.in_else) return Status::Error(o.where(start) + ": elif after else");
+    bool r = false;
+    if (f.parent_active && !f.taken) {
+      Status st = eval_if(o, start, after, &r);
+      if (!st.ok) return st;
+    }
+    f.on = f.parent_active && !f.taken && r;
+    f.taken = f.taken || r;
+    return Status::Ok();
+  }
+  if (iequals(kw, "else")) {
+    if (frames.empty()) return Status::Error(o.where(start) + ": else without if");
+    IfStack::Frame& f = frames.back();
+    if (f.in_else) return Status::Error(o.where(start) + ": second else for the same if");
+    if (!after.empty()) {
+      return Status::Error(o.where(start) + ": unexpected text after else: '" + excerpt(after) +
+                           "'");
+    }
+    f.in_else = true;
+    f.on = f.parent_active && !f.taken;
+    f.taken = true;
+    return Status::Ok();
+  }
+  if (iequals(kw, "endif")) {
+    if (frames.empty()) return Status::Error(o.where(start) + ": endif without if");
+    frames.pop_back();
+    return Status::Ok();
+  }
+  if (!on) return Status::Ok();
+  if (iequals(kw, "use")) return do_use(o, start, after);
+  if (iequals(kw, "include")) return do_include(o, start, after);
+  // error / warning
+  std::string_view msg = after;
+  if (!msg.empty() && msg.front() == ':') msg = trim(msg.substr(1));
+  std::string m = o.where(start) + ": " + upper(kw) + ": " + std::string(msg);
+  if (iequals(kw, "error")) return Status::Error(m);
+  cfg.warnings_.push_back(m);
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "policy/config/config.h"
+#include "policy/config/line_reader.h"
 
 namespace kite::config {
 
@@ -40,7 +41,13 @@ struct Config::Loader {
 
   explicit Loader(Config& c) : cfg(c) {}
 
+  struct IfStack;
+
   Status parse(const Origin& o);
+  Status assign_block(const Origin& o, int start, std::string_view name, std::string_view tag,
+                      internal::LineReader& reader, bool on);
+  Status keyword(const Origin& o, int start, std::string_view kw, std::string_view after,
+                 IfStack* ifs);
   Status assign(const Origin& o, int line, std::string_view name, std::string value);
   Status do_use(const Origin& o, int line, std::string_view rest);
   Status do_include(const Origin& o, int line, std::string_view rest);

@@ -67,7 +67,7 @@ TEST(ConfigSyntax, MultiLineValues) {
       "  ]\n"
       "  @jrd\n"
       "AFTER = 1\n");
-  EXPECT_EQ(raw(c, "JOB_ROUTER_DEFAULTS"), "  [\n    MaxJobs = 200;\n  ]");
+  EXPECT_EQ(raw(c, "JOB_ROUTER_DEFAULTS"), "[\nMaxJobs = 200;\n]");  // lines lose their blanks
   EXPECT_EQ(raw(c, "AFTER"), "1");
   EXPECT_NE(error_of("X @=end\nline\n").find("t.conf, line 1: multi-line value"),
             std::string::npos);
@@ -201,7 +201,8 @@ TEST(ConfigConditionals, Errors) {
 TEST(ConfigErrors, BadLinesNameFileAndLine) {
   EXPECT_NE(error_of("A = 1\nthis is not an assignment\n").find("t.conf, line 2: syntax error"),
             std::string::npos);
-  EXPECT_NE(error_of("A : 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
+  EXPECT_NE(error_of("A B = 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
+  EXPECT_NE(error_of("A +- 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
   EXPECT_NE(error_of("\n\nBAD-NAME = 1\n").find("t.conf, line 3: invalid macro name"),
             std::string::npos);
   EXPECT_NE(error_of("use POLICY : NoSuchThing\n")
