@@ -9,6 +9,7 @@
 #include <pcre2.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +30,8 @@ using internal::upper;
 
 Config::Config(std::string subsystem) : subsystem_(upper(subsystem)) {
   set_detected("SUBSYSTEM", subsystem_);
+  // HTCondor's CondorIsAdmin: whether this process may switch user ids (runs as root).
+  set_detected("CondorIsAdmin", geteuid() == 0 ? "true" : "false");
 }
 
 void Config::set_detected(const std::string& name, const std::string& value) {
@@ -128,7 +131,6 @@ Status Config::finish() const {
   }
   return Status::Ok();
 }
-
 
 Status Config::load_string(std::string_view text, const std::string& name) {
   Loader l(*this);

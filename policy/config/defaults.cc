@@ -74,6 +74,9 @@ const Default kDefaults[] = {
      "$(LIBEXEC)/gdrive_plugin.py, $(LIBEXEC)/onedrive_plugin.py, $(STASH_PLUGIN)",
      true},
     {"STASH_PLUGIN", "$(LIBEXEC)/stash_plugin", true},
+    // Security and remote configuration (templates extend these).
+    {"SETTABLE_ATTRS_CONFIG", "", true},
+    {"TRUST_DOMAIN", "$(UID_DOMAIN)", true},
     {"ENABLE_BACKFILL", "false", true},
     {"GPU_MONITOR", "$(LIBEXEC)/condor_gpu_utilization", true},
     {"ENVIRONMENT_FOR_AssignedGPUs",

@@ -163,8 +163,7 @@ bool Expander::expand(std::string_view text, std::string& out, int depth) {
     }
     std::string_view fn = text.substr(i + 1, k - i - 1);
     if (k < text.size() && text[k] == '(' &&
-        (fn == "ENV" || fn == "RANDOM_INTEGER" || fn == "RANDOM_CHOICE" ||
-         is_macro_function(fn))) {
+        (fn == "ENV" || fn == "RANDOM_INTEGER" || fn == "RANDOM_CHOICE" || is_macro_function(fn))) {
       size_t close = match_paren(text, k);
       if (close != std::string_view::npos) {
         if (!expand_function(fn, text.substr(k + 1, close - k - 1), out, depth)) return false;

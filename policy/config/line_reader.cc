@@ -48,8 +48,7 @@ bool LineReader::next(std::string* statement, int* line) {
   return true;
 }
 
-bool LineReader::block(std::string_view tag, size_t max_bytes, std::string* body,
-                       bool* too_big) {
+bool LineReader::block(std::string_view tag, size_t max_bytes, std::string* body, bool* too_big) {
   body->clear();
   *too_big = false;
   while (next_ < lines_.size()) {

@@ -41,7 +41,11 @@ Status Config::Loader::assign(const Origin& o, int line, std::string_view name, 
   // A macro's references to itself are replaced now by its current raw value ("A = $(A)b").
   std::string key = upper(name);
   size_t dot = key.find('.');
-  std::string base = dot == std::string::npos ? "" : key.substr(dot + 1);
+  // SUBSYS.NAME = $(NAME) refers to itself only for this configuration's own subsystem.
+  std::string base = dot == std::string::npos || key.compare(0, dot, cfg.subsystem_) != 0 ||
+                             dot != cfg.subsystem_.size()
+                         ? ""
+                         : key.substr(dot + 1);
   if (value.find("$(") != std::string::npos) {
     std::string out;
     std::string_view v(value);
@@ -227,8 +231,7 @@ Status Config::Loader::parse(const Origin& o) {
 Status Config::Loader::assign_block(const Origin& o, int start, std::string_view name,
                                     std::string_view tag, internal::LineReader& reader, bool on) {
   if (tag.empty() || tag.find_first_of(" \t") != std::string_view::npos) {
-    return Status::Error(o.where(start) + ": bad multi-line value marker '@=" + excerpt(tag) +
-                         "'");
+    return Status::Error(o.where(start) + ": bad multi-line value marker '@=" + excerpt(tag) + "'");
   }
   std::string value;
   bool too_big = false;
@@ -237,8 +240,8 @@ Status Config::Loader::assign_block(const Origin& o, int start, std::string_view
       return Status::Error(o.where(start) + ": value of " + std::string(name) +
                            " is larger than 1 MiB");
     }
-    return Status::Error(o.where(start) + ": multi-line value '" + excerpt(name) + " @=" +
-                         std::string(tag) + "' has no closing '@" + std::string(tag) + "'");
+    return Status::Error(o.where(start) + ": multi-line value '" + excerpt(name) +
+                         " @=" + std::string(tag) + "' has no closing '@" + std::string(tag) + "'");
   }
   if (!on) return Status::Ok();
   if (!valid_name(name)) {

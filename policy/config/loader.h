@@ -56,5 +56,4 @@ struct Config::Loader {
   Status load_path(const std::string& path, bool missing_ok);
 };
 
-
 }  // namespace kite::config

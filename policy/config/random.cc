@@ -44,7 +44,7 @@ uint64_t random_next() {
 }
 
 uint64_t random_below(uint64_t n) {
-  if (n == 0) return random_next();  // the whole 64-bit range
+  if (n == 0) return random_next();              // the whole 64-bit range
   uint64_t limit = UINT64_MAX - UINT64_MAX % n;  // reject the incomplete last block
   uint64_t r;
   do {

@@ -223,6 +223,100 @@ WANT_HOLD = (JobUniverse != 1 && $($(1)))
 endif
 WANT_HOLD_SUBCODE = ifThenElse($($(1)), $(2) , $(WANT_HOLD_SUBCODE:UNDEFINED))
 WANT_HOLD_REASON = ifThenElse($($(1)), "$(3+)", $(WANT_HOLD_REASON:UNDEFINED)))TPL"},
+
+    // Kite's own layout below (their line offsets are not observed): the same assignments.
+    {"FEATURE", "POLICY_HOURS_TO_START",
+     R"TPL(# Work hours in 24-hour time (fractions allowed): no new jobs from half an hour
+# before the day begins, jobs leave ten minutes before it begins.
+WorkdayBeginHour=$(1:8)
+WorkdayEndHour=$(2:12+5)
+WorkdayBeginMinuteStartJobs=($(WorkdayBeginHour))*60 - 29.5
+WorkdayBeginMinuteStopJobs=($(WorkdayBeginHour))*60 - 9.5
+WorkdayEndMinute=($(WorkdayEndHour))*60 + 0.5
+RunJobsHours=ClockMin < $INT(WorkdayBeginMinuteStartJobs) || ClockMin > $INT(WorkdayEndMinute)
+NoJobsHours=ClockMin > $INT(WorkdayBeginMinuteStopJobs) && ClockMin < $INT(WorkdayEndMinute)
+# days of the work week, 0 = Sunday (only when given)
+if $(3?)
+WorkweekFirstDay=$(3:1)
+WorkweekLastDay=$(4:5)
+IsWeekend=ClockDay < $INT(WorkweekFirstDay) || ClockDay > $INT(WorkWeekLastDay)
+IsWorkday=ClockDay >= $INT(WorkweekFirstDay) && ClockDay <= $INT(WorkWeekLastDay)
+RunJobsHours=$(IsWeekend) || $(RunJobsHours)
+NoJobsHours=$(IsWorkday) && $(NoJobsHours)
+endif
+RunJobsHours=($(RunJobsHours))
+NoJobsHours=($(NoJobsHours)))TPL"},
+
+    {"POLICY", "DESKTOP_IDLE",
+     R"TPL(if $(1?)
+use FEATURE : POLICY_HOURS_TO_START($(1+))
+endif
+NonCondorLoadAvg=(LoadAvg - CondorLoadAvg)
+CpuBusy=($(NonCondorLoadAvg) >= $(HighLoad))
+CpuIdle=($(NonCondorLoadAvg) <= $(BackgroundLoad))
+STARTD_LATCH_EXPRS = $(STARTD_LATCH_EXPRS) CpuBusy
+# CpuBusyValue (0 or 1) and CpuBusyTime (when it changed) come from the latch
+CpuBusyTimer=(CpuBusyValue * (time() - CpuBusyTime))
+# jobs leave on keyboard use or a busy CPU (and, with hours given, at work time)
+PreemptKeyboardIdleTime=60
+PreemptCpuBusyTime=120
+PREEMPT=(KeyboardIdle < $(PreemptKeyboardIdleTime)) || ($(CpuBusyTimer) > $(PreemptCpuBusyTime))
+if defined NoJobsHours
+PREEMPT = ($(PREEMPT)) && ($(NoJobsHours))
+endif
+# jobs start on an idle keyboard and CPU (and, with hours given, out of work time)
+START=(KeyboardIdle > $(StartIdleTime)) && $(CPUIdle)
+if defined RunJobsHours
+START = ($(START)) || ($(RunJobsHours))
+endif
+# vacate, never suspend
+WANT_SUSPEND=False
+WANT_VACATE=True
+SUSPEND=False
+CONTINUE=True
+KILL=False
+MaxJobRetirementTime=0
+CLAIM_WORKLIFE=
+SLOTS_CONNECTED_TO_KEYBOARD=1000000
+SLOTS_CONNECTED_TO_CONSOLE=1000000
+IS_OWNER=(START =?= False))TPL"},
+
+    {"POLICY", "DESKTOP_HOURS",
+     R"TPL(use FEATURE : POLICY_HOURS_TO_START($(1+))
+# the CpuBusy latch and NonCondorLoadAvg, for policies that want them
+NonCondorLoadAvg=(LoadAvg - CondorLoadAvg)
+CpuBusy=($(NonCondorLoadAvg) >= $(HighLoad))
+STARTD_LATCH_EXPRS = $(STARTD_LATCH_EXPRS) CpuBusy
+CpuBusyTimer=(CpuBusyValue * (time() - CpuBusyTime))
+PREEMPT = $(NoJobsHours)
+START = $(RunJobsHours)
+# vacate, never suspend
+WANT_SUSPEND=False
+WANT_VACATE=True
+SUSPEND=False
+CONTINUE=True
+KILL=False
+MaxJobRetirementTime=0
+CLAIM_WORKLIFE=
+SLOTS_CONNECTED_TO_KEYBOARD=1000000
+SLOTS_CONNECTED_TO_CONSOLE=1000000
+IS_OWNER=(START =?= False))TPL"},
+
+    {"POLICY", "OnlyRegisteredCheckpointDestinations",
+     R"TPL(TOOL_CLASSAD_USER_MAP_NAMES = $(TOOL_CLASSAD_USER_MAP_NAMES) checkpoint_destination_map
+SCHEDD_CLASSAD_USER_MAP_NAMES = $(SCHEDD_CLASSAD_USER_MAP_NAMES) checkpoint_destination_map
+CLASSAD_USER_MAPFILE_checkpoint_destination_map = $(CHECKPOINT_DESTINATION_MAPFILE)
+CLASSAD_USER_MAP_PREFIX_checkpoint_destination_map = TRUE
+# a job's checkpoint destination is valid when the map knows it
+JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) ValidateCheckpointDestination
+JOB_TRANSFORM_ValidateCheckpointDestination @=end
+  EVALSET CheckpointDestinationValid = ifthenelse(undefined =?= userMap("checkpoint_destination_map", CheckpointDestination), undefined, True)
+@end
+IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) CheckpointDestinationValid
+# and a job with an invalid one is refused at submit
+SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) RejectInvalidCheckpointDestination
+SUBMIT_REQUIREMENT_RejectInvalidCheckpointDestination = CheckpointDestination =?= undefined || CheckpointDestinationValid =?= True
+SUBMIT_REQUIREMENT_RejectInvalidCheckpointDestination_REASON = "You specified a checkpoint_destination this AP does not know how to clean up.  You may need to add a trailing / to the URL.")TPL"},
 };
 
 }  // namespace

@@ -44,21 +44,53 @@ authuser=condor
 else
 authuser=$(USERNAME)
 endif
-ALLOW_ADMINISTRATOR=$(authuser)@$(CONDOR_HOST)
-ALLOW_READ=*
-ALLOW_WRITE=$(authuser)@$(FULL_HOSTNAME) $(authuser)@$(IP_ADDRESS)
-ALLOW_DAEMON=$(authuser)@$(FULL_HOSTNAME) $(authuser)@$(IP_ADDRESS)
-ALLOW_NEGOTIATOR=$(authuser)@$(CONDOR_HOST)
-ALLOW_NEGOTIATOR_SCHEDD=$(ALLOW_NEGOTIATOR) $(FLOCK_NEGOTIATOR_HOSTS)
-ALLOW_WRITE_COLLECTOR=$(ALLOW_WRITE) $(FLOCK_FROM)
-ALLOW_WRITE_STARTD=$(ALLOW_WRITE) $(FLOCK_FROM)
-ALLOW_READ_COLLECTOR=$(ALLOW_READ) $(FLOCK_FROM)
-ALLOW_READ_STARTD=$(ALLOW_READ) $(FLOCK_FROM)
-use SECURITY:WITH_AUTHENTICATION)TPL"},
+use security:recommended($(authuser))
+# a daemon running as an ordinary user takes jobs from that user only
+if ! $(CondorIsAdmin)
+ALLOW_WRITE = $(authuser)@$(UID_DOMAIN)
+endif)TPL"},
     {"SECURITY", "FIPS",
      R"TPL(FIPS = True
 use security:strong
 SEC_DEFAULT_CRYPTO_METHODS = AES,3DES)TPL"},
+
+    // The recommended security of each release: strong security for everyone but READ, and
+    // the pool's daemons (arguments: service account, administrators) as administrators.
+    {"SECURITY", "recommended_v9_0",
+     R"TPL(SECURITY_MODEL = 9.0
+use security:strong
+SEC_READ_AUTHENTICATION = OPTIONAL
+SEC_READ_ENCRYPTION = OPTIONAL
+SEC_READ_INTEGRITY = OPTIONAL
+ALLOW_ADMINISTRATOR = $(1:condor)@* condor_pool@* $(2:root@*) $(3+)
+ALLOW_DAEMON = $(1:condor)@*  condor_pool@*
+ALLOW_NEGOTIATOR = $(1:condor)@* condor_pool@*
+ALLOW_WRITE = *
+ALLOW_READ = *)TPL"},
+    {"SECURITY", "recommended_v24_0",
+     R"TPL(SECURITY_MODEL = 24.0
+use security:strong
+SEC_READ_AUTHENTICATION = OPTIONAL
+SEC_CLIENT_AUTHENTICATION = OPTIONAL
+ALLOW_ADMINISTRATOR = $(1:condor)@* condor@password $(2:root@*) $(3+)
+ALLOW_DAEMON = $(1:condor)@*  condor@password
+ALLOW_NEGOTIATOR = $(1:condor)@* condor@password
+ALLOW_WRITE = *
+ALLOW_READ = *)TPL"},
+    {"SECURITY", "recommended", "use security:recommended_v24_0($(1+))"},
+
+    // What the get_htcondor installer writes: IDTOKENS, with ANONYMOUS for READ so that
+    // older peers can still ask without authenticating.
+    {"SECURITY", "get_htcondor_idtokens",
+     R"TPL(use security:recommended
+SEC_READ_AUTHENTICATION_METHODS = $(SEC_DEFAULT_AUTHENTICATION_METHODS),ANONYMOUS
+SEC_CLIENT_AUTHENTICATION_METHODS = $(SEC_DEFAULT_AUTHENTICATION_METHODS),ANONYMOUS
+# tokens issued here name the pool's central manager as their issuer
+TRUST_DOMAIN = $(CONDOR_HOST))TPL"},
+    {"ROLE", "get_htcondor_central_manager",
+     "use security:get_htcondor_idtokens\nuse role:CentralManager"},
+    {"ROLE", "get_htcondor_submit", "use security:get_htcondor_idtokens\nuse role:submit"},
+    {"ROLE", "get_htcondor_execute", "use security:get_htcondor_idtokens\nuse role:execute"},
 };
 
 }  // namespace

@@ -63,5 +63,4 @@ std::string dir_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-
 }  // namespace kite::config::internal

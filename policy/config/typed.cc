@@ -198,8 +198,8 @@ Status read_bool(const Config& cfg, std::string_view name, bool* out, bool* foun
   return read_bool(cfg, e, out, found);
 }
 
-Status read_int(const Config& cfg, std::string_view name, int64_t* out, bool* found,
-                int64_t min, int64_t max) {
+Status read_int(const Config& cfg, std::string_view name, int64_t* out, bool* found, int64_t min,
+                int64_t max) {
   Entry e;
   if (found) *found = false;
   if (!cfg.lookup(name, &e)) return Status::Ok();

@@ -364,12 +364,15 @@ TEST(ConfigDefaults, EmptyConfigValues) {
 }
 
 TEST(ConfigDefaults, SettingTheDefaultValueKeepsDefaultSource) {
-  Config c = load("KILL = False\nKILL2 = False\nSTART = true\n");
+  Config c = load("KILL = False\nKILL2 = False\nSTART = true\nDAEMON_LIST = master\n");
   Entry e;
   ASSERT_TRUE(c.lookup("KILL", &e));
   EXPECT_EQ(e.source, "<Default>");
-  ASSERT_TRUE(c.lookup("START", &e));
-  EXPECT_EQ(e.source, "t.conf, line 3");  // "true" != "True": HTCondor compares exactly
+  ASSERT_TRUE(c.lookup("START", &e));  // true/false match in any case, keeping "True"
+  EXPECT_EQ(e.source, "<Default>");
+  EXPECT_EQ(e.value, "True");
+  ASSERT_TRUE(c.lookup("DAEMON_LIST", &e));  // other values must match exactly
+  EXPECT_EQ(e.source, "t.conf, line 4");
 }
 
 TEST(ConfigRobustness, OddInputsDoNotCrash) {

@@ -27,8 +27,8 @@ std::string init_error(const char* conf) {
 
 TEST(StartdConfigWords, EnableBackfillYesIsTrue) {
   for (const char* word : {"yes", "YES", "t", "1", "True"}) {
-    std::string conf = std::string("NUM_SLOTS = 1\nSTART_BACKFILL = True\nENABLE_BACKFILL = ") +
-                       word + "\n";
+    std::string conf =
+        std::string("NUM_SLOTS = 1\nSTART_BACKFILL = True\nENABLE_BACKFILL = ") + word + "\n";
     StartdRig rig(conf.c_str(), 2, 1024);
     EXPECT_EQ(rig.state("slot1"), "Backfill/Busy") << word;
   }
