@@ -65,8 +65,8 @@ void fill(hwloc_topology_t t, Topology* out) {
     }
   }
   std::map<std::pair<int, char>, CacheInfo> caches;
-  const hwloc_obj_type_t kinds[] = {HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                    HWLOC_OBJ_L4CACHE,  HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L1ICACHE,
+  const hwloc_obj_type_t kinds[] = {HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L2CACHE,  HWLOC_OBJ_L3CACHE,
+                                    HWLOC_OBJ_L4CACHE,  HWLOC_OBJ_L5CACHE,  HWLOC_OBJ_L1ICACHE,
                                     HWLOC_OBJ_L2ICACHE, HWLOC_OBJ_L3ICACHE};
   for (hwloc_obj_type_t k : kinds) {
     int n = hwloc_get_nbobjs_by_type(t, k);
@@ -102,8 +102,7 @@ Status topology_load(const Root& root, Topology* out) {
   } else if (!root.live()) {
     if (!root.is_dir("/sys/devices/system/cpu")) {
       hwloc_topology_destroy(t);
-      return Status::Error("hwloc: no /hwloc.xml and no /sys/devices/system/cpu under " +
-                           root.dir());
+      return Status::Error("hwloc: no /hwloc.xml and no /sys/devices/system/cpu under " + root.dir());
     }
     // hwloc reads its Linux backend's files under HWLOC_FSROOT (read at load time).
     setenv("HWLOC_FSROOT", root.dir().c_str(), 1);
@@ -177,8 +176,7 @@ Status resources_compute(const Topology& topo, const config::Config& cfg, Resour
   if (config_number(cfg, "MEMORY", &v, &st)) out->total_memory_mib = v;
   if (!st.ok) return st;
   if (out->total_cpus < 1) return Status::Error("NUM_CPUS must be at least 1");
-  if (out->total_memory_mib < 1)
-    return Status::Error("MEMORY (after RESERVED_MEMORY) must be positive");
+  if (out->total_memory_mib < 1) return Status::Error("MEMORY (after RESERVED_MEMORY) must be positive");
   return Status::Ok();
 }
 
@@ -228,18 +226,14 @@ Status cpuset_select(const Topology& topo, int n, const std::vector<int>& busy,
   // Pass 1: whole free cores, node by node in that order.
   for (int node : order) {
     for (size_t c = 0; c < topo.core_list.size() && static_cast<int>(out->size()) < n; ++c) {
-      if (taken[c] ||
-          static_cast<size_t>(topo.core_list[c].numa) % nnuma != static_cast<size_t>(node))
-        continue;
+      if (taken[c] || static_cast<size_t>(topo.core_list[c].numa) % nnuma != static_cast<size_t>(node)) continue;
       if (free_pus[c].size() == topo.core_list[c].pus.size()) take_core(c);
     }
   }
   // Pass 2: partly free cores, preferring the first chosen node.
   for (int node : order) {
     for (size_t c = 0; c < topo.core_list.size() && static_cast<int>(out->size()) < n; ++c) {
-      if (taken[c] ||
-          static_cast<size_t>(topo.core_list[c].numa) % nnuma != static_cast<size_t>(node))
-        continue;
+      if (taken[c] || static_cast<size_t>(topo.core_list[c].numa) % nnuma != static_cast<size_t>(node)) continue;
       if (!free_pus[c].empty()) take_core(c);
     }
   }

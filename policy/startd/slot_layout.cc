@@ -26,14 +26,10 @@ bool parse_number(const std::string& s, double* out) {
   if (!rest.empty()) {
     if (rest.size() > 2) return false;
     switch (rest[0]) {
-      case 'k':
-      case 'K': mult = 1.0 / 1024; break;
-      case 'm':
-      case 'M': mult = 1; break;
-      case 'g':
-      case 'G': mult = 1024; break;
-      case 't':
-      case 'T': mult = 1024.0 * 1024; break;
+      case 'k': case 'K': mult = 1.0 / 1024; break;
+      case 'm': case 'M': mult = 1; break;
+      case 'g': case 'G': mult = 1024; break;
+      case 't': case 'T': mult = 1024.0 * 1024; break;
       default: return false;
     }
   }
@@ -74,8 +70,8 @@ bool parse_share(const std::string& text, Share* out, std::string* err) {
   size_t slash = v.find('/');
   if (slash != std::string::npos) {
     double a, b;
-    if (!parse_number(trim(v.substr(0, slash)), &a) ||
-        !parse_number(trim(v.substr(slash + 1)), &b) || b == 0 || a > b) {
+    if (!parse_number(trim(v.substr(0, slash)), &a) || !parse_number(trim(v.substr(slash + 1)), &b) ||
+        b == 0 || a > b) {
       *err = "bad fraction '" + v + "'";
       return false;
     }
@@ -101,18 +97,10 @@ int resource_index(const std::string& name, const std::vector<CustomResource>& c
   if (name.empty()) return -1;
   // HTCONDOR: ep-policy "the first letter of the attribute name distinguishes"
   switch (name[0]) {
-    case 'c':
-    case 'C': return 0;
-    case 'r':
-    case 'R':
-    case 'm':
-    case 'M': return 1;
-    case 'd':
-    case 'D': return 2;
-    case 's':
-    case 'S':
-    case 'v':
-    case 'V': return 3;
+    case 'c': case 'C': return 0;
+    case 'r': case 'R': case 'm': case 'M': return 1;
+    case 'd': case 'D': return 2;
+    case 's': case 'S': case 'v': case 'V': return 3;
   }
   return -1;
 }
@@ -134,8 +122,7 @@ bool parse_type(const std::string& text, int type_id, size_t nres,
   size_t start = 0;
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);
-    std::string line =
-        trim(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    std::string line = trim(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
     if (!line.empty()) {
       if (line.find(':') != std::string::npos) {
         items.push_back(line);
@@ -188,8 +175,7 @@ bool parse_type(const std::string& text, int type_id, size_t nres,
   return true;
 }
 
-bool eval_constraint(const std::string& constraint, const std::string& id,
-                     const std::string& props) {
+bool eval_constraint(const std::string& constraint, const std::string& id, const std::string& props) {
   if (constraint.empty()) return true;
   classad::ExprPtr e = classad::parse_expr(constraint);
   if (!e) return false;
@@ -315,11 +301,10 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
   int64_t n;
   total[0] = config_int(cfg, "NUM_CPUS", &n, &bad) && n > 0 ? static_cast<double>(n) : facts.cpus;
   total[1] = config_int(cfg, "MEMORY", &n, &bad) && n > 0 ? static_cast<double>(n)
-                                                          : static_cast<double>(facts.memory_mb);
+                                                     : static_cast<double>(facts.memory_mb);
   if (config_int(cfg, "RESERVED_MEMORY", &n, &bad) && n > 0) total[1] -= static_cast<double>(n);
   total[2] = static_cast<double>(facts.disk_kb);
-  if (config_int(cfg, "RESERVED_DISK", &n, &bad) && n > 0)
-    total[2] -= static_cast<double>(n) * 1024;
+  if (config_int(cfg, "RESERVED_DISK", &n, &bad) && n > 0) total[2] -= static_cast<double>(n) * 1024;
   total[3] = static_cast<double>(facts.swap_kb);
   for (size_t i = 0; i < out->resources.size(); ++i) total[4 + i] = out->resources[i].total;
   for (double& t : total) t = t < 0 ? 0 : t;
