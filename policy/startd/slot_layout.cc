@@ -304,7 +304,9 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
                                                      : static_cast<double>(facts.memory_mb);
   if (config_int(cfg, "RESERVED_MEMORY", &n, &bad) && n > 0) total[1] -= static_cast<double>(n);
   total[2] = static_cast<double>(facts.disk_kb);
-  if (config_int(cfg, "RESERVED_DISK", &n, &bad) && n > 0) total[2] -= static_cast<double>(n) * 1024;
+  if (config_int(cfg, "RESERVED_DISK", &n, &bad) && n > 0) {
+    total[2] -= static_cast<double>(n) * 1024;
+  }
   total[3] = static_cast<double>(facts.swap_kb);
   for (size_t i = 0; i < out->resources.size(); ++i) total[4 + i] = out->resources[i].total;
   for (double& t : total) t = t < 0 ? 0 : t;
