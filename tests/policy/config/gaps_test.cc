@@ -92,6 +92,9 @@ TEST(ConfigGaps, ValueEqualToADefaultKeepsTheDefaultSpelling) {
   EXPECT_EQ(raw(c, "NEGOTIATOR_USE_SLOT_WEIGHTS"), "true");
   EXPECT_EQ(get(c, "X"), "False || true");  // also where expanded into another value
   EXPECT_EQ(source(c, "UPDATE_INTERVAL"), "<Default>");
+  Config u = load("ENABLE_URL_TRANSFERS = TRUE\nUSE_PID_NAMESPACES = False\n");
+  EXPECT_EQ(raw(u, "ENABLE_URL_TRANSFERS"), "true");  // starter.rst: defaults to true
+  EXPECT_EQ(raw(u, "USE_PID_NAMESPACES"), "false");
   Config d = load("SCHEDD.SUSPEND = FALSE\nSUSPEND = TRUE\n");  // prefixed, or not equal
   EXPECT_EQ(raw(d, "SCHEDD.SUSPEND"), "FALSE");
   EXPECT_EQ(raw(d, "SUSPEND"), "TRUE");
