@@ -204,6 +204,12 @@ Status Config::Loader::parse(const Origin& o) {
       return Status::Error(o.where(start) + ": invalid macro name '" + excerpt(tok) + "'");
     }
     std::string value(op.rest);
+    if (op.kind == ':' && !iequals(tok, "RunBenchmarks")) {
+      // Read as '=', with the warning HTCondor gives (RunBenchmarks is grandfathered in).
+      cfg.warnings_.push_back(o.where(start) +
+                              ": obsolete use of ':' for parameter assignment at " +
+                              std::string(tok) + " : " + excerpt(op.rest));
+    }
     if (op.kind == '+') {
       // NAME += v appends to a non-empty value: "old v", "old,v" (+,=), "old && v" (+&&=).
       std::string cur;
