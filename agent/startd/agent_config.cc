@@ -1,8 +1,6 @@
 // Reading the agent's settings out of a loaded configuration.
 #include "agent/startd/agent_config.h"
 
-#include <strings.h>
-
 #include <cstdlib>
 
 #include "policy/config/typed.h"
