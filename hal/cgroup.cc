@@ -19,6 +19,7 @@
 #include "hal/cgroup_internal.h"
 #include "hal/topology.h"
 #include "policy/config/config.h"
+#include "policy/config/typed.h"
 
 namespace kite::hal {
 namespace {
@@ -187,15 +188,8 @@ Status cgroup_config_read(const config::Config& cfg, CgroupConfig* out) {
     return Status::Error("CGROUP_MEMORY_LIMIT_POLICY = " + v + ": not one of none, soft, hard");
   }
   v.clear();
-  if (cfg.get("DISABLE_SWAP_FOR_JOB", &v) && !trim(v).empty()) {
-    std::string l;
-    for (char c : trim(v)) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    if (l == "true" || l == "1" || l == "yes") {
-      out->disable_swap = true;
-    } else if (l != "false" && l != "0" && l != "no") {
-      return Status::Error("DISABLE_SWAP_FOR_JOB = " + v + ": not a boolean");
-    }
-  }
+  config::Status cst = config::read_bool(cfg, "DISABLE_SWAP_FOR_JOB", &out->disable_swap);
+  if (!cst.ok) return Status::Error(cst.message);
   v.clear();
   if (cfg.get("BASE_CGROUP", &v) && !trim(v).empty()) out->base = std::string(trim(v));
   return Status::Ok();

@@ -6,6 +6,7 @@
 
 #include "policy/classad/parser.h"
 #include "policy/config/config.h"
+#include "policy/config/typed.h"
 
 namespace kite::hal {
 namespace {
@@ -36,8 +37,11 @@ Status hal_probe(const Root& root, config::Config* cfg, time_t now, const GpuOpt
   std::string exec = cfg_string(*cfg, "EXECUTE", "/var/lib/condor/execute");
   st = disk_read(root, exec, &out->disk);
   if (!st.ok) out->notes.push_back("disk: " + st.message);
-  std::string rd = cfg_string(*cfg, "RESERVED_DISK", "0");
-  out->reserved_disk_kib = std::atoll(rd.c_str()) * 1024;  // RESERVED_DISK is in MB
+  int64_t reserved_mb = 0;  // RESERVED_DISK is in MB
+  config::Status cst =
+      config::read_int(*cfg, "RESERVED_DISK", &reserved_mb, nullptr, 0, INT64_MAX / 1024);
+  if (!cst.ok) return Status::Error(cst.message);
+  out->reserved_disk_kib = reserved_mb * 1024;
   st = loadavg_read(root, &out->load);
   if (!st.ok) out->notes.push_back("load: " + st.message);
   std::vector<std::string> console;

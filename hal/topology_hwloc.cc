@@ -7,9 +7,8 @@
 #include <map>
 
 #include "hal/topology.h"
-#include "policy/classad/classad.h"
-#include "policy/classad/parser.h"
 #include "policy/config/config.h"
+#include "policy/config/typed.h"
 
 namespace kite::hal {
 namespace {
@@ -151,30 +150,10 @@ namespace {
 // RESERVED_MEMORY that way). Returns false if undefined; error if it does not evaluate to a
 // number.
 bool config_number(const config::Config& cfg, const char* name, int64_t* out, Status* st) {
-  std::string v;
-  config::Status cst;
-  if (!cfg.get(name, &v, &cst)) {
-    if (!cst.ok) *st = Status::Error(std::string(name) + ": " + cst.message);
-    return false;
-  }
-  if (trim(v).empty()) return false;
-  classad::ParseError perr;
-  classad::ExprPtr e = classad::parse_expr(v, &perr);
-  if (!e) {
-    *st = Status::Error(std::string(name) + " = " + v + ": " + perr.to_string());
-    return false;
-  }
-  classad::AdPtr ad(classad::ClassAd::make());
-  classad::Value val = ad->evaluate_expr(e.get());
-  if (val.is_integer()) {
-    *out = val.as_integer();
-  } else if (val.is_real()) {
-    *out = static_cast<int64_t>(val.as_real());
-  } else {
-    *st = Status::Error(std::string(name) + " = " + v + ": not a number");
-    return false;
-  }
-  return true;
+  bool found = false;
+  config::Status cst = config::read_int(cfg, name, out, &found);
+  if (!cst.ok) *st = Status::Error(cst.message);
+  return found;
 }
 
 }  // namespace
@@ -182,11 +161,9 @@ bool config_number(const config::Config& cfg, const char* name, int64_t* out, St
 Status resources_compute(const Topology& topo, const config::Config& cfg, Resources* out) {
   *out = Resources();
   Status st;
-  std::string ht;
   bool count_ht = true;
-  if (cfg.get("COUNT_HYPERTHREAD_CPUS", &ht) && !ht.empty()) {
-    count_ht = !(ht[0] == 'f' || ht[0] == 'F' || ht[0] == '0' || ht[0] == 'n' || ht[0] == 'N');
-  }
+  config::Status cst = config::read_bool(cfg, "COUNT_HYPERTHREAD_CPUS", &count_ht);
+  if (!cst.ok) return Status::Error(cst.message);
   out->detected_cpus = count_ht ? topo.pus : topo.cores;
   out->detected_memory_mib = static_cast<int64_t>(topo.memory >> 20);
   int64_t v = 0;

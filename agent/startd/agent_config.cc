@@ -1,34 +1,12 @@
 // Reading the agent's settings out of a loaded configuration.
 #include "agent/startd/agent_config.h"
 
-#include <strings.h>
-
 #include <cstdlib>
 
-#include "policy/classad/classad.h"
-#include "policy/classad/eval.h"
-#include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 #include "policy/startd/text_util.h"
 
 namespace kite::agent {
-
-bool config_bool(const config::Config& cfg, const char* name, bool* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  v = startd::trim(v);
-  for (const char* t : {"true", "yes", "1"}) {
-    if (strcasecmp(v.c_str(), t) == 0) return *out = true, true;
-  }
-  for (const char* f : {"false", "no", "0"}) {
-    if (strcasecmp(v.c_str(), f) == 0) return *out = false, true;
-  }
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return false;
-  classad::Value r = classad::evaluate(e.get());
-  if (!r.is_boolean()) return false;
-  *out = r.as_boolean();
-  return true;
-}
 
 config::Status config_load_default(const char* path, config::Config* cfg) {
   if (path && path[0]) return cfg->load_main(path, true);
@@ -70,11 +48,9 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
               {"AGENT_CLIENT_IDLE_TIMEOUT", &out->client_idle_timeout, 1},
               {"AGENT_MAX_REQUEST_SIZE", &out->max_request, 1024}};
   for (const IntSetting& s : ints) {
-    std::string raw;
-    if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;
-    if (!startd::cfg_int(cfg, s.name, s.dst) || *s.dst < s.min) {
-      *err = std::string(s.name) + " = " + startd::trim(raw) +
-             ": not a number >= " + std::to_string(s.min);
+    config::Status cst = config::read_int(cfg, s.name, s.dst, nullptr, s.min);
+    if (!cst.ok) {
+      *err = cst.message;
       return false;
     }
   }
@@ -84,10 +60,9 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
   } bools[] = {{"ALLOW_ROOT_JOBS", &out->allow_root_jobs},
                {"USE_PID_NAMESPACES", &out->use_pid_namespaces}};
   for (const BoolSetting& s : bools) {
-    std::string raw;
-    if (!cfg.get(s.name, &raw) || startd::trim(raw).empty()) continue;
-    if (!config_bool(cfg, s.name, s.dst)) {
-      *err = std::string(s.name) + " = " + startd::trim(raw) + ": not a boolean";
+    config::Status cst = config::read_bool(cfg, s.name, s.dst);
+    if (!cst.ok) {
+      *err = cst.message;
       return false;
     }
   }

@@ -40,15 +40,13 @@ struct AgentConfig {
   int64_t max_request = 262144;        // AGENT_MAX_REQUEST_SIZE: bytes in one request frame
 };
 
-/// Reads the settings; errors name the variable and its bad value.
+/// Reads the settings (config::read_int/read_bool); errors name the variable, its bad value and
+/// the file and line that set it.
 bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* out,
                        std::string* err);
 
 /// Loads the configuration the way every `kite` command does: `path` if given, else
 /// $KITE_CONFIG, else /etc/kite/kite.conf (missing is fine) plus its config.d.
 config::Status config_load_default(const char* path, config::Config* cfg);
-
-/// A macro as a boolean (true/false/yes/no/1/0, case-insensitive, or an expression).
-bool config_bool(const config::Config& cfg, const char* name, bool* out);
 
 }  // namespace kite::agent

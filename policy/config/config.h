@@ -60,6 +60,7 @@ class Config {
   /// Raw lookup: `<SUBSYS>.name`, `name`, then defaults. False if not defined anywhere.
   bool lookup(std::string_view name, Entry* out) const;
   /// Expanded value of a macro; false if not defined. Errors (cycles) go to *err if given.
+  /// Booleans, integers and reals are read with policy/config/typed.h, never by hand.
   bool get(std::string_view name, std::string* value, Status* err = nullptr) const;
   /// Expands $(...) references in arbitrary text.
   Status expand(std::string_view text, std::string* out) const;

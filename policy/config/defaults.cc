@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,51 @@ const Default kDefaults[] = {
     {"STARTD_LATCH_EXPRS", "", true},
     {"STARTD_CRON_JOBLIST", "", false},
     {"CONSUMPTION_POLICY", "false", true},
+    {"NEGOTIATOR_USE_SLOT_WEIGHTS", "true", true},
+    {"SYSTEM_JOB_MACHINE_ATTRS", "Cpus,SlotWeight", true},
+    // File transfer plugins (starter.rst; sites append their own with
+    // `FILETRANSFER_PLUGINS = $(FILETRANSFER_PLUGINS), ...`).
+    {"FILETRANSFER_PLUGINS",
+     "$(LIBEXEC)/curl_plugin, $(LIBEXEC)/data_plugin, $(LIBEXEC)/box_plugin.py, "
+     "$(LIBEXEC)/gdrive_plugin.py, $(LIBEXEC)/onedrive_plugin.py, $(STASH_PLUGIN)",
+     true},
+    {"STASH_PLUGIN", "$(LIBEXEC)/stash_plugin", true},
+    // Execution-point booleans the reference documents (startd.rst, starter.rst,
+    // ep-configuration), spelled as the param table spells them: a file setting one to its
+    // default in another case still prints this spelling.
+    {"ASSIGN_CPU_AFFINITY", "false", true},
+    {"CGROUP_IGNORE_CACHE_MEMORY", "true", true},
+    {"CHECK_REACTIVATE_AFTER_CHECKPOINT", "true", true},
+    {"CLAIM_PARTITIONABLE_LEFTOVERS", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", true},
+    {"CONDOR_SSH_TO_JOB_FAKE_PASSWD_ENTRY", "true", true},
+    {"CONTINUE_TO_ADVERTISE_BROKEN_DYNAMIC_SLOTS", "false", true},
+    {"DOCKER_DROP_ALL_CAPABILITIES", "true", true},
+    {"DOCKER_RUN_UNDER_INIT", "true", true},
+    {"DOCKER_SKIP_IMAGE_ARCH_CHECK", "false", true},
+    {"DOCKER_TRUST_LOCAL_IMAGES", "false", true},
+    {"ENABLE_CHIRP", "true", true},
+    {"ENABLE_CHIRP_DELAYED", "true", true},
+    {"ENABLE_CHIRP_IO", "true", true},
+    {"ENABLE_CHIRP_UPDATES", "true", true},
+    {"ENABLE_CLAIMABLE_PARTITIONABLE_SLOTS", "false", true},
+    {"ENABLE_URL_TRANSFERS", "true", true},
+    {"JOB_INHERITS_STARTER_ENVIRONMENT", "false", true},
+    {"LVM_USE_THIN_PROVISIONING", "false", true},
+    {"MOUNT_PRIVATE_DEV_SHM", "true", true},
+    {"MUST_MODIFY_REQUEST_EXPRS", "false", true},
+    {"PER_JOB_NAMESPACES", "true", true},
+    {"RUN_FILETRANSFER_PLUGINS_WITH_ROOT", "false", true},
+    {"SINGULARITY_ADD_ROCM_FLAG", "false", true},
+    {"SINGULARITY_JOB", "false", true},
+    {"STARTD_ENFORCE_DISK_LIMITS", "false", true},
+    {"STARTD_LEFTOVER_PROCS_BREAK_SLOTS", "false", true},
+    {"STARTD_SHOULD_WRITE_CLAIM_ID_FILE", "true", true},
+    {"STARTER_ALWAYS_HOLD_ON_OOM", "true", true},
+    {"STARTER_HIDE_GPU_DEVICES", "true", true},
+    {"USE_PID_NAMESPACES", "false", true},
+    // Security and remote configuration (templates extend these).
+    {"SETTABLE_ATTRS_CONFIG", "", true},
+    {"TRUST_DOMAIN", "$(UID_DOMAIN)", true},
     {"ENABLE_BACKFILL", "false", true},
     {"GPU_MONITOR", "$(LIBEXEC)/condor_gpu_utilization", true},
     {"ENVIRONMENT_FOR_AssignedGPUs",
@@ -145,6 +191,14 @@ const Default* default_find(std::string_view name) {
   });
   if (it != v.end() && strcasecmp((*it)->name, key.c_str()) == 0) return *it;
   return nullptr;
+}
+
+bool same_as_default(std::string_view dflt, std::string_view value) {
+  if (dflt == value) return true;
+  auto ieq = [](std::string_view a, const char* b) {
+    return a.size() == std::strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+  };
+  return (ieq(dflt, "true") && ieq(value, "true")) || (ieq(dflt, "false") && ieq(value, "false"));
 }
 
 const Default* defaults_all(int* count) {

@@ -2,6 +2,7 @@
 // compiled into the binary (defaults.cc, templates.cc). Not part of the public API.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace kite::config::internal {
@@ -22,10 +23,21 @@ struct Template {
   const char* body;
 };
 
+/// A compiled-in table of templates.
+struct TemplateTable {
+  const Template* first;
+  size_t count;
+};
+TemplateTable policy_templates();
+TemplateTable feature_templates();
+TemplateTable security_templates();
+
 /// `s` without leading and trailing blanks (space, tab, CR, FF, VT).
 std::string_view trim(std::string_view s);
 
 const Default* default_find(std::string_view name);
+/// Whether `value` spells default `dflt`: the same text, or true/false in another case.
+bool same_as_default(std::string_view dflt, std::string_view value);
 const Default* defaults_all(int* count);
 const Template* template_find(std::string_view category, std::string_view name);
 bool template_category_known(std::string_view category);

@@ -10,6 +10,7 @@
 
 #include "policy/classad/match.h"
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 #include "policy/startd/engine.h"
 #include "policy/startd/requests.h"
 #include "policy/startd/text_util.h"
@@ -36,9 +37,12 @@ struct SizingPolicy {
     *out = trim(*out);
     return !out->empty();
   }
+  // A value that is not a boolean reads as false here (layout_build reports it per slot type).
   bool flag(const char* name) const {
-    std::string v;
-    return text(name, &v) && (strcasecmp(v.c_str(), "true") == 0 || v == "1");
+    config::Entry e;
+    bool b = false;
+    if (cfg.lookup_slot(name, slot_id, type_id, &e)) config::read_bool(cfg, e, &b);
+    return b;
   }
 };
 

@@ -5,17 +5,13 @@
 #include "policy/startd/text_util.h"
 
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 
 namespace kite::startd {
 
 bool cfg_int(const config::Config& cfg, const char* name, int64_t* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  ExprPtr e = classad::parse_expr(trim(v));
-  if (!e) return false;
-  double d;
-  if (!number(classad::evaluate(e.get()), &d)) return false;
-  return util::double_to_int64(d, util::Round::kTowardZero, INT64_MIN, INT64_MAX, out);
+  bool found = false;
+  return config::read_int(cfg, name, out, &found).ok && found;
 }
 
 namespace {

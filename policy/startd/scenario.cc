@@ -15,9 +15,9 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
+#include "policy/config/typed.h"
 #include "policy/startd/scenario_steps.h"
 #include "policy/startd/startd.h"
-#include "policy/util/double_to_int.h"
 
 namespace kite::startd {
 
@@ -400,22 +400,16 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   }
   MachineFacts facts;
   std::string v;
-  auto get_num = [&](const char* n, int64_t dflt) -> int64_t {
-    std::string s;
-    if (!cfg.get(n, &s)) return dflt;
-    classad::ExprPtr e = classad::parse_expr(trim(s));
-    if (!e) return dflt;
-    double d;
-    int64_t whole_value;
-    if (!classad::evaluate(e.get()).to_number(d) ||
-        !util::double_to_int64(d, util::Round::kTowardZero, 0, INT64_MAX, &whole_value))
-      return dflt;
-    return whole_value;
-  };
-  int64_t cpus = get_num("NUM_CPUS", 1);
-  facts.cpus = static_cast<int>(cpus > INT_MAX ? INT_MAX : cpus);
-  if (facts.cpus < 1) facts.cpus = 1;
-  facts.memory_mb = get_num("MEMORY", 1024);
+  int64_t cpus = 1;
+  facts.memory_mb = 1024;
+  st = config::read_int(cfg, "NUM_CPUS", &cpus, nullptr, 1, 1 << 20);
+  if (st.ok) st = config::read_int(cfg, "MEMORY", &facts.memory_mb, nullptr, 0, INT64_MAX >> 20);
+  if (!st.ok) {
+    res->error = true;
+    res->output = st.message + "\n";
+    return;
+  }
+  facts.cpus = static_cast<int>(cpus);
   cfg.set_detected("DETECTED_CPUS", std::to_string(facts.cpus));
   cfg.set_detected("DETECTED_CORES", std::to_string(facts.cpus));
   cfg.set_detected("DETECTED_MEMORY", std::to_string(facts.memory_mb));

@@ -12,6 +12,7 @@
 
 #include "policy/classad/eval.h"
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 #include "policy/startd/slot_share.h"
 #include "policy/startd/text_util.h"
 #include "policy/util/double_to_int.h"
@@ -25,32 +26,24 @@ namespace {
 constexpr int kMaxSlotTypes = 64;
 constexpr int64_t kMaxSlotsPerType = 4096;
 
-bool config_int(const config::Config& cfg, const std::string& name, int64_t* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  v = trim(v);
-  if (v.empty()) return false;
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return false;
-  classad::Value val = classad::evaluate(e.get());
-  double d;
-  if (!val.to_number(d)) return false;
-  return util::double_to_int64(d, util::Round::kTowardZero, INT64_MIN, INT64_MAX, out);
+// The typed reader, keeping the first error in *bad (the value then reads as undefined).
+bool config_int(const config::Config& cfg, const std::string& name, int64_t* out,
+                std::string* bad) {
+  bool found = false;
+  config::Status st = config::read_int(cfg, name, out, &found);
+  if (!st.ok && bad->empty()) *bad = st.message;
+  return found;
 }
 
-bool config_bool(const config::Config& cfg, const std::string& name, bool dflt) {
-  std::string v;
-  if (!cfg.get(name, &v)) return dflt;
-  v = trim(v);
-  if (strcasecmp(v.c_str(), "true") == 0 || v == "1") return true;
-  if (strcasecmp(v.c_str(), "false") == 0 || v == "0") return false;
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return dflt;
-  classad::Value val = classad::evaluate(e.get());
-  if (val.is_boolean()) return val.as_boolean();
-  double d;
-  if (val.to_number(d)) return d != 0;
+bool config_bool(const config::Config& cfg, const config::Entry& e, bool dflt, std::string* bad) {
+  config::Status st = config::read_bool(cfg, e, &dflt);
+  if (!st.ok && bad->empty()) *bad = st.message;
   return dflt;
+}
+
+bool config_bool(const config::Config& cfg, const std::string& name, bool dflt, std::string* bad) {
+  config::Entry e;
+  return cfg.lookup(name, &e) ? config_bool(cfg, e, dflt, bad) : dflt;
 }
 
 // HTCONDOR: startd OFFLINE_MACHINE_RESOURCE_<name>: "resource identifiers ... that are
@@ -141,15 +134,15 @@ bool custom_resources_read(const config::Config& cfg, const MachineFacts& facts,
 
 // Step 2. What the machine has of each resource (ResourceIndex order), never negative.
 std::vector<double> machine_totals(const config::Config& cfg, const MachineFacts& facts,
-                                   const std::vector<CustomResource>& custom) {
+                                   const std::vector<CustomResource>& custom, std::string* bad) {
   std::vector<double> total(kFirstCustom + custom.size(), 0);
   int64_t n;
-  total[kCpus] = config_int(cfg, "NUM_CPUS", &n) && n > 0 ? static_cast<double>(n) : facts.cpus;
-  total[kMemory] = config_int(cfg, "MEMORY", &n) && n > 0 ? static_cast<double>(n)
+  total[kCpus] = config_int(cfg, "NUM_CPUS", &n, bad) && n > 0 ? static_cast<double>(n) : facts.cpus;
+  total[kMemory] = config_int(cfg, "MEMORY", &n, bad) && n > 0 ? static_cast<double>(n)
                                                           : static_cast<double>(facts.memory_mb);
-  if (config_int(cfg, "RESERVED_MEMORY", &n) && n > 0) total[kMemory] -= static_cast<double>(n);
+  if (config_int(cfg, "RESERVED_MEMORY", &n, bad) && n > 0) total[kMemory] -= static_cast<double>(n);
   total[kDisk] = static_cast<double>(facts.disk_kb);
-  if (config_int(cfg, "RESERVED_DISK", &n) && n > 0)
+  if (config_int(cfg, "RESERVED_DISK", &n, bad) && n > 0)
     total[kDisk] -= static_cast<double>(n) * 1024;  // MB
   total[kSwap] = static_cast<double>(facts.swap_kb);
   for (size_t i = 0; i < custom.size(); ++i) total[kFirstCustom + i] = custom[i].total;
@@ -163,11 +156,12 @@ bool slot_types_read(const config::Config& cfg, const std::vector<double>& total
                      const std::vector<CustomResource>& custom, std::vector<TypeSpec>* types,
                      std::string* err) {
   const size_t nres = total.size();
+  std::string bad;  // the first value that does not read
   for (int t = 1; t <= kMaxSlotTypes; ++t) {
     char name[48];
     std::snprintf(name, sizeof name, "NUM_SLOTS_TYPE_%d", t);
     int64_t count = 0;
-    if (!config_int(cfg, name, &count) || count <= 0) continue;
+    if (!config_int(cfg, name, &count, &bad) || count <= 0) continue;
     std::snprintf(name, sizeof name, "SLOT_TYPE_%d", t);
     std::string text;
     if (!cfg.get(name, &text)) text = "auto";
@@ -175,13 +169,27 @@ bool slot_types_read(const config::Config& cfg, const std::vector<double>& total
     ts.type_id = t;
     ts.count = static_cast<int>(count > kMaxSlotsPerType ? kMaxSlotsPerType : count);
     std::snprintf(name, sizeof name, "SLOT_TYPE_%d_PARTITIONABLE", t);
-    ts.partitionable = config_bool(cfg, name, false);
+    ts.partitionable = config_bool(cfg, name, false, &bad);
+    // Read by the carving (carve.cc) per slot: checked here so a bad value stops the start.
+    for (const char* flag : {"CONSUMPTION_POLICY", "MUST_MODIFY_REQUEST_EXPRS"}) {
+      config::Entry e;
+      if (cfg.lookup_slot(flag, 0, t, &e)) config_bool(cfg, e, false, &bad);
+    }
+    if (!bad.empty()) {
+      *err = bad;
+      return false;
+    }
     if (!type_shares_parse(text, t, custom, &ts, err)) return false;
     types->push_back(std::move(ts));
   }
   if (!types->empty()) return true;
   int64_t num_slots = 0;
-  if (config_int(cfg, "NUM_SLOTS", &num_slots) && num_slots > 0) {
+  bool have_num_slots = config_int(cfg, "NUM_SLOTS", &num_slots, &bad);
+  if (!bad.empty()) {
+    *err = bad;
+    return false;
+  }
+  if (have_num_slots && num_slots > 0) {
     int64_t cpus =
         util::double_to_int64_clamped(total[kCpus], util::Round::kTowardZero, 0, INT64_MAX, 0);
     if (num_slots > cpus) {
@@ -336,7 +344,12 @@ bool layout_build(const config::Config& cfg, const MachineFacts& facts, Layout* 
                   std::string* err) {
   *out = Layout{};
   if (!custom_resources_read(cfg, facts, &out->resources, err)) return false;
-  std::vector<double> total = machine_totals(cfg, facts, out->resources);
+  std::string bad;
+  std::vector<double> total = machine_totals(cfg, facts, out->resources, &bad);
+  if (!bad.empty()) {
+    *err = bad;
+    return false;
+  }
   resources_set(total, &out->machine);
   std::vector<TypeSpec> types;
   if (!slot_types_read(cfg, total, out->resources, &types, err)) return false;

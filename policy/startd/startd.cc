@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "policy/classad/parser.h"
+#include "policy/config/typed.h"
 
 namespace kite::startd {
 
@@ -34,15 +35,13 @@ bool Startd::init(std::string* err) {
   if (cfg_.get("STARTD_JOB_ATTRS", &sa)) {
     for (auto& x : split_list(sa)) job_attrs_.push_back(x);
   }
-  if (cfg_.get("ADVERTISE_PSLOT_ROLLUP_INFORMATION", &sa)) {
-    sa = trim(sa);
-    pslot_rollup_ = !(strcasecmp(sa.c_str(), "false") == 0 || sa == "0");
+  config::Status st = config::read_bool(cfg_, "ADVERTISE_PSLOT_ROLLUP_INFORMATION", &pslot_rollup_);
+  if (st.ok) st = config::read_bool(cfg_, "ENABLE_BACKFILL", &enable_backfill_);
+  if (!st.ok) {
+    *err = st.message;
+    return false;
   }
   if (cfg_.get("STARTD_PARTITIONABLE_SLOT_ATTRS", &sa)) rollup_attrs_ = split_list(sa);
-  if (cfg_.get("ENABLE_BACKFILL", &sa)) {
-    sa = trim(sa);
-    enable_backfill_ = strcasecmp(sa.c_str(), "true") == 0 || sa == "1";
-  }
   if (!layout_build(cfg_, facts_, &layout_, err)) return false;
   start_time_ = acct_time_ = last_claim_time_ = clock_.now();
   // HTCONDOR: startd UPDATE_OFFSET: "the first update will be sent after $(UPDATE_OFFSET)

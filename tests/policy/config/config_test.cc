@@ -67,7 +67,7 @@ TEST(ConfigSyntax, MultiLineValues) {
       "  ]\n"
       "  @jrd\n"
       "AFTER = 1\n");
-  EXPECT_EQ(raw(c, "JOB_ROUTER_DEFAULTS"), "  [\n    MaxJobs = 200;\n  ]");
+  EXPECT_EQ(raw(c, "JOB_ROUTER_DEFAULTS"), "[\nMaxJobs = 200;\n]");  // lines lose their blanks
   EXPECT_EQ(raw(c, "AFTER"), "1");
   EXPECT_NE(error_of("X @=end\nline\n").find("t.conf, line 1: multi-line value"),
             std::string::npos);
@@ -201,7 +201,8 @@ TEST(ConfigConditionals, Errors) {
 TEST(ConfigErrors, BadLinesNameFileAndLine) {
   EXPECT_NE(error_of("A = 1\nthis is not an assignment\n").find("t.conf, line 2: syntax error"),
             std::string::npos);
-  EXPECT_NE(error_of("A : 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
+  EXPECT_NE(error_of("A B = 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
+  EXPECT_NE(error_of("A +- 1\n").find("t.conf, line 1: syntax error"), std::string::npos);
   EXPECT_NE(error_of("\n\nBAD-NAME = 1\n").find("t.conf, line 3: invalid macro name"),
             std::string::npos);
   EXPECT_NE(error_of("use POLICY : NoSuchThing\n")
@@ -363,12 +364,15 @@ TEST(ConfigDefaults, EmptyConfigValues) {
 }
 
 TEST(ConfigDefaults, SettingTheDefaultValueKeepsDefaultSource) {
-  Config c = load("KILL = False\nKILL2 = False\nSTART = true\n");
+  Config c = load("KILL = False\nKILL2 = False\nSTART = true\nDAEMON_LIST = master\n");
   Entry e;
   ASSERT_TRUE(c.lookup("KILL", &e));
   EXPECT_EQ(e.source, "<Default>");
-  ASSERT_TRUE(c.lookup("START", &e));
-  EXPECT_EQ(e.source, "t.conf, line 3");  // "true" != "True": HTCondor compares exactly
+  ASSERT_TRUE(c.lookup("START", &e));  // true/false match in any case, keeping "True"
+  EXPECT_EQ(e.source, "<Default>");
+  EXPECT_EQ(e.value, "True");
+  ASSERT_TRUE(c.lookup("DAEMON_LIST", &e));  // other values must match exactly
+  EXPECT_EQ(e.source, "t.conf, line 4");
 }
 
 TEST(ConfigRobustness, OddInputsDoNotCrash) {
