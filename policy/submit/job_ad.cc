@@ -1,0 +1,489 @@
+// One proc's job ad from the submit macro table: every vanilla-universe command condor_submit
+// implements, its defaults and the attributes it always writes.
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "policy/classad/args_env.h"
+#include "policy/classad/parser.h"
+#include "policy/classad/unparse.h"
+#include "policy/config/internal.h"
+#include "policy/submit/job_ad.h"
+
+namespace kite::submit {
+namespace {
+
+using config::internal::trim;
+
+constexpr const char* kDefaultDisk = "MAX({ 1024,(TransferInputSizeMB + 1) * 1.25 }) * 1024";
+constexpr double kMiB = 1024.0 * 1024;
+
+// Commands whose value is an expression copied to an attribute of the same meaning.
+struct ExprCommand {
+  const char* command;
+  const char* attr;
+};
+const ExprCommand kExprCommands[] = {
+    {"max_job_retirement_time", "MaxJobRetirementTime"},
+    {"job_max_vacate_time", "JobMaxVacateTime"},
+    {"on_exit_remove", "OnExitRemove"},
+    {"on_exit_hold", "OnExitHold"},
+    {"on_exit_hold_reason", "OnExitHoldReason"},
+    {"on_exit_hold_subcode", "OnExitHoldSubCode"},
+    {"periodic_hold", "PeriodicHold"},
+    {"periodic_hold_reason", "PeriodicHoldReason"},
+    {"periodic_hold_subcode", "PeriodicHoldSubCode"},
+    {"periodic_release", "PeriodicRelease"},
+    {"periodic_remove", "PeriodicRemove"},
+    {"periodic_vacate", "PeriodicVacate"},
+    {"deferral_time", "DeferralTime"},
+    {"max_retries", "MaxRetries"},
+    {"retry_until", "RetryUntil"},
+    {"success_exit_code", "SuccessExitCode"},
+};
+// Commands whose value is stored as a string.
+const ExprCommand kStringCommands[] = {
+    {"batch_name", "JobBatchName"},
+    {"notify_user", "NotifyUser"},
+    {"cron_minute", "CronMinute"},
+    {"cron_hour", "CronHour"},
+    {"cron_day_of_month", "CronDayOfMonth"},
+    {"cron_month", "CronMonth"},
+    {"cron_day_of_week", "CronDayOfWeek"},
+    {"transfer_input_files", "TransferInput"},
+    {"transfer_output_files", "TransferOutput"},
+    {"description", "JobDescription"},
+};
+const ExprCommand kSignalCommands[] = {
+    {"kill_sig", "KillSig"},
+    {"remove_kill_sig", "RemoveKillSig"},
+    {"hold_kill_sig", "HoldKillSig"},
+};
+// Attributes every job ad carries, in canonical unparse.
+const Attr* constants(size_t* n) {
+  static const Attr kConstants[] = {
+      {"MyType", "\"Job\""},
+      {"TargetType", "\"Machine\""},
+      {"JobUniverse", "5"},
+      {"Owner", "undefined"},
+      {"JobNotification", "0"},
+      {"MaxHosts", "1"},
+      {"MinHosts", "1"},
+      {"CurrentHosts", "0"},
+      {"NumCkpts", "0"},
+      {"NumRestarts", "0"},
+      {"NumJobStarts", "0"},
+      {"NumJobCompletions", "0"},
+      {"NumSystemHolds", "0"},
+      {"ExitStatus", "0"},
+      {"ExitBySignal", "false"},
+      {"RemoteSysCpu", "0.0"},
+      {"RemoteUserCpu", "0.0"},
+      {"CumulativeRemoteSysCpu", "0.0"},
+      {"CumulativeRemoteUserCpu", "0.0"},
+      {"RemoteWallClockTime", "0.0"},
+      {"CommittedTime", "0"},
+      {"CommittedSlotTime", "0"},
+      {"CommittedSuspensionTime", "0"},
+      {"CumulativeSlotTime", "0"},
+      {"CumulativeSuspensionTime", "0"},
+      {"TotalSuspensions", "0"},
+      {"LastSuspensionTime", "0"},
+      {"LeaveJobInQueue", "false"},
+      {"JobSubmitMethod", "0"},
+  };
+  *n = sizeof(kConstants) / sizeof(kConstants[0]);
+  return kConstants;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  classad::unparse_string(out, s);
+  return out;
+}
+
+// `path` made absolute against `base`; a leading "./" is dropped.
+std::string absolute(std::string_view path, const std::string& base) {
+  if (!path.empty() && path[0] == '/') return std::string(path);
+  while (path.size() >= 2 && path[0] == '.' && path[1] == '/') path.remove_prefix(2);
+  if (path == ".") return base;
+  std::string out = base;
+  if (out.empty() || out.back() != '/') out += '/';
+  out += path;
+  return out;
+}
+
+// A literal number's value, or false for anything else.
+bool literal_number(const std::string& canonical, double* v) {
+  char* end = nullptr;
+  *v = std::strtod(canonical.c_str(), &end);
+  return !canonical.empty() && end && *end == '\0';
+}
+
+// V2 text inside the double quotes: "" stands for one ".
+std::string unquote_v2(std::string_view v) {
+  std::string out;
+  for (size_t i = 1; i + 1 < v.size(); ++i) {
+    out += v[i];
+    if (v[i] == '"' && i + 2 < v.size() && v[i + 1] == '"') ++i;
+  }
+  return out;
+}
+
+// The text from the single quote that is never closed (V2 quoting).
+std::string unbalanced_from(std::string_view s) {
+  bool open = false;
+  size_t at = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\'') continue;
+    if (!open) {
+      open = true;
+      at = i;
+    } else if (i + 1 < s.size() && s[i + 1] == '\'') {
+      ++i;
+    } else {
+      open = false;
+    }
+  }
+  return open ? std::string(s.substr(at)) : std::string(s);
+}
+
+bool is_v2(std::string_view v) {
+  return v.size() >= 2 && v.front() == '"' && v.back() == '"';
+}
+
+bool istarts(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
+// Reads commands from the macro table, keeping the first expansion error.
+struct Commands {
+  Macros& m;
+  Status err;
+  bool get(const char* name, std::string* out) {
+    Status st;
+    bool found = m.get(name, out, &st);
+    if (!st.ok && err.ok) err = st;
+    if (found) {
+      std::string_view t = trim(*out);
+      if (t.size() != out->size()) *out = std::string(t);
+    }
+    return found && err.ok;
+  }
+};
+
+}  // namespace
+
+bool JobBuilder::file_exists(const std::string& path, bool dir) {
+  auto it = exists_.find(path);
+  if (it != exists_.end()) return it->second;
+  struct stat st;
+  bool ok = ::stat(path.c_str(), &st) == 0 && (dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode));
+  exists_.emplace(path, ok);
+  return ok;
+}
+
+Status JobBuilder::canonical(const std::string& name, std::string_view text, std::string* out) {
+  Cached& c = cache_[name];
+  if (!c.canonical.empty() && c.source == text) {
+    *out = c.canonical;
+    return Status::Ok();
+  }
+  classad::ParseError perr;
+  classad::ExprPtr e = classad::parse_expr(text, &perr);
+  if (!e) {
+    return Status::Error("Parse error in expression:\n\t" + name + " = " + std::string(text) +
+                         "\n\t(" + perr.to_string() + ")");
+  }
+  c.source.assign(text.data(), text.size());
+  c.canonical.clear();
+  classad::unparse_expr(c.canonical, e.get());
+  *out = c.canonical;
+  return Status::Ok();
+}
+
+Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
+  ad->clear();
+  Commands cmd{m, Status::Ok()};
+  std::string v;
+  Status st;
+  auto put = [ad](const char* name, std::string value) {
+    ad->push_back(Attr{name, std::move(value)});
+  };
+  auto put_expr = [&](const std::string& name, std::string_view text) {
+    std::string c;
+    st = canonical(name, text, &c);
+    if (st.ok) ad->push_back(Attr{name, std::move(c)});
+    return st.ok;
+  };
+
+  if (cmd.get("universe", &v) && strcasecmp(v.c_str(), "vanilla") != 0) {
+    return Status::Error("Kite supports only the vanilla universe (universe = " + v + ")");
+  }
+  if (!cmd.err.ok) return cmd.err;
+
+  // Executable and directories.
+  if (!cmd.get("executable", &v) || v.empty()) {
+    if (!cmd.err.ok) return cmd.err;
+    return Status::Error("No 'executable' parameter was provided");
+  }
+  std::string exe = absolute(v, opts_.cwd);
+  if (!file_exists(exe, false)) return Status::Error("Executable file " + exe + " does not exist");
+  std::string iwd = opts_.cwd;
+  if (cmd.get("initialdir", &v) || cmd.get("initial_dir", &v)) {
+    iwd = absolute(v, opts_.cwd);
+    while (iwd.size() > 1 && iwd.back() == '/') iwd.pop_back();
+    if (!file_exists(iwd, true)) return Status::Error("No such directory: " + iwd);
+  }
+  if (!cmd.err.ok) return cmd.err;
+  put("ClusterId", std::to_string(m.cluster));
+  put("ProcId", std::to_string(m.process));
+  put("Cmd", quoted(exe));
+  put("Iwd", quoted(iwd));
+  bool has_in = cmd.get("input", &v);
+  put("In", quoted(has_in ? v : "/dev/null"));
+  put(has_in ? "StreamIn" : "TransferIn", "false");
+  bool has_out = cmd.get("output", &v);
+  put("Out", quoted(has_out ? v : "/dev/null"));
+  put(has_out ? "StreamOut" : "TransferOut", "false");
+  bool has_err = cmd.get("error", &v);
+  put("Err", quoted(has_err ? v : "/dev/null"));
+  put(has_err ? "StreamErr" : "TransferErr", "false");
+  if (cmd.get("log", &v) && !v.empty()) put("UserLog", quoted(absolute(v, iwd)));
+  if (!cmd.err.ok) return cmd.err;
+
+  // Arguments and environment.
+  if (cmd.get("arguments", &v) && is_v2(v)) {
+    std::string inner = unquote_v2(v);
+    std::vector<std::string> words;
+    std::string err;
+    if (!classad::args_split_v2(inner, &words, &err)) {
+      return Status::Error("Unbalanced quote starting here: " + unbalanced_from(inner));
+    }
+    std::string canon;
+    for (const std::string& w : words) classad::args_append_v2(w, &canon);
+    put("Arguments", quoted(canon));
+  } else if (cmd.err.ok && !v.empty()) {
+    std::string args;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == '"') continue;  // \" is a "
+      args += v[i];
+    }
+    put("Args", quoted(args));
+  } else {
+    put("Arguments", "\"\"");
+  }
+  if (!cmd.err.ok) return cmd.err;
+  classad::Environment env;
+  if (cmd.get("environment", &v)) {
+    std::string err;
+    bool ok = is_v2(v) ? env.merge_v2(unquote_v2(v), &err) : env.merge_v1(v, &err);
+    if (!ok) return Status::Error("environment: " + err);
+  }
+  if (!cmd.err.ok) return cmd.err;
+  put("Environment", quoted(env.to_v2()));
+
+  // Resources.
+  RequirementsInput req;
+  std::string canon;
+  double num = 0;
+  if (!put_expr("RequestCpus", cmd.get("request_cpus", &v) ? v : "1")) return st;
+  req.cpus_clause = !(literal_number(ad->back().value, &num) && num <= 1);
+  v = cmd.get("request_memory", &v) ? apply_units(v, kMiB, kMiB) : "128";
+  if (!cmd.err.ok) return cmd.err;
+  if (!put_expr("RequestMemory", v)) return st;
+  req.memory_clause = !(literal_number(ad->back().value, &num) && num <= 1);
+  if (cmd.get("request_disk", &v)) {
+    if (!put_expr("RequestDisk", apply_units(v, 1024, 1024))) return st;
+  } else {
+    put("RequestDisk", kDefaultDisk);  // written as condor_submit spells it (1.25, not 1.25E+00)
+  }
+  if (!cmd.err.ok) return cmd.err;
+  std::vector<std::pair<std::string, std::string>> custom;  // tag, value
+  for (const Macros::Macro& mac : m.all()) {
+    if (mac.item || !istarts(mac.name, "request_") || mac.name.size() == 8) continue;
+    std::string tag = mac.name.substr(8);
+    if (!strcasecmp(tag.c_str(), "cpus") || !strcasecmp(tag.c_str(), "memory") ||
+        !strcasecmp(tag.c_str(), "disk")) {
+      continue;
+    }
+    if (!strcasecmp(tag.c_str(), "gpus")) tag = "GPUs";
+    custom.emplace_back(tag, mac.name);
+  }
+  std::sort(custom.begin(), custom.end(), [](const auto& a, const auto& b) {
+    return strcasecmp(a.first.c_str(), b.first.c_str()) < 0;
+  });
+  for (auto& [tag, command] : custom) {
+    cmd.get(command.c_str(), &v);
+    if (!cmd.err.ok) return cmd.err;
+    if (!put_expr("Request" + tag, v)) return st;
+    if (!(literal_number(ad->back().value, &num) && num <= 0)) req.custom.push_back(tag);
+  }
+
+  // Matching: Requirements, Rank, priority.
+  if (cmd.get("requirements", &v) && !v.empty()) {
+    if (!canonical("Requirements.user", v, &req.user).ok) {
+      return Status::Error("Parse error in expression:\n\tRequirements = " + v);
+    }
+    machine_refs(req.user, &req.refs);
+  }
+  if (!cmd.err.ok) return cmd.err;
+  bool cron = false;
+  for (const char* c :
+       {"cron_minute", "cron_hour", "cron_day_of_month", "cron_month", "cron_day_of_week"}) {
+    cron = cron || m.entry(c) != nullptr;
+  }
+  bool deferral = cron || m.entry("deferral_time") != nullptr;
+  req.deferral = deferral;
+  if (!put_expr("Requirements", build_requirements(req))) return st;
+  if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return st;
+  if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return st;
+  if (!put_expr("JobLeaseDuration", cmd.get("job_lease_duration", &v) ? v : "2400")) return st;
+  if (!cmd.err.ok) return cmd.err;
+
+  // Accounting.
+  bool nice = false;
+  if (cmd.get("nice_user", &v) && !parse_bool(v, &nice)) {
+    return Status::Error("nice_user must be a boolean, not '" + v + "'");
+  }
+  std::string group, group_user = opts_.user;
+  bool has_group = cmd.get("accounting_group", &v) && !v.empty();
+  if (has_group) group = v;
+  bool has_user = cmd.get("accounting_group_user", &v) && !v.empty();
+  if (has_user) group_user = v;
+  if (!cmd.err.ok) return cmd.err;
+  if (nice) {
+    group = "nice-user";
+    has_group = true;
+  }
+  if (has_group) {
+    put("AcctGroup", quoted(group));
+    put("AcctGroupUser", quoted(group_user));
+    put("AccountingGroup", quoted(group + "." + group_user));
+  } else if (has_user) {
+    put("AcctGroupUser", quoted(group_user));
+    put("AccountingGroup", quoted(group_user));
+  }
+  if (nice && !m.entry("max_job_retirement_time")) put("MaxJobRetirementTime", "0");
+  if (cmd.get("concurrency_limits", &v) && !v.empty()) {
+    put("ConcurrencyLimits", quoted(normalise_limits(v)));
+  } else if (cmd.get("concurrency_limits_expr", &v) && !v.empty()) {
+    if (!put_expr("ConcurrencyLimits", v)) return st;
+  }
+  if (!cmd.err.ok) return cmd.err;
+
+  // Policy expressions, signals, strings.
+  for (const ExprCommand& c : kExprCommands) {
+    if (cmd.get(c.command, &v) && !v.empty() && !put_expr(c.attr, v)) return st;
+  }
+  for (const ExprCommand& c : kSignalCommands) {
+    if (!cmd.get(c.command, &v) || v.empty()) continue;
+    std::string name = signal_name(v);
+    if (name.empty()) return Status::Error("invalid signal " + v + " (" + c.command + ")");
+    put(c.attr, quoted(name));
+  }
+  for (const ExprCommand& c : kStringCommands) {
+    if (cmd.get(c.command, &v) && !v.empty()) put(c.attr, quoted(v));
+  }
+  if (!cmd.err.ok) return cmd.err;
+  if (deferral) {
+    std::string window = "0", prep = "300";
+    if (cmd.get("deferral_window", &v) || cmd.get("cron_window", &v)) window = v;
+    if (cmd.get("deferral_prep_time", &v) || cmd.get("cron_prep_time", &v)) prep = v;
+    if (!cmd.err.ok) return cmd.err;
+    if (!put_expr("DeferralWindow", window) || !put_expr("DeferralPrepTime", prep)) return st;
+    put("ScheddInterval", "300");
+  }
+  if (cmd.get("notification", &v)) {
+    static const char* const kNotify[] = {"never", "always", "complete", "error"};
+    int n = -1;
+    for (int i = 0; i < 4; ++i) {
+      if (strcasecmp(v.c_str(), kNotify[i]) == 0) n = i;
+    }
+    if (n < 0) {
+      return Status::Error("Notification must be 'Never', 'Always', 'Complete', or 'Error'");
+    }
+    put("JobNotification", std::to_string(n));
+  }
+  if (cmd.get("should_transfer_files", &v) && !v.empty()) {
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    put("ShouldTransferFiles", quoted(v));
+  } else {
+    put("ShouldTransferFiles", "\"IF_NEEDED\"");
+  }
+  if (cmd.get("when_to_transfer_output", &v) && !v.empty()) {
+    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    put("WhenToTransferOutput", quoted(v));
+  } else {
+    put("WhenToTransferOutput", "\"ON_EXIT\"");
+  }
+
+  // Status: held on request, else idle.
+  bool hold = false;
+  if (cmd.get("hold", &v) && !parse_bool(v, &hold)) {
+    return Status::Error("hold must be a boolean, not '" + v + "'");
+  }
+  if (!cmd.err.ok) return cmd.err;
+  put("JobStatus", hold ? "5" : "1");
+  if (hold) {
+    put("HoldReason", "\"submitted on hold at user's request\"");
+    put("HoldReasonCode", "15");
+  }
+
+  // What the submitting side adds.
+  put("FileSystemDomain", quoted(opts_.filesystem_domain));
+  put("JobSubmitFile", quoted(submit_file_));
+  put("CondorVersion", quoted(opts_.version));
+  put("SubmitVersion", quoted(opts_.version));
+  put("CondorPlatform", quoted(opts_.platform));
+  put("QDate", std::to_string(opts_.now));
+  put("EnteredCurrentStatus", std::to_string(opts_.now));
+  struct stat sb;
+  long long kib = ::stat(exe.c_str(), &sb) == 0 ? (sb.st_size + 1023) / 1024 : 0;
+  if (kib < 1) kib = 1;
+  put("ExecutableSize", std::to_string(kib));
+  put("ImageSize", std::to_string(kib));
+  put("DiskUsage", std::to_string(kib));
+  put("TransferInputSizeMB", std::to_string((kib + 1023) / 1024));
+  size_t n = 0;
+  const Attr* k = constants(&n);
+  size_t fixed = ad->size();
+  for (size_t i = 0; i < n; ++i) {
+    bool set = false;
+    for (size_t j = 0; j < fixed && !set; ++j) set = (*ad)[j].name == k[i].name;
+    if (!set) ad->push_back(k[i]);
+  }
+
+  // +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.
+  for (size_t i = 0; i < m.all().size(); ++i) {
+    const Macros::Macro& mac = m.all()[i];
+    std::string attr;
+    if (!mac.name.empty() && mac.name[0] == '+') {
+      attr = mac.name.substr(1);
+    } else if (istarts(mac.name, "MY.")) {
+      attr = mac.name.substr(3);
+    } else {
+      continue;
+    }
+    std::string name = mac.name;
+    cmd.get(name.c_str(), &v);
+    if (!cmd.err.ok) return cmd.err;
+    if (v.empty()) continue;
+    if (!canonical(attr, v, &canon).ok) {
+      return Status::Error("Parse error in expression:\n\t" + attr + " = " + v + "\n\t(" +
+                           m.all()[i].file + ", line " + std::to_string(m.all()[i].line) + ")");
+    }
+    auto same = [&attr](const Attr& a) { return strcasecmp(a.name.c_str(), attr.c_str()) == 0; };
+    auto it = std::find_if(ad->begin(), ad->end(), same);
+    if (it != ad->end()) {
+      it->value = canon;
+    } else {
+      ad->push_back(Attr{attr, canon});
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace kite::submit

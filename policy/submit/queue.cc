@@ -1,0 +1,229 @@
+// The queue statement: its forms (queue, queue N, queue [N] VAR in (...), queue [N] VARS from
+// (...) or FILE, queue [N] VAR matching [files|dirs] PATTERN...), optional [slice], items.
+#include "policy/submit/queue.h"
+
+#include <glob.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "policy/config/internal.h"
+#include "policy/submit/macros.h"
+
+namespace kite::submit {
+namespace {
+
+using config::internal::trim;
+
+constexpr size_t kMaxItems = 10000000;
+constexpr long kMaxFromFile = 256L << 20;
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Position of the keyword `kw` as a whole word in `s`, or npos.
+size_t find_word(std::string_view s, std::string_view kw) {
+  for (size_t i = 0; i + kw.size() <= s.size(); ++i) {
+    if ((i == 0 || is_blank(s[i - 1])) && strncasecmp(s.data() + i, kw.data(), kw.size()) == 0 &&
+        (i + kw.size() == s.size() || is_blank(s[i + kw.size()]) || s[i + kw.size()] == '(' ||
+         s[i + kw.size()] == '[')) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Splits on any of `seps`, trimming, dropping empty pieces.
+std::vector<std::string> split(std::string_view s, const char* seps) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || std::strchr(seps, s[i])) {
+      std::string_view piece = trim(s.substr(begin, i - begin));
+      if (!piece.empty()) out.emplace_back(piece);
+      begin = i + 1;
+    }
+  }
+  return out;
+}
+
+// One line of a `from` list split into `n` fields: on commas when there is one, else on blanks;
+// the last field takes the rest of the line.
+std::vector<std::string> fields(std::string_view line, size_t n) {
+  std::vector<std::string> out;
+  bool commas = line.find(',') != std::string_view::npos;
+  std::string_view rest = trim(line);
+  while (out.size() + 1 < n && !rest.empty()) {
+    size_t cut = commas ? rest.find(',') : rest.find_first_of(" \t");
+    if (cut == std::string_view::npos) break;
+    out.emplace_back(trim(rest.substr(0, cut)));
+    rest = trim(rest.substr(cut + 1));
+  }
+  out.emplace_back(rest);
+  while (out.size() < n) out.emplace_back();
+  return out;
+}
+
+// `[start:end:step]` (Python slice) applied to `items`; false on a malformed slice.
+bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* items) {
+  long v[3] = {0, 0, 1};
+  bool given[3] = {false, false, false};
+  size_t part = 0;
+  std::string_view s = slice;
+  size_t begin = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != ':') continue;
+    if (part > 2) return false;
+    std::string t(trim(s.substr(begin, i - begin)));
+    if (!t.empty()) {
+      char* end = nullptr;
+      v[part] = std::strtol(t.c_str(), &end, 10);
+      if (*end != '\0' || t.size() > 9) return false;
+      given[part] = true;
+    }
+    ++part;
+    begin = i + 1;
+  }
+  if (v[2] <= 0) return false;
+  long n = static_cast<long>(items->size());
+  auto norm = [n](long x) { return x < 0 ? std::max(0L, n + x) : std::min(n, x); };
+  long from = given[0] ? norm(v[0]) : 0;
+  long to = given[1] ? norm(v[1]) : n;
+  std::vector<std::vector<std::string>> out;
+  for (long i = from; i < to; i += v[2]) out.push_back(std::move((*items)[i]));
+  *items = std::move(out);
+  return true;
+}
+
+Status read_list_file(const std::string& path, std::string* out) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Status::Error("cannot open queue item file " + path);
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    out->append(buf, n);
+    if (out->size() > static_cast<size_t>(kMaxFromFile)) {
+      std::fclose(f);
+      return Status::Error("queue item file " + path + " is larger than 256 MiB");
+    }
+  }
+  std::fclose(f);
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool queue_list_open(std::string_view text) {
+  size_t open = text.find('(');
+  return open != std::string_view::npos && text.find(')', open) == std::string_view::npos;
+}
+
+Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out) {
+  *out = QueueSpec{};
+  std::string_view t = trim(text);
+  const char* kind = nullptr;
+  size_t at = std::string_view::npos;
+  for (const char* kw : {"in", "from", "matching"}) {
+    size_t p = find_word(t, kw);
+    if (p < at) {
+      at = p;
+      kind = kw;
+    }
+  }
+  std::string_view head = trim(t.substr(0, at));
+  if (!kind) {
+    out->count = std::string(head);
+    return Status::Ok();
+  }
+  // head: [count] [var[, var...]]
+  std::vector<std::string> words = split(head, ", \t");
+  if (!words.empty() && !valid_macro_name(words[0])) {
+    size_t sp = head.find_first_of(" \t");
+    out->count = std::string(head.substr(0, sp));
+    words = split(sp == std::string_view::npos ? "" : head.substr(sp), ", \t");
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (!valid_macro_name(words[i])) {
+      return Status::Error("invalid queue variable name '" + words[i] + "'");
+    }
+    out->vars.push_back(words[i]);
+  }
+  if (out->vars.empty()) out->vars.push_back("Item");
+  out->has_items = true;
+  std::string_view rest = trim(t.substr(at + std::strlen(kind)));
+  std::string slice;
+  if (!rest.empty() && rest[0] == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return Status::Error("unclosed [slice] in queue");
+    slice = std::string(rest.substr(1, close - 1));
+    rest = trim(rest.substr(close + 1));
+  }
+  std::string_view list = rest;
+  bool paren = !rest.empty() && rest[0] == '(';
+  if (paren) {
+    size_t close = rest.rfind(')');
+    if (close == std::string_view::npos) return Status::Error("queue list has no closing ')'");
+    if (!trim(rest.substr(close + 1)).empty()) {
+      return Status::Error("unexpected text after the queue list's ')'");
+    }
+    list = rest.substr(1, close - 1);
+  }
+  std::string kw(kind);
+  if (kw == "in") {
+    for (std::string& item : split(list, ", \t\n")) out->items.push_back({std::move(item)});
+  } else if (kw == "from") {
+    std::string file_text;
+    if (!paren) {
+      std::string path(trim(list));
+      if (path.empty()) return Status::Error("queue from names no file or list");
+      if (path[0] != '/') path = cwd + "/" + path;
+      Status st = read_list_file(path, &file_text);
+      if (!st.ok) return st;
+      list = file_text;
+    }
+    size_t begin = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      if (i < list.size() && list[i] != '\n') continue;
+      std::string_view line = trim(list.substr(begin, i - begin));
+      begin = i + 1;
+      if (line.empty() || line[0] == '#') continue;
+      if (out->items.size() >= kMaxItems) return Status::Error("too many queue items");
+      out->items.push_back(fields(line, out->vars.size()));
+    }
+  } else {  // matching [files|dirs] pattern...
+    std::vector<std::string> pats = split(list, ", \t\n");
+    int want = 0;  // 0 either, 1 files, 2 dirs
+    if (!pats.empty() && (!strcasecmp(pats[0].c_str(), "files") ||
+                          !strcasecmp(pats[0].c_str(), "dirs"))) {
+      want = !strcasecmp(pats[0].c_str(), "files") ? 1 : 2;
+      pats.erase(pats.begin());
+    }
+    if (pats.empty()) return Status::Error("queue matching names no pattern");
+    for (const std::string& p : pats) {
+      std::string full = p[0] == '/' ? p : cwd + "/" + p;
+      glob_t g{};
+      if (::glob(full.c_str(), GLOB_MARK, nullptr, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; ++i) {
+          std::string name = g.gl_pathv[i];
+          bool dir = !name.empty() && name.back() == '/';
+          if ((want == 1 && dir) || (want == 2 && !dir)) continue;
+          if (dir) name.pop_back();
+          if (p[0] != '/') name = name.substr(cwd.size() + 1);
+          out->items.push_back({name});
+        }
+      }
+      ::globfree(&g);
+    }
+  }
+  if (!slice.empty() && !apply_slice(slice, &out->items)) {
+    return Status::Error("invalid slice [" + slice + "] in queue");
+  }
+  return Status::Ok();
+}
+
+}  // namespace kite::submit
