@@ -68,7 +68,6 @@ const Attr* constants(size_t* n) {
       {"TargetType", "\"Machine\""},
       {"JobUniverse", "5"},
       {"Owner", "undefined"},
-      {"JobNotification", "0"},
       {"MaxHosts", "1"},
       {"MinHosts", "1"},
       {"CurrentHosts", "0"},
@@ -176,17 +175,32 @@ struct Commands {
 
 }  // namespace
 
-bool JobBuilder::file_exists(const std::string& path, bool dir) {
-  auto it = exists_.find(path);
-  if (it != exists_.end()) return it->second;
+const JobBuilder::FileFacts& JobBuilder::facts(const std::string& path) {
+  auto it = files_.find(path);
+  if (it != files_.end()) return it->second;
   struct stat st;
-  bool ok = ::stat(path.c_str(), &st) == 0 && (dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode));
-  exists_.emplace(path, ok);
-  return ok;
+  FileFacts f;
+  if (::stat(path.c_str(), &st) == 0) {
+    f.exists = true;
+    f.dir = S_ISDIR(st.st_mode);
+    f.size = st.st_size;
+  }
+  return files_.emplace(path, f).first->second;
 }
 
-Status JobBuilder::canonical(const std::string& name, std::string_view text, std::string* out) {
-  Cached& c = cache_[name];
+bool JobBuilder::file_exists(const std::string& path, bool dir) {
+  const FileFacts& f = facts(path);
+  return f.exists && f.dir == dir;
+}
+
+long long JobBuilder::size_of(const std::string& path) {
+  return facts(path).size;
+}
+
+Status JobBuilder::canonical(std::string_view name, std::string_view text, std::string* out) {
+  auto it = cache_.find(name);
+  if (it == cache_.end()) it = cache_.emplace(std::string(name), Cached{}).first;
+  Cached& c = it->second;
   if (!c.canonical.empty() && c.source == text) {
     *out = c.canonical;
     return Status::Ok();
@@ -194,12 +208,13 @@ Status JobBuilder::canonical(const std::string& name, std::string_view text, std
   classad::ParseError perr;
   classad::ExprPtr e = classad::parse_expr(text, &perr);
   if (!e) {
-    return Status::Error("Parse error in expression:\n\t" + name + " = " + std::string(text) +
+    return Status::Error("Parse error in expression:\n\t" + std::string(name) + " = " +
+                         std::string(text) +
                          "\n\t(" + perr.to_string() + ")");
   }
   c.source.assign(text.data(), text.size());
   c.canonical.clear();
-  classad::unparse_expr(c.canonical, e.get());
+  classad::unparse_expr_old(c.canonical, e.get());
   *out = c.canonical;
   return Status::Ok();
 }
@@ -212,10 +227,10 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   auto put = [ad](const char* name, std::string value) {
     ad->push_back(Attr{name, std::move(value)});
   };
-  auto put_expr = [&](const std::string& name, std::string_view text) {
+  auto put_expr = [&](std::string_view name, std::string_view text) {
     std::string c;
     st = canonical(name, text, &c);
-    if (st.ok) ad->push_back(Attr{name, std::move(c)});
+    if (st.ok) ad->push_back(Attr{std::string(name), std::move(c)});
     return st.ok;
   };
 
@@ -396,6 +411,7 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
     if (!put_expr("DeferralWindow", window) || !put_expr("DeferralPrepTime", prep)) return st;
     put("ScheddInterval", "300");
   }
+  int notify = 0;  // Never
   if (cmd.get("notification", &v)) {
     static const char* const kNotify[] = {"never", "always", "complete", "error"};
     int n = -1;
@@ -405,8 +421,9 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
     if (n < 0) {
       return Status::Error("Notification must be 'Never', 'Always', 'Complete', or 'Error'");
     }
-    put("JobNotification", std::to_string(n));
+    notify = n;
   }
+  put("JobNotification", std::to_string(notify));
   if (cmd.get("should_transfer_files", &v) && !v.empty()) {
     for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     put("ShouldTransferFiles", quoted(v));
@@ -440,8 +457,7 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   put("CondorPlatform", quoted(opts_.platform));
   put("QDate", std::to_string(opts_.now));
   put("EnteredCurrentStatus", std::to_string(opts_.now));
-  struct stat sb;
-  long long kib = ::stat(exe.c_str(), &sb) == 0 ? (sb.st_size + 1023) / 1024 : 0;
+  long long kib = (size_of(exe) + 1023) / 1024;
   if (kib < 1) kib = 1;
   put("ExecutableSize", std::to_string(kib));
   put("ImageSize", std::to_string(kib));
@@ -449,12 +465,7 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   put("TransferInputSizeMB", std::to_string((kib + 1023) / 1024));
   size_t n = 0;
   const Attr* k = constants(&n);
-  size_t fixed = ad->size();
-  for (size_t i = 0; i < n; ++i) {
-    bool set = false;
-    for (size_t j = 0; j < fixed && !set; ++j) set = (*ad)[j].name == k[i].name;
-    if (!set) ad->push_back(k[i]);
-  }
+  ad->insert(ad->end(), k, k + n);
 
   // +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.
   for (size_t i = 0; i < m.all().size(); ++i) {

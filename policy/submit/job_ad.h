@@ -56,13 +56,21 @@ class JobBuilder {
   };
   /// The canonical unparse of expression `text` for attribute `name`; a parse error names
   /// the command that set it.
-  Status canonical(const std::string& name, std::string_view text, std::string* out);
+  Status canonical(std::string_view name, std::string_view text, std::string* out);
+  struct FileFacts {
+    bool exists = false;
+    bool dir = false;
+    long long size = 0;
+  };
+  /// stat() of a path, once per path and submit.
+  const FileFacts& facts(const std::string& path);
   bool file_exists(const std::string& path, bool dir);
+  long long size_of(const std::string& path);
 
   const Options& opts_;
   std::string submit_file_;
-  std::map<std::string, Cached> cache_;
-  std::map<std::string, bool> exists_;
+  std::map<std::string, Cached, std::less<>> cache_;
+  std::map<std::string, FileFacts> files_;
 };
 
 }  // namespace kite::submit

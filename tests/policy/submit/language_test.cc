@@ -1,0 +1,226 @@
+// Macros, include, if/elif/else/endif, every queue form, errors naming file and line, and the
+// unused-command warning.
+#include "tests/policy/submit/submit_helpers.h"
+
+namespace kite::submit::testing {
+namespace {
+
+TEST_F(SubmitTest, MacrosExpandWithDefaultsAndNesting) {
+  Result r = run(
+      "executable = job.sh\nbase = data\nname = $(base)/x\n+A = \"$(name)\"\n"
+      "+B = \"$(missing:fallback)\"\n+C = \"[$(missing)]\"\n+D = \"$(BASE)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"data/x\"");
+  EXPECT_EQ(attr(r, 0, "B"), "\"fallback\"");
+  EXPECT_EQ(attr(r, 0, "C"), "\"[]\"");
+  EXPECT_EQ(attr(r, 0, "D"), "\"data\"");  // names are case-insensitive
+}
+
+TEST_F(SubmitTest, MacrosAreExpandedAtQueueTimeWithTheLatestValue) {
+  Result r = run("executable = job.sh\n+V = \"$(x)\"\nx = 1\nqueue\nx = 2\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "V"), "\"1\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"2\"");
+}
+
+TEST_F(SubmitTest, MatchTimeMacrosAreKept) {
+  EXPECT_EQ(one("executable = job.sh\n+M = \"$$(Memory)\"\nqueue\n", "M"), "\"$$(Memory)\"");
+}
+
+TEST_F(SubmitTest, SelfReferenceIsAnError) {
+  std::string msg = error("executable = job.sh\na = $(b)\nb = $(a)\n+X = \"$(a)\"\nqueue\n");
+  EXPECT_NE(msg.find("refers to itself"), std::string::npos) << msg;
+}
+
+TEST_F(SubmitTest, FunctionMacros) {
+  Result r = run(
+      "executable = job.sh\nn = 7\nr = 2.5\nlist = red,green,blue\nf = /a/b/file.tar.gz\n"
+      "+I = $INT(n)\n+P = \"$INT(n,%03d)\"\n+R = $REAL(r)\n+C = \"$CHOICE(1,list)\"\n"
+      "+Fn = \"$Fn(f)\"\n+Fx = \"$Fx(f)\"\n+Fp = \"$Fp(f)\"\n+Fnx = \"$Fnx(f)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "I"), "7");
+  EXPECT_EQ(attr(r, 0, "P"), "\"007\"");
+  EXPECT_EQ(attr(r, 0, "R"), "2.5");
+  EXPECT_EQ(attr(r, 0, "C"), "\"green\"");
+  EXPECT_EQ(attr(r, 0, "Fn"), "\"file.tar\"");
+  EXPECT_EQ(attr(r, 0, "Fx"), "\".gz\"");
+  EXPECT_EQ(attr(r, 0, "Fp"), "\"/a/b/\"");
+  EXPECT_EQ(attr(r, 0, "Fnx"), "\"file.tar.gz\"");
+}
+
+TEST_F(SubmitTest, ClusterAndProcessMacros) {
+  Result r = run("executable = job.sh\noutput = o.$(Cluster).$(Process)\n+N = $(ProcId)\nqueue 3\n");
+  ASSERT_EQ(r.procs.size(), 3u);
+  EXPECT_EQ(attr(r, 2, "Out"), "\"o.1.2\"");
+  EXPECT_EQ(attr(r, 1, "N"), "1");
+  opts_.cluster = 42;
+  EXPECT_EQ(attr(run("executable = job.sh\n+C = $(Cluster)\nqueue\n"), 0, "C"), "42");
+  EXPECT_EQ(attr(run("executable = job.sh\n+C = $(Cluster)\nqueue\n"), 0, "ClusterId"), "42");
+}
+
+TEST_F(SubmitTest, QueueInGivesItemStepItemIndexAndProcess) {
+  Result r = run(
+      "executable = job.sh\n+V = \"$(Item)/$(Step)/$(ItemIndex)/$(Row)/$(Process)\"\n"
+      "queue 2 in (a, b)\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"a/0/0/0/0\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"a/1/0/0/1\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"b/0/1/1/2\"");
+  EXPECT_EQ(attr(r, 3, "V"), "\"b/1/1/1/3\"");
+}
+
+TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
+  Result r = run("executable = job.sh\n+V = \"$(color)\"\nqueue color in (\n  red\n  green blue\n)\n");
+  ASSERT_EQ(r.procs.size(), 3u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"red\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"green\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"blue\"");
+}
+
+TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndTrims) {
+  Result r = run(
+      "executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
+      "# a comment\n\n  2, w\n)\n");
+  ASSERT_EQ(r.procs.size(), 2u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"1|x y|z\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"2|w|\"");
+}
+
+TEST_F(SubmitTest, QueueFromFileAndSlice) {
+  write("items.txt", "alpha 1\nbeta 2\ngamma 3\ndelta 4\n");
+  Result r = run("executable = job.sh\n+V = \"$(n)-$(k)\"\nqueue n k from items.txt\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 3, "V"), "\"delta-4\"");
+  Result s = run("executable = job.sh\n+V = \"$(n)\"\nqueue n from [1::2] items.txt\n");
+  ASSERT_EQ(s.procs.size(), 2u);
+  EXPECT_EQ(attr(s, 0, "V"), "\"beta 2\"");
+  EXPECT_EQ(attr(s, 1, "V"), "\"delta 4\"");
+}
+
+TEST_F(SubmitTest, QueueMatchingFiles) {
+  write("a.dat", "1");
+  write("b.dat", "2");
+  Result r = run("executable = job.sh\ninput = $(Item)\nqueue matching files *.dat\n");
+  ASSERT_EQ(r.procs.size(), 2u);
+  EXPECT_EQ(attr(r, 0, "In"), "\"a.dat\"");
+  EXPECT_EQ(attr(r, 1, "In"), "\"b.dat\"");
+}
+
+TEST_F(SubmitTest, QueueCountsAndSeveralQueueStatements) {
+  Result r = run("executable = job.sh\nn = 2\nqueue $(n) * 2\nqueue 0\nqueue\n");
+  ASSERT_EQ(r.procs.size(), 5u);
+  EXPECT_EQ(r.procs[4].id, 4);
+  EXPECT_EQ(attr(r, 4, "ProcId"), "4");
+}
+
+TEST_F(SubmitTest, QueueVariablesAreForgottenAfterTheirStatement) {
+  Result r = run("executable = job.sh\n+V = \"[$(x)]\"\nqueue x in (a)\nqueue\n");
+  EXPECT_EQ(attr(r, 1, "V"), "\"[]\"");
+}
+
+TEST_F(SubmitTest, BadQueueLinesNameFileAndLine) {
+  std::string a = error("executable = job.sh\n\nqueue banana\n");
+  EXPECT_NE(a.find("test.sub, line 3"), std::string::npos) << a;
+  std::string b = error("executable = job.sh\nqueue x in (a, b\n");
+  EXPECT_NE(b.find("test.sub, line 2"), std::string::npos) << b;
+  std::string c = error("executable = job.sh\nqueue x from missing.txt\n");
+  EXPECT_NE(c.find("missing.txt"), std::string::npos) << c;
+  std::string d = error("executable = job.sh\nqueue -1\n");
+  EXPECT_NE(d.find("line 2"), std::string::npos) << d;
+}
+
+TEST_F(SubmitTest, ConditionalsDefinedVersionBooleansAndElif) {
+  Result r = run(
+      "executable = job.sh\nflag = yes\nif defined flag\n+A = 1\nelse\n+A = 2\nendif\n"
+      "if defined nothing\n+B = 1\nelif $(flag)\n+B = 2\nelse\n+B = 3\nendif\n"
+      "if version >= 25.0\n+C = 1\nendif\nif version < 9.0\n+D = 1\nendif\n"
+      "if false\n+E = 1\nelif 0\n+E = 2\nelse\n+E = 3\nendif\nif ! defined nothing\n+F = 1\n"
+      "endif\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "1");
+  EXPECT_EQ(attr(r, 0, "B"), "2");
+  EXPECT_EQ(attr(r, 0, "C"), "1");
+  EXPECT_EQ(attr(r, 0, "D"), "<absent>");
+  EXPECT_EQ(attr(r, 0, "E"), "3");
+  EXPECT_EQ(attr(r, 0, "F"), "1");
+}
+
+TEST_F(SubmitTest, NestedConditionalsInsideAFalseBranchAreSkipped) {
+  Result r = run(
+      "executable = job.sh\nif false\n  if $(x) == y\n    +A = 1\n  endif\nelse\n+A = 2\nendif\n"
+      "queue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "2");
+}
+
+TEST_F(SubmitTest, ConditionalErrorsNameFileAndLine) {
+  std::string cmp = error("executable = job.sh\nmode = gpu\nif $(mode) == gpu\nendif\nqueue\n");
+  EXPECT_NE(cmp.find("test.sub, line 3"), std::string::npos) << cmp;
+  std::string open = error("executable = job.sh\nif true\nqueue\n");
+  EXPECT_NE(open.find("test.sub, line 2"), std::string::npos) << open;
+  EXPECT_NE(open.find("endif"), std::string::npos) << open;
+  std::string stray = error("executable = job.sh\nendif\nqueue\n");
+  EXPECT_NE(stray.find("line 2: endif without if"), std::string::npos) << stray;
+  std::string twice = error("executable = job.sh\nif true\nelse\nelse\nendif\nqueue\n");
+  EXPECT_NE(twice.find("line 4"), std::string::npos) << twice;
+  std::string version = error("executable = job.sh\nif version >= banana\nendif\nqueue\n");
+  EXPECT_NE(version.find("line 2"), std::string::npos) << version;
+}
+
+TEST_F(SubmitTest, IncludeReadsAnotherFile) {
+  write("common.inc", "request_cpus = 2\n+From = \"inc\"\n");
+  Result r = run("executable = job.sh\ninclude : common.inc\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "RequestCpus"), "2");
+  EXPECT_EQ(attr(r, 0, "From"), "\"inc\"");
+  Result e = run("executable = job.sh\ninclude ifexist : nope.inc\nqueue\n");
+  EXPECT_EQ(e.procs.size(), 1u);
+}
+
+TEST_F(SubmitTest, MissingIncludeAndErrorsInsideIncludesNameTheirFileAndLine) {
+  std::string missing = error("executable = job.sh\n\ninclude : nope.inc\nqueue\n");
+  EXPECT_NE(missing.find("test.sub, line 3"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("nope.inc"), std::string::npos) << missing;
+  write("bad.inc", "x = 1\nthis is not a command\n");
+  std::string bad = error("executable = job.sh\ninclude : bad.inc\nqueue\n");
+  EXPECT_NE(bad.find("bad.inc, line 2"), std::string::npos) << bad;
+}
+
+TEST_F(SubmitTest, ContinuationLinesAndComments) {
+  Result r = run("# comment\nexecutable = \\\n  job.sh\n  # indented comment\n+A = 1 + \\\n2\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "Cmd"), "\"" + dir_ + "/job.sh\"");
+  EXPECT_EQ(attr(r, 0, "A"), "1 + 2");
+}
+
+TEST_F(SubmitTest, SubmitErrors) {
+  EXPECT_EQ(error("arguments = 1\nqueue\n"), "No 'executable' parameter was provided");
+  std::string missing = error("executable = nothere.sh\nqueue\n");
+  EXPECT_NE(missing.find(dir_ + "/nothere.sh"), std::string::npos) << missing;
+  EXPECT_EQ(error("executable = job.sh\narguments = \"a 'b c\"\nqueue\n"),
+            "Unbalanced quote starting here: 'b c");
+  std::string dir = error("executable = job.sh\ninitialdir = nodir\nqueue\n");
+  EXPECT_NE(dir.find("nodir"), std::string::npos) << dir;
+  std::string plus = error("executable = job.sh\n+Bad = (1 +\nqueue\n");
+  EXPECT_EQ(plus.rfind("Parse error in expression:", 0), 0u) << plus;
+  EXPECT_NE(plus.find("test.sub, line 2"), std::string::npos) << plus;
+  std::string req = error("executable = job.sh\nrequirements = Memory >\nqueue\n");
+  EXPECT_EQ(req.rfind("Parse error in expression:", 0), 0u) << req;
+  EXPECT_NE(error("executable = job.sh\nuniverse = docker\nqueue\n").find("vanilla"),
+            std::string::npos);
+  EXPECT_NE(error("executable = job.sh\n").find("queue"), std::string::npos);
+  EXPECT_NE(error("executable = job.sh\njunk line\nqueue\n").find("test.sub, line 2"),
+            std::string::npos);
+}
+
+TEST_F(SubmitTest, MisspeltCommandWarnsAndTheSubmitGoesOn) {
+  Result r = run("executable = job.sh\noutptu = out.txt\nqueue\n");
+  ASSERT_EQ(r.procs.size(), 1u);
+  EXPECT_EQ(attr(r, 0, "Out"), "\"/dev/null\"");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0],
+            "WARNING: the line 'outptu = out.txt' was unused by condor_submit. Is it a typo?");
+}
+
+TEST_F(SubmitTest, UsedMacrosKnownCommandsAndQueueVariablesDoNotWarn) {
+  Result r = run(
+      "executable = job.sh\nmydir = out\noutput = $(mydir)/o\ngetenv = true\n"
+      "cron_window = 5\n+X = 1\nqueue v in (a)\n");
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+}
+
+}  // namespace
+}  // namespace kite::submit::testing
