@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,7 +21,7 @@ namespace {
 using config::internal::trim;
 
 constexpr size_t kMaxItems = 10000000;
-constexpr long kMaxFromFile = 256L << 20;
+constexpr size_t kMaxFromFile = 256u << 20;
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -100,23 +101,29 @@ bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* 
   return true;
 }
 
-Status read_list_file(const std::string& path, std::string* out) {
+}  // namespace
+
+Status read_text_file(const std::string& path, size_t limit, std::string* out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  }
+  // Only regular files: a FIFO or a terminal would wait forever, a device never end.
+  if (!S_ISREG(st.st_mode)) return Status::Error(path + " is not a regular file");
+  if (static_cast<size_t>(st.st_size) > limit) {
+    return Status::Error(path + " is larger than " + std::to_string(limit >> 20) + " MiB");
+  }
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Status::Error("cannot open queue item file " + path);
+  if (!f) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
   char buf[65536];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    out->append(buf, n);
-    if (out->size() > static_cast<size_t>(kMaxFromFile)) {
-      std::fclose(f);
-      return Status::Error("queue item file " + path + " is larger than 256 MiB");
-    }
-  }
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out->size() <= limit) out->append(buf, n);
   std::fclose(f);
+  if (out->size() > limit) {
+    return Status::Error(path + " is larger than " + std::to_string(limit >> 20) + " MiB");
+  }
   return Status::Ok();
 }
-
-}  // namespace
 
 bool queue_list_open(std::string_view text) {
   size_t open = text.find('(');
@@ -182,8 +189,8 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
       std::string path(trim(list));
       if (path.empty()) return Status::Error("queue from names no file or list");
       if (path[0] != '/') path = cwd + "/" + path;
-      Status st = read_list_file(path, &file_text);
-      if (!st.ok) return st;
+      Status st = read_text_file(path, kMaxFromFile, &file_text);
+      if (!st.ok) return Status::Error("queue from: " + st.message);
       list = file_text;
     }
     size_t begin = 0;

@@ -21,6 +21,9 @@ struct QueueSpec {
 /// lines of a parenthesised list joined by '\n'); `cwd` resolves `from FILE` and `matching`.
 Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out);
 
+/// Reads a whole regular file of at most `limit` bytes (submit files, includes, item files).
+Status read_text_file(const std::string& path, size_t limit, std::string* out);
+
 /// True when the statement opens a parenthesised list it does not close on this line.
 bool queue_list_open(std::string_view text);
 

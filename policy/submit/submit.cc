@@ -22,8 +22,7 @@ namespace {
 using config::internal::trim;
 
 constexpr int kMaxIncludeDepth = 16;
-constexpr long kMaxFileBytes = 64L << 20;
-constexpr int64_t kMaxProcs = 10000000;
+constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr int kVersion[3] = {25, 14, 0};  // what `if version` compares against
 
 // Commands condor_submit knows beyond those job_ad.cc reads on every path: never "unused".
@@ -77,22 +76,6 @@ std::string where(const std::string& file, int line) {
 
 std::string excerpt(std::string_view s) {
   return s.size() > 80 ? std::string(s.substr(0, 77)) + "..." : std::string(s);
-}
-
-Status read_file(const std::string& path, std::string* out) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    out->append(buf, n);
-    if (out->size() > static_cast<size_t>(kMaxFileBytes)) {
-      std::fclose(f);
-      return Status::Error(path + " is larger than 64 MiB");
-    }
-  }
-  std::fclose(f);
-  return Status::Ok();
 }
 
 std::string dir_of(const std::string& path) {
@@ -346,7 +329,7 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
            "/" + path;
   }
   std::string text;
-  st = read_file(full, &text);
+  st = read_text_file(full, kMaxFileBytes, &text);
   if (!st.ok) {
     if (ifexist) return Status::Ok();
     return Status::Error(where(file, line) + ": failed to open include file " + path);
@@ -377,10 +360,11 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
     count = v.as_integer();
   }
   size_t items = q.has_items ? q.items.size() : 1;
-  if (count > 0 && (count > kMaxProcs || static_cast<int64_t>(items) > kMaxProcs / count ||
+  int64_t limit = opts_.max_procs;
+  if (count > 0 && (count > limit || static_cast<int64_t>(items) > limit / count ||
                     static_cast<int64_t>(out_->procs.size()) + count * static_cast<int64_t>(items) >
-                        kMaxProcs)) {
-    return Status::Error(where(file, line) + ": too many procs");
+                        limit)) {
+    return Status::Error(where(file, line) + ": more than " + std::to_string(limit) + " procs");
   }
   std::vector<Attr> ad;
   for (size_t i = 0; i < items; ++i) {
@@ -494,7 +478,7 @@ Status submit_text(std::string_view text, const std::string& name, const Options
 Status submit_file(const std::string& path, const Options& opts, Result* out) {
   std::string full = !path.empty() && path[0] == '/' ? path : opts.cwd + "/" + path;
   std::string text;
-  Status st = read_file(full, &text);
+  Status st = read_text_file(full, kMaxFileBytes, &text);
   if (!st.ok) return st;
   return submit_text(text, path, opts, out);
 }

@@ -24,6 +24,7 @@ struct Options {
   std::string platform = "$CondorPlatform: X86_64-Kite $";  // CondorPlatform
   int cluster = 1;                        // $(Cluster) (a dry run uses 1)
   int64_t now = 0;                        // QDate, EnteredCurrentStatus (seconds since 1970)
+  int64_t max_procs = 10000000;           // more procs than this is an error
 };
 
 /// One attribute of a job ad: the name as written and the value in canonical ClassAd unparse.
