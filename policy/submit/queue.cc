@@ -180,6 +180,7 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
     }
     list = rest.substr(1, close - 1);
   }
+  if (list.find('\0') != std::string_view::npos) return Status::Error("a NUL byte in the items");
   std::string kw(kind);
   if (kw == "in") {
     for (std::string& item : split(list, ", \t\n")) out->items.push_back({std::move(item)});
@@ -192,6 +193,9 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
       Status st = read_text_file(path, kMaxFromFile, &file_text);
       if (!st.ok) return Status::Error("queue from: " + st.message);
       list = file_text;
+      if (list.find('\0') != std::string_view::npos) {
+        return Status::Error("a NUL byte in " + path);
+      }
     }
     size_t begin = 0;
     for (size_t i = 0; i <= list.size(); ++i) {
@@ -227,6 +231,7 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
       ::globfree(&g);
     }
   }
+  for (std::vector<std::string>& item : out->items) item.resize(out->vars.size());
   if (!slice.empty() && !apply_slice(slice, &out->items)) {
     return Status::Error("invalid slice [" + slice + "] in queue");
   }

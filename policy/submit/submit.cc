@@ -162,6 +162,9 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
         return Status::Error(where(file, start) + ": the queue statement's list has no ')'");
       }
     }
+    if (logical.find('\0') != std::string::npos) {
+      return Status::Error(where(file, start) + ": a NUL byte in the line");
+    }
     Status st = statement(logical, file, start, ifs);
     if (!st.ok) return st;
   }
@@ -304,7 +307,8 @@ Status Submitter::condition(std::string_view cond, const std::string& file, int 
 Status Submitter::include(std::string_view rest, const std::string& file, int line, int depth) {
   std::string_view r = rest;
   bool ifexist = false;
-  if (!r.empty() && r[0] != ':') {
+  if (r.empty()) return Status::Error(where(file, line) + ": expected 'include [ifexist] : FILE'");
+  if (r[0] != ':') {
     size_t colon = r.find(':');
     std::string_view opt = trim(r.substr(0, colon));
     if (!iequals(opt, "ifexist") || colon == std::string_view::npos) {
