@@ -69,7 +69,8 @@ int submit_main(int argc, char** argv) {
   }
   if (positional.empty() || positional.size() > 2) return usage();
   if (!dry_run) {
-    std::fprintf(stderr, "kite submit: submitting to the queue is not available yet; use -dry-run\n");
+    std::fprintf(stderr,
+                 "kite submit: submitting to the queue is not available yet; use -dry-run\n");
     return 2;
   }
   const char* out_path = positional.size() == 2 ? positional[0] : "-";

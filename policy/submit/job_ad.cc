@@ -209,8 +209,7 @@ Status JobBuilder::canonical(std::string_view name, std::string_view text, std::
   classad::ExprPtr e = classad::parse_expr(text, &perr);
   if (!e) {
     return Status::Error("Parse error in expression:\n\t" + std::string(name) + " = " +
-                         std::string(text) +
-                         "\n\t(" + perr.to_string() + ")");
+                         std::string(text) + "\n\t(" + perr.to_string() + ")");
   }
   c.source.assign(text.data(), text.size());
   c.canonical.clear();

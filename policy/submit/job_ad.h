@@ -27,12 +27,12 @@ bool parse_bool(std::string_view text, bool* out);
 
 /// What the default Requirements depends on.
 struct RequirementsInput {
-  std::string user;                                    // canonical user expression or empty
-  std::vector<std::string> refs;                       // machine attributes it names (lower)
-  bool memory_clause = true;                           // RequestMemory not a literal <= 1
-  bool cpus_clause = false;                            // RequestCpus not a literal <= 1
-  std::vector<std::string> custom;                     // custom tags needing a clause, sorted
-  bool deferral = false;                               // deferral_time or cron_*
+  std::string user;                 // canonical user expression or empty
+  std::vector<std::string> refs;    // machine attributes it names (lower)
+  bool memory_clause = true;        // RequestMemory not a literal <= 1
+  bool cpus_clause = false;         // RequestCpus not a literal <= 1
+  std::vector<std::string> custom;  // custom tags needing a clause, sorted
+  bool deferral = false;            // deferral_time or cron_*
 };
 /// Attribute names an expression refers to (unqualified or TARGET.), lower-cased.
 void machine_refs(std::string_view expr_text, std::vector<std::string>* out);

@@ -15,7 +15,7 @@ namespace kite::submit {
 class Macros {
  public:
   struct Macro {
-    std::string name;  // as first written
+    std::string name;   // as first written
     std::string value;  // raw (unexpanded)
     std::string file;
     int line = 0;

@@ -209,8 +209,8 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   } else {  // matching [files|dirs] pattern...
     std::vector<std::string> pats = split(list, ", \t\n");
     int want = 0;  // 0 either, 1 files, 2 dirs
-    if (!pats.empty() && (!strcasecmp(pats[0].c_str(), "files") ||
-                          !strcasecmp(pats[0].c_str(), "dirs"))) {
+    if (!pats.empty() &&
+        (!strcasecmp(pats[0].c_str(), "files") || !strcasecmp(pats[0].c_str(), "dirs"))) {
       want = !strcasecmp(pats[0].c_str(), "files") ? 1 : 2;
       pats.erase(pats.begin());
     }

@@ -11,9 +11,9 @@
 namespace kite::submit {
 
 struct QueueSpec {
-  std::string count;               // the count expression as written ("" = 1)
-  std::vector<std::string> vars;   // variable names (default Item when a list is given)
-  bool has_items = false;          // in/from/matching
+  std::string count;              // the count expression as written ("" = 1)
+  std::vector<std::string> vars;  // variable names (default Item when a list is given)
+  bool has_items = false;         // in/from/matching
   std::vector<std::vector<std::string>> items;  // one field per variable, per item
 };
 

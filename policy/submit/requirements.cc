@@ -49,8 +49,7 @@ void walk(const Expr* e, std::vector<std::string>* out, int depth) {
       for (uint32_t i = 0; i < c->nargs; ++i) walk(c->args[i], out, depth + 1);
       break;
     }
-    case ExprKind::kLiteral:
-      break;
+    case ExprKind::kLiteral: break;
   }
 }
 
@@ -73,7 +72,7 @@ std::string build_requirements(const RequirementsInput& in) {
   };
   if (!in.user.empty()) add("(" + in.user + ")");
   if (!refers(in, "arch")) add("(TARGET.Arch == \"X86_64\")");
-  static const char* const kOpSys[] = {"opsys",         "opsysandver", "opsyslongname",
+  static const char* const kOpSys[] = {"opsys",          "opsysandver", "opsyslongname",
                                        "opsysshortname", "opsysname",   "opsyslegacy"};
   bool opsys = false;
   for (const char* n : kOpSys) opsys = opsys || refers(in, n);

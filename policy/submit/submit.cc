@@ -27,18 +27,18 @@ constexpr int kVersion[3] = {25, 14, 0};  // what `if version` compares against
 
 // Commands condor_submit knows beyond those job_ad.cc reads on every path: never "unused".
 const char* const kKnownCommands[] = {
-    "universe", "executable", "arguments", "environment", "input", "output", "error",
-    "initialdir", "initial_dir", "log", "request_cpus", "request_memory", "request_disk",
-    "request_gpus", "requirements", "rank", "priority", "nice_user", "kill_sig",
-    "remove_kill_sig", "hold_kill_sig", "max_job_retirement_time", "job_max_vacate_time",
-    "job_lease_duration", "accounting_group", "accounting_group_user", "concurrency_limits",
-    "concurrency_limits_expr", "on_exit_remove", "on_exit_hold", "on_exit_hold_reason",
-    "on_exit_hold_subcode", "periodic_hold", "periodic_hold_reason", "periodic_hold_subcode",
-    "periodic_release", "periodic_remove", "periodic_vacate", "deferral_time", "deferral_window",
-    "deferral_prep_time", "cron_minute", "cron_hour", "cron_day_of_month", "cron_month",
-    "cron_day_of_week", "cron_prep_time", "cron_window", "hold", "batch_name", "notification",
-    "notify_user", "should_transfer_files", "when_to_transfer_output", "transfer_input_files",
-    "transfer_output_files", "description", "max_retries", "retry_until", "success_exit_code",
+    "universe", "executable", "arguments", "environment", "input", "output", "error", "initialdir",
+    "initial_dir", "log", "request_cpus", "request_memory", "request_disk", "request_gpus",
+    "requirements", "rank", "priority", "nice_user", "kill_sig", "remove_kill_sig", "hold_kill_sig",
+    "max_job_retirement_time", "job_max_vacate_time", "job_lease_duration", "accounting_group",
+    "accounting_group_user", "concurrency_limits", "concurrency_limits_expr", "on_exit_remove",
+    "on_exit_hold", "on_exit_hold_reason", "on_exit_hold_subcode", "periodic_hold",
+    "periodic_hold_reason", "periodic_hold_subcode", "periodic_release", "periodic_remove",
+    "periodic_vacate", "deferral_time", "deferral_window", "deferral_prep_time", "cron_minute",
+    "cron_hour", "cron_day_of_month", "cron_month", "cron_day_of_week", "cron_prep_time",
+    "cron_window", "hold", "batch_name", "notification", "notify_user", "should_transfer_files",
+    "when_to_transfer_output", "transfer_input_files", "transfer_output_files", "description",
+    "max_retries", "retry_until", "success_exit_code",
     // Known to condor_submit, without effect on a Kite vanilla job.
     "getenv", "transfer_executable", "stream_input", "stream_output", "stream_error",
     "transfer_input", "transfer_output", "transfer_error", "copy_to_spool", "leave_in_queue",
@@ -50,8 +50,8 @@ const char* const kKnownCommands[] = {
     "email_attributes", "allowed_job_duration", "allowed_execute_duration", "want_checkpoint",
     "checkpoint_exit_code", "job_max_vacate_time", "periodic_remove_reason",
     "periodic_remove_subcode", "on_exit_remove_reason", "on_exit_remove_subcode",
-    "transfer_plugins", "use_oauth_services", "job_batch_id", "skip_filechecks",
-    "machine_count", "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb"};
+    "transfer_plugins", "use_oauth_services", "job_batch_id", "skip_filechecks", "machine_count",
+    "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb"};
 
 bool known_command(std::string_view name) {
   for (const char* k : kKnownCommands) {
@@ -325,12 +325,13 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
   if (path.back() == '|') {
     return Status::Error(where(file, line) + ": including a command's output is not supported");
   }
-  if (depth >= kMaxIncludeDepth) return Status::Error(where(file, line) + ": includes nested too deeply");
+  if (depth >= kMaxIncludeDepth)
+    return Status::Error(where(file, line) + ": includes nested too deeply");
   std::string full = path;
   if (full[0] != '/') {
     std::string dir = dir_of(file);
-    full = (dir.empty() || dir[0] != '/' ? opts_.cwd + (dir.empty() ? "" : "/" + dir) : dir) +
-           "/" + path;
+    full = (dir.empty() || dir[0] != '/' ? opts_.cwd + (dir.empty() ? "" : "/" + dir) : dir) + "/" +
+           path;
   }
   std::string text;
   st = read_text_file(full, kMaxFileBytes, &text);
@@ -338,7 +339,9 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
     if (ifexist) return Status::Ok();
     return Status::Error(where(file, line) + ": failed to open include file " + path);
   }
-  std::string shown = path[0] == '/' ? path : dir_of(file).empty() ? path : dir_of(file) + "/" + path;
+  std::string shown = path[0] == '/'         ? path
+                      : dir_of(file).empty() ? path
+                                             : dir_of(file) + "/" + path;
   st = run(text, shown, depth + 1);
   depth_ = depth;
   return st;
@@ -365,9 +368,9 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
   }
   size_t items = q.has_items ? q.items.size() : 1;
   int64_t limit = opts_.max_procs;
-  if (count > 0 && (count > limit || static_cast<int64_t>(items) > limit / count ||
-                    static_cast<int64_t>(out_->procs.size()) + count * static_cast<int64_t>(items) >
-                        limit)) {
+  if (count > 0 &&
+      (count > limit || static_cast<int64_t>(items) > limit / count ||
+       static_cast<int64_t>(out_->procs.size()) + count * static_cast<int64_t>(items) > limit)) {
     return Status::Error(where(file, line) + ": more than " + std::to_string(limit) + " procs");
   }
   std::vector<Attr> ad;

@@ -17,14 +17,14 @@ using Status = config::Status;
 
 /// What the submit needs to know about the world around it.
 struct Options {
-  std::string cwd;                        // absolute: the submit directory
-  std::string user;                       // the submitting user (Owner, AcctGroupUser)
-  std::string filesystem_domain;          // FileSystemDomain (configuration)
-  std::string version = "$CondorVersion: 25.14.0 Kite $";  // CondorVersion/SubmitVersion
+  std::string cwd;                // absolute: the submit directory
+  std::string user;               // the submitting user (Owner, AcctGroupUser)
+  std::string filesystem_domain;  // FileSystemDomain (configuration)
+  std::string version = "$CondorVersion: 25.14.0 Kite $";   // CondorVersion/SubmitVersion
   std::string platform = "$CondorPlatform: X86_64-Kite $";  // CondorPlatform
-  int cluster = 1;                        // $(Cluster) (a dry run uses 1)
-  int64_t now = 0;                        // QDate, EnteredCurrentStatus (seconds since 1970)
-  int64_t max_procs = 10000000;           // more procs than this is an error
+  int cluster = 1;                                          // $(Cluster) (a dry run uses 1)
+  int64_t now = 0;               // QDate, EnteredCurrentStatus (seconds since 1970)
+  int64_t max_procs = 10000000;  // more procs than this is an error
 };
 
 /// One attribute of a job ad: the name as written and the value in canonical ClassAd unparse.

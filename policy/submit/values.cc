@@ -15,12 +15,11 @@ namespace {
 
 using config::internal::trim;
 
-const char* const kSignals[] = {nullptr,  "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",  "SIGTRAP",
-                                "SIGABRT", "SIGBUS",  "SIGFPE",    "SIGKILL", "SIGUSR1", "SIGSEGV",
-                                "SIGUSR2", "SIGPIPE", "SIGALRM",   "SIGTERM", "SIGSTKFLT",
-                                "SIGCHLD", "SIGCONT", "SIGSTOP",   "SIGTSTP", "SIGTTIN", "SIGTTOU",
-                                "SIGURG",  "SIGXCPU", "SIGXFSZ",   "SIGVTALRM", "SIGPROF",
-                                "SIGWINCH", "SIGIO",  "SIGPWR",    "SIGSYS"};
+const char* const kSignals[] = {
+    nullptr,     "SIGHUP",  "SIGINT",    "SIGQUIT", "SIGILL",   "SIGTRAP", "SIGABRT", "SIGBUS",
+    "SIGFPE",    "SIGKILL", "SIGUSR1",   "SIGSEGV", "SIGUSR2",  "SIGPIPE", "SIGALRM", "SIGTERM",
+    "SIGSTKFLT", "SIGCHLD", "SIGCONT",   "SIGSTOP", "SIGTSTP",  "SIGTTIN", "SIGTTOU", "SIGURG",
+    "SIGXCPU",   "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO",   "SIGPWR",  "SIGSYS"};
 constexpr int kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
 
 bool all_digits(std::string_view s) {

@@ -19,8 +19,8 @@ struct CliRun {
 class SubmitCli : public SubmitTest {
  protected:
   CliRun kite(const std::string& args) {
-    std::string cmd = "cd '" + dir_ + "' && KITE_SUBMIT_USER=carol " KITE_BINARY " submit " +
-                      args + " > cli.out 2> cli.err";
+    std::string cmd = "cd '" + dir_ + "' && KITE_SUBMIT_USER=carol " KITE_BINARY " submit " + args +
+                      " > cli.out 2> cli.err";
     CliRun r;
     int rc = std::system(cmd.c_str());
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

@@ -46,7 +46,8 @@ TEST_F(SubmitTest, ArgumentsOldSyntaxGoToArgs) {
 }
 
 TEST_F(SubmitTest, ArgumentsNewSyntaxAreCanonicalV2) {
-  Result r = run("executable = job.sh\narguments = \"  one   'two  three' ''  \"\"q\"\"  \"\nqueue\n");
+  Result r =
+      run("executable = job.sh\narguments = \"  one   'two  three' ''  \"\"q\"\"  \"\nqueue\n");
   // Blanks inside a word are quoted one run at a time, as HTCondor writes V2.
   EXPECT_EQ(attr(r, 0, "Arguments"), "\"one two'  'three '' \\\"q\\\"\"");
   EXPECT_EQ(attr(r, 0, "Args"), "<absent>");
@@ -54,9 +55,9 @@ TEST_F(SubmitTest, ArgumentsNewSyntaxAreCanonicalV2) {
 }
 
 TEST_F(SubmitTest, EnvironmentBothSyntaxesEndSortedInV2) {
-  EXPECT_EQ(one("executable = job.sh\nenvironment = ZED=1;ALPHA=two words;MID=\nqueue\n",
-                "Environment"),
-            "\"ALPHA=two' 'words MID= ZED=1\"");
+  EXPECT_EQ(
+      one("executable = job.sh\nenvironment = ZED=1;ALPHA=two words;MID=\nqueue\n", "Environment"),
+      "\"ALPHA=two' 'words MID= ZED=1\"");
   EXPECT_EQ(one("executable = job.sh\nenvironment = \"B=2 A='x y'\"\nqueue\n", "Environment"),
             "\"A=x' 'y B=2\"");
   EXPECT_EQ(one("executable = job.sh\nqueue\n", "Environment"), "\"\"");
@@ -67,8 +68,8 @@ TEST_F(SubmitTest, RankPriorityAndLease) {
   EXPECT_EQ(attr(r, 0, "Rank"), "0.0");
   EXPECT_EQ(attr(r, 0, "JobPrio"), "0");
   EXPECT_EQ(attr(r, 0, "JobLeaseDuration"), "2400");
-  Result g = run(
-      "executable = job.sh\nrank = Memory*2\npriority = 7\njob_lease_duration = 60\nqueue\n");
+  Result g =
+      run("executable = job.sh\nrank = Memory*2\npriority = 7\njob_lease_duration = 60\nqueue\n");
   EXPECT_EQ(attr(g, 0, "Rank"), "Memory * 2");
   EXPECT_EQ(attr(g, 0, "JobPrio"), "7");
   EXPECT_EQ(attr(g, 0, "JobLeaseDuration"), "60");
@@ -105,9 +106,9 @@ TEST_F(SubmitTest, ConcurrencyLimitsAreNormalised) {
 }
 
 TEST_F(SubmitTest, SignalsBecomeNames) {
-  Result r = run(
-      "executable = job.sh\nkill_sig = 10\nremove_kill_sig = sigkill\nhold_kill_sig = INT\n"
-      "queue\n");
+  Result r =
+      run("executable = job.sh\nkill_sig = 10\nremove_kill_sig = sigkill\nhold_kill_sig = INT\n"
+          "queue\n");
   EXPECT_EQ(attr(r, 0, "KillSig"), "\"SIGUSR1\"");
   EXPECT_EQ(attr(r, 0, "RemoveKillSig"), "\"SIGKILL\"");
   EXPECT_EQ(attr(r, 0, "HoldKillSig"), "\"SIGINT\"");
@@ -116,12 +117,12 @@ TEST_F(SubmitTest, SignalsBecomeNames) {
 }
 
 TEST_F(SubmitTest, PolicyExpressionsAreCopiedUnevaluated) {
-  Result r = run(
-      "executable = job.sh\non_exit_remove = ExitCode == 0\non_exit_hold = ExitCode > 1\n"
-      "on_exit_hold_reason = \"bad exit\"\non_exit_hold_subcode = 3\n"
-      "periodic_hold = NumJobStarts > 2\nperiodic_hold_reason = \"loops\"\n"
-      "periodic_hold_subcode = 4\nperiodic_release = true\nperiodic_remove = JobStatus == 5\n"
-      "max_job_retirement_time = 600\njob_max_vacate_time = 30\nqueue\n");
+  Result r =
+      run("executable = job.sh\non_exit_remove = ExitCode == 0\non_exit_hold = ExitCode > 1\n"
+          "on_exit_hold_reason = \"bad exit\"\non_exit_hold_subcode = 3\n"
+          "periodic_hold = NumJobStarts > 2\nperiodic_hold_reason = \"loops\"\n"
+          "periodic_hold_subcode = 4\nperiodic_release = true\nperiodic_remove = JobStatus == 5\n"
+          "max_job_retirement_time = 600\njob_max_vacate_time = 30\nqueue\n");
   EXPECT_EQ(attr(r, 0, "OnExitRemove"), "ExitCode == 0");
   EXPECT_EQ(attr(r, 0, "OnExitHold"), "ExitCode > 1");
   EXPECT_EQ(attr(r, 0, "OnExitHoldReason"), "\"bad exit\"");
@@ -156,9 +157,9 @@ TEST_F(SubmitTest, DeferralTimeWritesItsAttributesAndClause) {
 }
 
 TEST_F(SubmitTest, CronCommandsAreStringsAndNeedDeferralButWriteNoDeferralTime) {
-  Result r = run(
-      "executable = job.sh\ncron_minute = 0,15\ncron_hour = *\ncron_day_of_month = 1\n"
-      "cron_month = 1-6\ncron_day_of_week = 1\ncron_prep_time = 20\ncron_window = 40\nqueue\n");
+  Result r =
+      run("executable = job.sh\ncron_minute = 0,15\ncron_hour = *\ncron_day_of_month = 1\n"
+          "cron_month = 1-6\ncron_day_of_week = 1\ncron_prep_time = 20\ncron_window = 40\nqueue\n");
   EXPECT_EQ(attr(r, 0, "CronMinute"), "\"0,15\"");
   EXPECT_EQ(attr(r, 0, "CronHour"), "\"*\"");
   EXPECT_EQ(attr(r, 0, "CronDayOfMonth"), "\"1\"");
@@ -183,7 +184,8 @@ TEST_F(SubmitTest, HoldSubmitsHeld) {
 }
 
 TEST_F(SubmitTest, BatchNameAndNotification) {
-  Result r = run("executable = job.sh\nbatch_name = b-$(Cluster)\nnotification = Complete\nqueue\n");
+  Result r =
+      run("executable = job.sh\nbatch_name = b-$(Cluster)\nnotification = Complete\nqueue\n");
   EXPECT_EQ(attr(r, 0, "JobBatchName"), "\"b-1\"");
   EXPECT_EQ(attr(r, 0, "JobNotification"), "2");
   EXPECT_EQ(one("executable = job.sh\nnotification = always\nqueue\n", "JobNotification"), "1");

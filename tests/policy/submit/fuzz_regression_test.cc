@@ -58,8 +58,7 @@ TEST_F(SubmitTest, OnlyRegularFilesAreRead) {
 
 TEST_F(SubmitTest, ProcLimit) {
   opts_.max_procs = 10;
-  EXPECT_NE(error("executable = job.sh\nqueue 11\n").find("more than 10 procs"),
-            std::string::npos);
+  EXPECT_NE(error("executable = job.sh\nqueue 11\n").find("more than 10 procs"), std::string::npos);
 }
 
 }  // namespace

@@ -6,9 +6,9 @@ namespace kite::submit::testing {
 namespace {
 
 TEST_F(SubmitTest, MacrosExpandWithDefaultsAndNesting) {
-  Result r = run(
-      "executable = job.sh\nbase = data\nname = $(base)/x\n+A = \"$(name)\"\n"
-      "+B = \"$(missing:fallback)\"\n+C = \"[$(missing)]\"\n+D = \"$(BASE)\"\nqueue\n");
+  Result r =
+      run("executable = job.sh\nbase = data\nname = $(base)/x\n+A = \"$(name)\"\n"
+          "+B = \"$(missing:fallback)\"\n+C = \"[$(missing)]\"\n+D = \"$(BASE)\"\nqueue\n");
   EXPECT_EQ(attr(r, 0, "A"), "\"data/x\"");
   EXPECT_EQ(attr(r, 0, "B"), "\"fallback\"");
   EXPECT_EQ(attr(r, 0, "C"), "\"[]\"");
@@ -31,10 +31,10 @@ TEST_F(SubmitTest, SelfReferenceIsAnError) {
 }
 
 TEST_F(SubmitTest, FunctionMacros) {
-  Result r = run(
-      "executable = job.sh\nn = 7\nr = 2.5\nlist = red,green,blue\nf = /a/b/file.tar.gz\n"
-      "+I = $INT(n)\n+P = \"$INT(n,%03d)\"\n+R = $REAL(r)\n+C = \"$CHOICE(1,list)\"\n"
-      "+Fn = \"$Fn(f)\"\n+Fx = \"$Fx(f)\"\n+Fp = \"$Fp(f)\"\n+Fnx = \"$Fnx(f)\"\nqueue\n");
+  Result r =
+      run("executable = job.sh\nn = 7\nr = 2.5\nlist = red,green,blue\nf = /a/b/file.tar.gz\n"
+          "+I = $INT(n)\n+P = \"$INT(n,%03d)\"\n+R = $REAL(r)\n+C = \"$CHOICE(1,list)\"\n"
+          "+Fn = \"$Fn(f)\"\n+Fx = \"$Fx(f)\"\n+Fp = \"$Fp(f)\"\n+Fnx = \"$Fnx(f)\"\nqueue\n");
   EXPECT_EQ(attr(r, 0, "I"), "7");
   EXPECT_EQ(attr(r, 0, "P"), "\"007\"");
   EXPECT_EQ(attr(r, 0, "R"), "2.5");
@@ -46,7 +46,8 @@ TEST_F(SubmitTest, FunctionMacros) {
 }
 
 TEST_F(SubmitTest, ClusterAndProcessMacros) {
-  Result r = run("executable = job.sh\noutput = o.$(Cluster).$(Process)\n+N = $(ProcId)\nqueue 3\n");
+  Result r =
+      run("executable = job.sh\noutput = o.$(Cluster).$(Process)\n+N = $(ProcId)\nqueue 3\n");
   ASSERT_EQ(r.procs.size(), 3u);
   EXPECT_EQ(attr(r, 2, "Out"), "\"o.1.2\"");
   EXPECT_EQ(attr(r, 1, "N"), "1");
@@ -56,9 +57,9 @@ TEST_F(SubmitTest, ClusterAndProcessMacros) {
 }
 
 TEST_F(SubmitTest, QueueInGivesItemStepItemIndexAndProcess) {
-  Result r = run(
-      "executable = job.sh\n+V = \"$(Item)/$(Step)/$(ItemIndex)/$(Row)/$(Process)\"\n"
-      "queue 2 in (a, b)\n");
+  Result r =
+      run("executable = job.sh\n+V = \"$(Item)/$(Step)/$(ItemIndex)/$(Row)/$(Process)\"\n"
+          "queue 2 in (a, b)\n");
   ASSERT_EQ(r.procs.size(), 4u);
   EXPECT_EQ(attr(r, 0, "V"), "\"a/0/0/0/0\"");
   EXPECT_EQ(attr(r, 1, "V"), "\"a/1/0/0/1\"");
@@ -67,7 +68,8 @@ TEST_F(SubmitTest, QueueInGivesItemStepItemIndexAndProcess) {
 }
 
 TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
-  Result r = run("executable = job.sh\n+V = \"$(color)\"\nqueue color in (\n  red\n  green blue\n)\n");
+  Result r =
+      run("executable = job.sh\n+V = \"$(color)\"\nqueue color in (\n  red\n  green blue\n)\n");
   ASSERT_EQ(r.procs.size(), 3u);
   EXPECT_EQ(attr(r, 0, "V"), "\"red\"");
   EXPECT_EQ(attr(r, 1, "V"), "\"green\"");
@@ -75,9 +77,9 @@ TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
 }
 
 TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndTrims) {
-  Result r = run(
-      "executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
-      "# a comment\n\n  2, w\n)\n");
+  Result r =
+      run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
+          "# a comment\n\n  2, w\n)\n");
   ASSERT_EQ(r.procs.size(), 2u);
   EXPECT_EQ(attr(r, 0, "V"), "\"1|x y|z\"");
   EXPECT_EQ(attr(r, 1, "V"), "\"2|w|\"");
@@ -127,12 +129,12 @@ TEST_F(SubmitTest, BadQueueLinesNameFileAndLine) {
 }
 
 TEST_F(SubmitTest, ConditionalsDefinedVersionBooleansAndElif) {
-  Result r = run(
-      "executable = job.sh\nflag = yes\nif defined flag\n+A = 1\nelse\n+A = 2\nendif\n"
-      "if defined nothing\n+B = 1\nelif $(flag)\n+B = 2\nelse\n+B = 3\nendif\n"
-      "if version >= 25.0\n+C = 1\nendif\nif version < 9.0\n+D = 1\nendif\n"
-      "if false\n+E = 1\nelif 0\n+E = 2\nelse\n+E = 3\nendif\nif ! defined nothing\n+F = 1\n"
-      "endif\nqueue\n");
+  Result r =
+      run("executable = job.sh\nflag = yes\nif defined flag\n+A = 1\nelse\n+A = 2\nendif\n"
+          "if defined nothing\n+B = 1\nelif $(flag)\n+B = 2\nelse\n+B = 3\nendif\n"
+          "if version >= 25.0\n+C = 1\nendif\nif version < 9.0\n+D = 1\nendif\n"
+          "if false\n+E = 1\nelif 0\n+E = 2\nelse\n+E = 3\nendif\nif ! defined nothing\n+F = 1\n"
+          "endif\nqueue\n");
   EXPECT_EQ(attr(r, 0, "A"), "1");
   EXPECT_EQ(attr(r, 0, "B"), "2");
   EXPECT_EQ(attr(r, 0, "C"), "1");
@@ -181,7 +183,8 @@ TEST_F(SubmitTest, MissingIncludeAndErrorsInsideIncludesNameTheirFileAndLine) {
 }
 
 TEST_F(SubmitTest, ContinuationLinesAndComments) {
-  Result r = run("# comment\nexecutable = \\\n  job.sh\n  # indented comment\n+A = 1 + \\\n2\nqueue\n");
+  Result r =
+      run("# comment\nexecutable = \\\n  job.sh\n  # indented comment\n+A = 1 + \\\n2\nqueue\n");
   EXPECT_EQ(attr(r, 0, "Cmd"), "\"" + dir_ + "/job.sh\"");
   EXPECT_EQ(attr(r, 0, "A"), "1 + 2");
 }
@@ -216,9 +219,9 @@ TEST_F(SubmitTest, MisspeltCommandWarnsAndTheSubmitGoesOn) {
 }
 
 TEST_F(SubmitTest, UsedMacrosKnownCommandsAndQueueVariablesDoNotWarn) {
-  Result r = run(
-      "executable = job.sh\nmydir = out\noutput = $(mydir)/o\ngetenv = true\n"
-      "cron_window = 5\n+X = 1\nqueue v in (a)\n");
+  Result r =
+      run("executable = job.sh\nmydir = out\noutput = $(mydir)/o\ngetenv = true\n"
+          "cron_window = 5\n+X = 1\nqueue v in (a)\n");
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
 }
 

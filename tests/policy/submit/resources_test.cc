@@ -48,15 +48,15 @@ TEST_F(SubmitTest, UnknownUnitIsAParseError) {
 }
 
 TEST_F(SubmitTest, DefaultRequirementsClauses) {
-  std::string want = std::string(kArch) + " && " + kOpSys + " && " + kDisk + " && " + kMemory +
-                     " && " + kFsDomain;
+  std::string want =
+      std::string(kArch) + " && " + kOpSys + " && " + kDisk + " && " + kMemory + " && " + kFsDomain;
   EXPECT_EQ(one("executable = job.sh\nqueue\n", "Requirements"), want);
 }
 
 TEST_F(SubmitTest, UserExpressionComesFirstInParentheses) {
   std::string want = std::string("(Foo==3 || TARGET.Bar)") + " && " + kArch;
-  std::string got = one("executable = job.sh\nrequirements = Foo==3||TARGET.Bar\nqueue\n",
-                        "Requirements");
+  std::string got =
+      one("executable = job.sh\nrequirements = Foo==3||TARGET.Bar\nqueue\n", "Requirements");
   EXPECT_EQ(got.rfind("(Foo == 3 || TARGET.Bar) && " + std::string(kArch), 0), 0u) << got;
 }
 
@@ -85,8 +85,7 @@ TEST_F(SubmitTest, ClausesForAttributesTheUserNamesAreLeftOutOrChanged) {
 TEST_F(SubmitTest, MemoryAndCpusClausesDependOnLiteralSize) {
   std::string small = one("executable = job.sh\nrequest_memory = 1\nqueue\n", "Requirements");
   EXPECT_EQ(small.find(kMemory), std::string::npos) << small;
-  std::string expr =
-      one("executable = job.sh\nrequest_memory = 1 * 1\nqueue\n", "Requirements");
+  std::string expr = one("executable = job.sh\nrequest_memory = 1 * 1\nqueue\n", "Requirements");
   EXPECT_NE(expr.find(kMemory), std::string::npos) << expr;
   std::string one_cpu = one("executable = job.sh\nrequest_cpus = 1\nqueue\n", "Requirements");
   EXPECT_EQ(one_cpu.find("TARGET.Cpus"), std::string::npos) << one_cpu;
@@ -97,9 +96,9 @@ TEST_F(SubmitTest, MemoryAndCpusClausesDependOnLiteralSize) {
 }
 
 TEST_F(SubmitTest, CustomResourcesAddSortedClausesSpeltAsWritten) {
-  Result r = run(
-      "executable = job.sh\nrequest_scratch = 10\nrequest_GPUs = 2\nrequest_Apples = 1\n"
-      "request_zero = 0\nqueue\n");
+  Result r =
+      run("executable = job.sh\nrequest_scratch = 10\nrequest_GPUs = 2\nrequest_Apples = 1\n"
+          "request_zero = 0\nqueue\n");
   EXPECT_EQ(attr(r, 0, "Requestscratch"), "10");
   EXPECT_EQ(attr(r, 0, "RequestGPUs"), "2");
   EXPECT_EQ(attr(r, 0, "RequestApples"), "1");
@@ -112,8 +111,8 @@ TEST_F(SubmitTest, CustomResourcesAddSortedClausesSpeltAsWritten) {
             std::string::npos)
       << req;
   EXPECT_EQ(req.find("zero"), std::string::npos);
-  std::string named = one(
-      "executable = job.sh\nrequest_gpus = 1\nrequirements = GPUs > 0\nqueue\n", "Requirements");
+  std::string named = one("executable = job.sh\nrequest_gpus = 1\nrequirements = GPUs > 0\nqueue\n",
+                          "Requirements");
   EXPECT_EQ(named.find("(TARGET.GPUs >= RequestGPUs)"), std::string::npos) << named;
 }
 
