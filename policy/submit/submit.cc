@@ -5,6 +5,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -81,6 +82,40 @@ std::string excerpt(std::string_view s) {
 std::string dir_of(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "" : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// `version OP x.y[.z]` against kVersion, comparing as many components as are given.
+bool version_test(std::string_view rest, bool* r, std::string* err) {
+  size_t k = std::min(rest.find_first_not_of("<>=!"), rest.size());
+  std::string_view op = rest.substr(0, k);
+  std::string ver(trim(rest.substr(k)));
+  int want[3] = {0, 0, 0};
+  int used = 0;
+  bool digits = ver.find_first_not_of("0123456789.") == std::string::npos && ver.size() < 24;
+  int parts =
+      digits ? std::sscanf(ver.c_str(), "%d.%d%n.%d%n", &want[0], &want[1], &used, &want[2], &used)
+             : 0;
+  if (parts < 2 || used != static_cast<int>(ver.size())) {
+    *err = "bad version '" + excerpt(ver) + "' in if (expected x.y or x.y.z)";
+    return false;
+  }
+  // Which outcomes (older, same, newer) make each operator true, as bits 1, 2, 4.
+  static const struct {
+    const char* op;
+    int true_for;
+  } kOps[] = {{"==", 2}, {"!=", 5}, {">=", 6}, {"<=", 3}, {">", 4}, {"<", 1}};
+  int order = 2;
+  for (int i = 0; i < parts && order == 2; ++i) {
+    if (kVersion[i] != want[i]) order = kVersion[i] < want[i] ? 1 : 4;
+  }
+  for (const auto& o : kOps) {
+    if (op == o.op) {
+      *r = (o.true_for & order) != 0;
+      return true;
+    }
+  }
+  *err = "bad version comparison '" + excerpt(op) + "'";
+  return false;
 }
 
 struct IfFrame {
@@ -252,44 +287,8 @@ Status Submitter::condition(std::string_view cond, const std::string& file, int 
     const std::string* v = m_.raw(rest);
     r = v && !v->empty();
   } else if (iequals(word, "version")) {
-    size_t k = 0;
-    while (k < rest.size() && std::strchr("<>=!", rest[k])) ++k;
-    std::string_view op = rest.substr(0, k);
-    std::string_view ver = trim(rest.substr(k));
-    int want[3] = {0, 0, 0};
-    int parts = 0;
-    size_t p = 0;
-    while (parts < 3 && p < ver.size() && std::isdigit(static_cast<unsigned char>(ver[p]))) {
-      long n = 0;
-      while (p < ver.size() && std::isdigit(static_cast<unsigned char>(ver[p])) && n < 1000000) {
-        n = n * 10 + (ver[p++] - '0');
-      }
-      want[parts++] = static_cast<int>(n);
-      if (p < ver.size() && ver[p] == '.') ++p;
-    }
-    if (parts < 2 || p != ver.size()) {
-      return Status::Error(where(file, line) + ": bad version '" + excerpt(ver) +
-                           "' in if (expected x.y or x.y.z)");
-    }
-    int cmp = 0;
-    for (int i = 0; i < parts && cmp == 0; ++i) {
-      cmp = kVersion[i] < want[i] ? -1 : (kVersion[i] > want[i] ? 1 : 0);
-    }
-    if (op == "==") {
-      r = cmp == 0;
-    } else if (op == "!=") {
-      r = cmp != 0;
-    } else if (op == ">=") {
-      r = cmp >= 0;
-    } else if (op == "<=") {
-      r = cmp <= 0;
-    } else if (op == ">") {
-      r = cmp > 0;
-    } else if (op == "<") {
-      r = cmp < 0;
-    } else {
-      return Status::Error(where(file, line) + ": bad version comparison '" + excerpt(op) + "'");
-    }
+    std::string msg;
+    if (!version_test(rest, &r, &msg)) return Status::Error(where(file, line) + ": " + msg);
   } else {
     std::string v;
     Status st = m_.expand(c, &v);

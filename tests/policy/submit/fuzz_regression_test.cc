@@ -1,8 +1,7 @@
 // Replays inputs the submit fuzzer (tests/fuzz/submit_fuzz.cc) once crashed on; each must now
 // fail with a message naming file and line, or succeed with values that read back as
 // expressions. Inputs live in tests/data/submit/fuzz/.
-#include <dirent.h>
-
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -14,14 +13,11 @@ namespace kite::submit::testing {
 namespace {
 
 TEST_F(SubmitTest, FuzzRegressionReplayKeptInputs) {
-  const std::string dir = KITE_SOURCE_DIR "/tests/data/submit/fuzz";
-  DIR* d = opendir(dir.c_str());
-  ASSERT_NE(d, nullptr);
   std::vector<std::string> files;
-  while (dirent* de = readdir(d)) {
-    if (de->d_name[0] != '.') files.push_back(dir + "/" + de->d_name);
+  for (const auto& e :
+       std::filesystem::directory_iterator(KITE_SOURCE_DIR "/tests/data/submit/fuzz")) {
+    files.push_back(e.path().string());
   }
-  closedir(d);
   ASSERT_FALSE(files.empty());
   opts_.max_procs = 200;
   for (const std::string& f : files) {

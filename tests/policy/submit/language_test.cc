@@ -143,6 +143,25 @@ TEST_F(SubmitTest, ConditionalsDefinedVersionBooleansAndElif) {
   EXPECT_EQ(attr(r, 0, "F"), "1");
 }
 
+TEST_F(SubmitTest, VersionComparisonsUseTheComponentsGiven) {
+  // Kite reads submit files as condor_submit 25.14.0 does.
+  auto holds = [this](const char* cond) {
+    Result r =
+        run(std::string("executable = job.sh\nif version ") + cond + "\n+T = 1\nendif\nqueue\n");
+    return attr(r, 0, "T") == "1";
+  };
+  EXPECT_TRUE(holds("== 25.14"));
+  EXPECT_TRUE(holds("== 25.14.0"));
+  EXPECT_FALSE(holds("== 25.13"));
+  EXPECT_TRUE(holds("!= 24.0"));
+  EXPECT_TRUE(holds("> 25.13.9"));
+  EXPECT_FALSE(holds("> 25.14.0"));
+  EXPECT_TRUE(holds("<= 25.14.0"));
+  EXPECT_TRUE(holds("< 26.0"));
+  EXPECT_NE(error("executable = job.sh\nif version ~ 25.0\nendif\nqueue\n").find("line 2"),
+            std::string::npos);
+}
+
 TEST_F(SubmitTest, NestedConditionalsInsideAFalseBranchAreSkipped) {
   Result r = run(
       "executable = job.sh\nif false\n  if $(x) == y\n    +A = 1\n  endif\nelse\n+A = 2\nendif\n"
