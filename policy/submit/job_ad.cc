@@ -161,9 +161,11 @@ bool istarts(std::string_view s, std::string_view prefix) {
 struct Commands {
   Macros& m;
   Status err;
+  const char* last = nullptr;  // the last command found: where a bad value came from
   bool get(const char* name, std::string* out) {
     Status st;
     bool found = m.get(name, out, &st);
+    if (found) last = name;
     if (!st.ok && err.ok) err = st;
     if (found) {
       std::string_view t = trim(*out);
@@ -229,7 +231,12 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   auto put_expr = [&](std::string_view name, std::string_view text) {
     std::string c;
     st = canonical(name, text, &c);
-    if (st.ok) ad->push_back(Attr{std::string(name), std::move(c)});
+    if (st.ok) {
+      ad->push_back(Attr{std::string(name), std::move(c)});
+    } else if (const Macros::Macro* from = cmd.last ? m.entry(cmd.last) : nullptr) {
+      st.message += "\n\t(" + from->file + ", line " + std::to_string(from->line) + ": " +
+                    from->name + ")";
+    }
     return st.ok;
   };
 

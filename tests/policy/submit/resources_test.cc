@@ -45,6 +45,7 @@ TEST_F(SubmitTest, UnknownUnitIsAParseError) {
   std::string msg = error("executable = job.sh\nrequest_memory = 5Q\nqueue\n");
   EXPECT_EQ(msg.rfind("Parse error in expression:", 0), 0u) << msg;
   EXPECT_NE(msg.find("5Q"), std::string::npos);
+  EXPECT_NE(msg.find("test.sub, line 2: request_memory"), std::string::npos) << msg;
 }
 
 TEST_F(SubmitTest, DefaultRequirementsClauses) {
