@@ -234,8 +234,8 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
     if (st.ok) {
       ad->push_back(Attr{std::string(name), std::move(c)});
     } else if (const Macros::Macro* from = cmd.last ? m.entry(cmd.last) : nullptr) {
-      st.message += "\n\t(" + from->file + ", line " + std::to_string(from->line) + ": " +
-                    from->name + ")";
+      st.message +=
+          "\n\t(" + from->file + ", line " + std::to_string(from->line) + ": " + from->name + ")";
     }
     return st.ok;
   };

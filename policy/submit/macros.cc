@@ -5,6 +5,8 @@
 #include <strings.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 
 #include "policy/config/internal.h"
 #include "policy/config/macro_functions.h"
@@ -51,7 +53,45 @@ Macros::Macro* Macros::find(std::string_view name) {
   return it == index_.end() ? nullptr : &macros_[it->second];
 }
 
+// "foo = snap $(foo)": a macro's references to itself stand for its value so far (or the
+// reference's default), as HTCondor reads them.
+std::string Macros::self_substituted(std::string_view name, std::string_view value) {
+  std::string out;
+  size_t i = 0;
+  while (i < value.size()) {
+    size_t at = value.find("$(", i);
+    if (at == std::string_view::npos || (at > 0 && value[at - 1] == '$')) {
+      size_t stop = at == std::string_view::npos ? value.size() : at + 2;
+      out.append(value.substr(i, stop - i));
+      i = stop;
+      continue;
+    }
+    size_t close = closing_paren(value, at + 1);
+    std::string_view body =
+        close == std::string_view::npos ? std::string_view() : value.substr(at + 2, close - at - 2);
+    size_t colon = body.find(':');
+    std::string_view ref = body.substr(0, colon);
+    if (close == std::string_view::npos || ref.size() != name.size() ||
+        strncasecmp(ref.data(), name.data(), name.size()) != 0) {
+      out.append(value.substr(i, at + 2 - i));
+      i = at + 2;
+      continue;
+    }
+    out.append(value.substr(i, at - i));
+    if (const Macro* cur = find(name)) {
+      out += cur->value;
+    } else if (colon != std::string_view::npos) {
+      out.append(body.substr(colon + 1));
+    } else {
+      out.append(value.substr(at, close + 1 - at));  // no base case: an error when expanded
+    }
+    i = close + 1;
+  }
+  return out;
+}
+
 void Macros::set(std::string_view name, std::string value, const std::string& file, int line) {
+  if (value.find("$(") != std::string::npos) value = self_substituted(name, value);
   Macro* m = find(name);
   if (!m) {
     index_.emplace(key_, macros_.size());
@@ -93,25 +133,57 @@ const std::string* Macros::raw(std::string_view name) {
   return &m->value;
 }
 
+namespace {
+
+bool is(std::string_view name, const char* word) {
+  return name.size() == std::strlen(word) && strncasecmp(name.data(), word, name.size()) == 0;
+}
+
+#if defined(__aarch64__)
+constexpr const char* kArch = "aarch64";
+#else
+constexpr const char* kArch = "X86_64";
+#endif
+
+}  // namespace
+
 bool Macros::builtin(std::string_view name, std::string* out) const {
   int v = 0;
-  if (strncasecmp(name.data(), "Cluster", name.size()) == 0 && name.size() == 7) {
+  if (is(name, "Cluster") || is(name, "ClusterId")) {
     v = cluster;
-  } else if (name.size() == 9 && strncasecmp(name.data(), "ClusterId", 9) == 0) {
-    v = cluster;
-  } else if ((name.size() == 7 && strncasecmp(name.data(), "Process", 7) == 0) ||
-             (name.size() == 6 && strncasecmp(name.data(), "ProcId", 6) == 0) ||
-             (name.size() == 4 && strncasecmp(name.data(), "Node", 4) == 0)) {
+  } else if (is(name, "Process") || is(name, "ProcId")) {
     v = process;
-  } else if (name.size() == 4 && strncasecmp(name.data(), "Step", 4) == 0) {
-    v = step;
-  } else if ((name.size() == 9 && strncasecmp(name.data(), "ItemIndex", 9) == 0) ||
-             (name.size() == 3 && strncasecmp(name.data(), "Row", 3) == 0)) {
-    v = item_index;
   } else {
     return false;
   }
   out->append(std::to_string(v));
+  return true;
+}
+
+bool Macros::automatic(std::string_view name, std::string* out) const {
+  const char* text = nullptr;
+  if (is(name, "Step")) {
+    out->append(std::to_string(step));
+  } else if (is(name, "ItemIndex") || is(name, "Row")) {
+    out->append(std::to_string(item_index));
+  } else if (is(name, "Node")) {
+    // Empty outside the parallel universe.
+  } else if (is(name, "ARCH")) {
+    text = kArch;
+  } else if (is(name, "OPSYS")) {
+    text = "LINUX";
+  } else if (is(name, "IsLinux")) {
+    text = "true";
+  } else if (is(name, "IsWindows")) {
+    text = "false";
+  } else if (is(name, "SUBMIT_FILE")) {
+    out->append(submit_file);
+  } else if (is(name, "DOLLAR")) {
+    text = "$";
+  } else {
+    return false;
+  }
+  if (text) out->append(text);
   return true;
 }
 
@@ -151,7 +223,7 @@ class SubmitArgs final : public config::internal::MacroArgs {
 bool Expansion::reference(std::string_view name, std::string& out, int depth) {
   if (m.builtin(name, &out)) return true;
   const std::string* raw = m.raw(name);
-  if (!raw) return false;
+  if (!raw) return m.automatic(name, &out);
   const Macros::Macro* self = m.find(name);
   for (const Macros::Macro* s : stack) {
     if (s == self) return fail("macro " + self->name + " refers to itself");
@@ -209,6 +281,23 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
     size_t k = i + 1;
     while (k < text.size() && is_name_char(text[k])) ++k;
     std::string_view fn = text.substr(i + 1, k - i - 1);
+    if (k < text.size() && text[k] == '(' && fn == "ENV") {  // $ENV(NAME[:default])
+      size_t close = closing_paren(text, k);
+      if (close != std::string_view::npos) {
+        std::string arg;
+        if (!run(text.substr(k + 1, close - k - 1), arg, depth + 1)) return false;
+        size_t colon = arg.find(':');
+        std::string var(config::internal::trim(std::string_view(arg).substr(0, colon)));
+        const char* v = var.empty() ? nullptr : std::getenv(var.c_str());
+        if (v) {
+          out += v;
+        } else if (colon != std::string::npos) {
+          out += arg.substr(colon + 1);
+        }
+        i = close + 1;
+        continue;
+      }
+    }
     if (k < text.size() && text[k] == '(' && config::internal::is_macro_function(fn)) {
       size_t close = closing_paren(text, k);
       if (close != std::string_view::npos) {

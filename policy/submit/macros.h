@@ -41,7 +41,8 @@ class Macros {
   /// The entry of a defined macro (without marking it used), else null.
   const Macro* entry(std::string_view name) { return find(name); }
 
-  // The per-proc built-ins.
+  // The per-proc built-ins, and $(SUBMIT_FILE).
+  std::string submit_file;
   int cluster = 1;
   int process = 0;
   int step = 0;
@@ -49,8 +50,12 @@ class Macros {
 
  private:
   friend struct Expansion;
-  /// Built-in values ($(Cluster) ...) into `out`; false when `name` is not one.
+  /// $(Cluster)/$(Process) (and their other names) into `out`; false when `name` is not one.
   bool builtin(std::string_view name, std::string* out) const;
+  /// The automatic variables a submit file may redefine: Step, ItemIndex/Row, Node, ARCH,
+  /// OPSYS, IsLinux, IsWindows, SUBMIT_FILE, DOLLAR. False when `name` is not one.
+  bool automatic(std::string_view name, std::string* out) const;
+  std::string self_substituted(std::string_view name, std::string_view value);
   Macro* find(std::string_view name);
 
   std::vector<Macro> macros_;

@@ -53,17 +53,17 @@ std::vector<std::string> split(std::string_view s, const char* seps) {
   return out;
 }
 
-// One line of a `from` list split into `n` fields: on commas when there is one, else on blanks;
-// the last field takes the rest of the line.
+// One line of a `from` list split into `n` fields on commas and/or blanks; the last field takes
+// the rest of the line.
 std::vector<std::string> fields(std::string_view line, size_t n) {
   std::vector<std::string> out;
-  bool commas = line.find(',') != std::string_view::npos;
   std::string_view rest = trim(line);
   while (out.size() + 1 < n && !rest.empty()) {
-    size_t cut = commas ? rest.find(',') : rest.find_first_of(" \t");
+    size_t cut = rest.find_first_of(", \t");
     if (cut == std::string_view::npos) break;
-    out.emplace_back(trim(rest.substr(0, cut)));
-    rest = trim(rest.substr(cut + 1));
+    out.emplace_back(rest.substr(0, cut));
+    rest = trim(rest.substr(cut));
+    if (!rest.empty() && rest[0] == ',') rest = trim(rest.substr(1));
   }
   out.emplace_back(rest);
   while (out.size() < n) out.emplace_back();

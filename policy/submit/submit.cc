@@ -131,6 +131,7 @@ class Submitter {
   Submitter(const Options& opts, const std::string& name, Result* out)
       : opts_(opts), out_(out), builder_(opts, name) {
     m_.cluster = opts.cluster;
+    m_.submit_file = !name.empty() && name[0] == '/' ? name : opts.cwd + "/" + name;
   }
 
   Status run(std::string_view text, const std::string& file, int depth);
@@ -178,6 +179,36 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
       if (!next.empty() && next[0] == '#') continue;
       logical.append(next.data(), next.size());
     }
+    // NAME @=TAG starts a multi-line value that ends at a line @TAG.
+    size_t at = logical.find("@=");
+    if (at != std::string::npos && at > 0) {
+      std::string_view name = trim(std::string_view(logical).substr(0, at));
+      std::string tag(trim(std::string_view(logical).substr(at + 2)));
+      if (valid_macro_name(name[0] == '+' ? name.substr(1) : name) && !tag.empty() &&
+          tag.find_first_of(" \t") == std::string::npos) {
+        std::string value;
+        bool closed = false;
+        while (pos < text.size() && !closed) {
+          nl = text.find('\n', pos);
+          if (nl == std::string_view::npos) nl = text.size();
+          std::string_view next = text.substr(pos, nl - pos);
+          pos = nl + 1;
+          ++lineno;
+          if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
+          closed = trim(next).size() == tag.size() + 1 && trim(next)[0] == '@' &&
+                   trim(next).substr(1) == tag;
+          if (closed) break;
+          if (!value.empty()) value += '\n';
+          value.append(next.data(), next.size());
+        }
+        if (!closed) {
+          return Status::Error(where(file, start) + ": no line @" + tag + " ends the value of " +
+                               std::string(name));
+        }
+        if (ifs.empty() || ifs.back().active) m_.set(name, std::move(value), file, start);
+        continue;
+      }
+    }
     // A queue statement's parenthesised list may span lines up to the ')'.
     size_t sp = 0;
     while (sp < logical.size() && !is_blank(logical[sp]) && logical[sp] != '(') ++sp;
@@ -191,7 +222,7 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
         ++lineno;
         logical += '\n';
         logical.append(next.data(), next.size());
-        closed = next.find(')') != std::string_view::npos;
+        closed = !trim(next).empty() && trim(next)[0] == ')';  // a line beginning with ')'
       }
       if (!closed) {
         return Status::Error(where(file, start) + ": the queue statement's list has no ')'");

@@ -21,6 +21,48 @@ TEST_F(SubmitTest, MacrosAreExpandedAtQueueTimeWithTheLatestValue) {
   EXPECT_EQ(attr(r, 1, "V"), "\"2\"");
 }
 
+TEST_F(SubmitTest, ARecursiveDefinitionUsesTheValueSoFar) {
+  Result r =
+      run("executable = job.sh\nfoo = bar\nfoo = snap $(foo)\nfoo = $(FOO) end\n"
+          "+F = \"$(foo)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "F"), "\"snap bar end\"");
+  EXPECT_NE(error("executable = job.sh\nfoo = $(foo) bar\n+F = \"$(foo)\"\nqueue\n")
+                .find("refers to itself"),
+            std::string::npos);
+}
+
+TEST_F(SubmitTest, AutomaticVariables) {
+  Result r =
+      run("executable = job.sh\n+A = \"$(OPSYS)/$(IsLinux)/$(IsWindows)/$(DOLLAR)x\"\n"
+          "+S = \"$(SUBMIT_FILE)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"LINUX/true/false/$x\"");
+  EXPECT_EQ(attr(r, 0, "S"), "\"" + dir_ + "/test.sub\"");
+  // Unlike Cluster and Process, Step and friends may be set by the file.
+  Result s =
+      run("executable = job.sh\nStep = fixed\nProcess = 9\n+V = \"$(Step)$(Process)\"\n"
+          "queue 2\n");
+  EXPECT_EQ(attr(s, 1, "V"), "\"fixed1\"");
+}
+
+TEST_F(SubmitTest, EnvFunctionMacro) {
+  setenv("KITE_SUBMIT_TEST_VAR", "from-env", 1);
+  Result r =
+      run("executable = job.sh\n+A = \"$ENV(KITE_SUBMIT_TEST_VAR)\"\n"
+          "+B = \"$ENV(KITE_SUBMIT_TEST_UNSET:dflt)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"from-env\"");
+  EXPECT_EQ(attr(r, 0, "B"), "\"dflt\"");
+}
+
+TEST_F(SubmitTest, MultiLineValues) {
+  Result r =
+      run("executable = job.sh\nrequirements @=end\n  Memory > 10 &&\n  Cpus > 1\n@end\n"
+          "queue\n");
+  EXPECT_EQ(attr(r, 0, "Requirements").rfind("(Memory > 10 && Cpus > 1) && ", 0), 0u)
+      << attr(r, 0, "Requirements");
+  std::string open = error("executable = job.sh\n\nx @=end\nvalue\nqueue\n");
+  EXPECT_NE(open.find("test.sub, line 3"), std::string::npos) << open;
+}
+
 TEST_F(SubmitTest, MatchTimeMacrosAreKept) {
   EXPECT_EQ(one("executable = job.sh\n+M = \"$$(Memory)\"\nqueue\n", "M"), "\"$$(Memory)\"");
 }
@@ -76,13 +118,21 @@ TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
   EXPECT_EQ(attr(r, 2, "V"), "\"blue\"");
 }
 
-TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndTrims) {
+TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndBlanksTheLastTakingTheRest) {
   Result r =
       run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
-          "# a comment\n\n  2, w\n)\n");
-  ASSERT_EQ(r.procs.size(), 2u);
-  EXPECT_EQ(attr(r, 0, "V"), "\"1|x y|z\"");
+          "# a comment\n\n  2, w\n  p q r s\n)\n");
+  ASSERT_EQ(r.procs.size(), 3u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"1|x|y , z\"");
   EXPECT_EQ(attr(r, 1, "V"), "\"2|w|\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"p|q|r s\"");
+}
+
+TEST_F(SubmitTest, QueueListsEndAtALineBeginningWithAParen) {
+  Result r = run("executable = job.sh\n+V = \"$(a)\"\nqueue a from (\n  x(1)\n  y\n)\nqueue\n");
+  ASSERT_EQ(r.procs.size(), 3u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"x(1)\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"y\"");
 }
 
 TEST_F(SubmitTest, QueueFromFileAndSlice) {
