@@ -153,76 +153,71 @@ class Submitter {
   int depth_ = 0;
 };
 
+// Physical lines of a file, numbered from 1, without their line end ("\n" or "\r\n").
+struct Lines {
+  std::string_view text;
+  size_t pos = 0;
+  int number = 0;
+
+  bool next(std::string_view* line) {
+    if (pos >= text.size()) return false;
+    size_t nl = std::min(text.find('\n', pos), text.size());
+    *line = text.substr(pos, nl - pos);
+    if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+    pos = nl + 1;
+    ++number;
+    return true;
+  }
+};
+
 Status Submitter::run(std::string_view text, const std::string& file, int depth) {
   depth_ = depth;
   std::vector<IfFrame> ifs;
-  size_t pos = 0;
-  int lineno = 0;
+  Lines lines{text};
   std::string logical;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view raw = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    int start = ++lineno;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  std::string_view raw;
+  while (lines.next(&raw)) {
+    int start = lines.number;
     std::string_view t = trim(raw);
     if (t.empty() || t[0] == '#') continue;
     logical.assign(t.data(), t.size());
-    while (!logical.empty() && logical.back() == '\\' && pos < text.size()) {
+    while (!logical.empty() && logical.back() == '\\' && lines.next(&raw)) {
       logical.pop_back();
-      nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text.size();
-      std::string_view next = trim(text.substr(pos, nl - pos));
-      pos = nl + 1;
-      ++lineno;
-      if (!next.empty() && next[0] == '#') continue;
-      logical.append(next.data(), next.size());
+      std::string_view next = trim(raw);
+      if (next.empty() || next[0] != '#') logical.append(next.data(), next.size());
     }
     // NAME @=TAG starts a multi-line value that ends at a line @TAG.
     size_t at = logical.find("@=");
     if (at != std::string::npos && at > 0) {
       std::string_view name = trim(std::string_view(logical).substr(0, at));
-      std::string tag(trim(std::string_view(logical).substr(at + 2)));
-      if (valid_macro_name(name[0] == '+' ? name.substr(1) : name) && !tag.empty() &&
-          tag.find_first_of(" \t") == std::string::npos) {
+      std::string end = "@" + std::string(trim(std::string_view(logical).substr(at + 2)));
+      if (valid_macro_name(name[0] == '+' ? name.substr(1) : name) && end.size() > 1 &&
+          end.find_first_of(" \t") == std::string::npos) {
         std::string value;
         bool closed = false;
-        while (pos < text.size() && !closed) {
-          nl = text.find('\n', pos);
-          if (nl == std::string_view::npos) nl = text.size();
-          std::string_view next = text.substr(pos, nl - pos);
-          pos = nl + 1;
-          ++lineno;
-          if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
-          closed = trim(next).size() == tag.size() + 1 && trim(next)[0] == '@' &&
-                   trim(next).substr(1) == tag;
+        while (!closed && lines.next(&raw)) {
+          closed = trim(raw) == end;
           if (closed) break;
           if (!value.empty()) value += '\n';
-          value.append(next.data(), next.size());
+          value.append(raw.data(), raw.size());
         }
         if (!closed) {
-          return Status::Error(where(file, start) + ": no line @" + tag + " ends the value of " +
+          return Status::Error(where(file, start) + ": no line " + end + " ends the value of " +
                                std::string(name));
         }
         if (ifs.empty() || ifs.back().active) m_.set(name, std::move(value), file, start);
         continue;
       }
     }
-    // A queue statement's parenthesised list may span lines up to the ')'.
+    // A queue statement's parenthesised list goes on up to a line beginning with ')'.
     size_t sp = 0;
     while (sp < logical.size() && !is_blank(logical[sp]) && logical[sp] != '(') ++sp;
     if (iequals(std::string_view(logical).substr(0, sp), "queue") && queue_list_open(logical)) {
       bool closed = false;
-      while (pos < text.size() && !closed) {
-        nl = text.find('\n', pos);
-        if (nl == std::string_view::npos) nl = text.size();
-        std::string_view next = text.substr(pos, nl - pos);
-        pos = nl + 1;
-        ++lineno;
+      while (!closed && lines.next(&raw)) {
         logical += '\n';
-        logical.append(next.data(), next.size());
-        closed = !trim(next).empty() && trim(next)[0] == ')';  // a line beginning with ')'
+        logical.append(raw.data(), raw.size());
+        closed = !trim(raw).empty() && trim(raw)[0] == ')';
       }
       if (!closed) {
         return Status::Error(where(file, start) + ": the queue statement's list has no ')'");
