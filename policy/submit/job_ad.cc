@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "policy/classad/args_env.h"
 #include "policy/classad/parser.h"
@@ -157,7 +158,8 @@ bool istarts(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && strncasecmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
-// Reads commands from the macro table, keeping the first expansion error.
+// Reads commands from the macro table (by their name, else by the job attribute name
+// condor_submit also accepts for them), keeping the first expansion error.
 struct Commands {
   Macros& m;
   Status err;
@@ -165,6 +167,11 @@ struct Commands {
   bool get(const char* name, std::string* out) {
     Status st;
     bool found = m.get(name, out, &st);
+    const char* alias = found ? nullptr : command_alias(name);
+    if (alias) {
+      found = m.get(alias, out, &st);
+      name = alias;
+    }
     if (found) last = name;
     if (!st.ok && err.ok) err = st;
     if (found) {
@@ -176,6 +183,59 @@ struct Commands {
 };
 
 }  // namespace
+
+const char* command_alias(std::string_view command) {
+  static const ExprCommand kAliases[] = {
+      {"request_cpus", "RequestCpus"},
+      {"request_memory", "RequestMemory"},
+      {"request_disk", "RequestDisk"},
+      {"priority", "JobPrio"},
+      {"nice_user", "NiceUser"},
+      {"initialdir", "Iwd"},
+      {"on_exit_remove", "OnExitRemove"},
+      {"on_exit_hold", "OnExitHold"},
+      {"on_exit_hold_reason", "OnExitHoldReason"},
+      {"on_exit_hold_subcode", "OnExitHoldSubCode"},
+      {"periodic_hold", "PeriodicHold"},
+      {"periodic_hold_reason", "PeriodicHoldReason"},
+      {"periodic_hold_subcode", "PeriodicHoldSubCode"},
+      {"periodic_release", "PeriodicRelease"},
+      {"periodic_remove", "PeriodicRemove"},
+      {"kill_sig", "KillSig"},
+      {"remove_kill_sig", "RemoveKillSig"},
+      {"hold_kill_sig", "HoldKillSig"},
+      {"max_job_retirement_time", "MaxJobRetirementTime"},
+      {"job_max_vacate_time", "JobMaxVacateTime"},
+      {"job_lease_duration", "JobLeaseDuration"},
+      {"concurrency_limits", "ConcurrencyLimits"},
+      {"deferral_time", "DeferralTime"},
+      {"deferral_window", "DeferralWindow"},
+      {"deferral_prep_time", "DeferralPrepTime"},
+      {"cron_minute", "CronMinute"},
+      {"cron_hour", "CronHour"},
+      {"cron_day_of_month", "CronDayOfMonth"},
+      {"cron_month", "CronMonth"},
+      {"cron_day_of_week", "CronDayOfWeek"},
+      {"cron_prep_time", "CronPrepTime"},
+      {"cron_window", "CronWindow"},
+      {"batch_name", "JobBatchName"},
+      {"notify_user", "NotifyUser"},
+      {"max_retries", "MaxRetries"},
+      {"should_transfer_files", "ShouldTransferFiles"},
+      {"when_to_transfer_output", "WhenToTransferOutput"},
+  };
+  for (const ExprCommand& a : kAliases) {
+    if (command.size() == std::strlen(a.command) &&
+        strncasecmp(command.data(), a.command, command.size()) == 0) {
+      return a.attr;
+    }
+    if (command.size() == std::strlen(a.attr) &&
+        strncasecmp(command.data(), a.attr, command.size()) == 0) {
+      return a.command;
+    }
+  }
+  return nullptr;
+}
 
 const JobBuilder::FileFacts& JobBuilder::facts(const std::string& path) {
   auto it = files_.find(path);

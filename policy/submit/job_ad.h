@@ -25,6 +25,10 @@ std::string normalise_limits(std::string_view text);
 /// when `text` is not one.
 bool parse_bool(std::string_view text, bool* out);
 
+/// The other name condor_submit accepts for a command: the job attribute it sets
+/// ("request_cpus" <-> "RequestCpus"); null when there is none.
+const char* command_alias(std::string_view command);
+
 /// What the default Requirements depends on.
 struct RequirementsInput {
   std::string user;                 // canonical user expression or empty

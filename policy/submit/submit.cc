@@ -55,6 +55,7 @@ const char* const kKnownCommands[] = {
     "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb"};
 
 bool known_command(std::string_view name) {
+  if (command_alias(name)) return true;
   for (const char* k : kKnownCommands) {
     if (std::strlen(k) == name.size() && strncasecmp(k, name.data(), name.size()) == 0) {
       return true;

@@ -212,6 +212,17 @@ TEST_F(SubmitTest, RealsPrintAsOldClassAdSyntaxDoes) {
   EXPECT_EQ(attr(r, 0, "Rank"), "0.0");
 }
 
+TEST_F(SubmitTest, JobAttributeNamesAreAcceptedAsCommands) {
+  Result r =
+      run("executable = job.sh\nRequestCpus = 2\nRequestMemory = 1G\nOnExitRemove = false\n"
+          "JobPrio = 3\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "RequestCpus"), "2");
+  EXPECT_EQ(attr(r, 0, "RequestMemory"), "1024");
+  EXPECT_EQ(attr(r, 0, "OnExitRemove"), "false");
+  EXPECT_EQ(attr(r, 0, "JobPrio"), "3");
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+}
+
 TEST_F(SubmitTest, AlwaysWrittenAttributes) {
   Result r = run("executable = job.sh\nqueue\n");
   EXPECT_EQ(attr(r, 0, "JobUniverse"), "5");
