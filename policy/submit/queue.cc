@@ -163,6 +163,16 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   if (out->vars.empty()) out->vars.push_back("Item");
   out->has_items = true;
   std::string_view rest = trim(t.substr(at + std::strlen(kind)));
+  int want = 0;  // matching: 0 files and directories, 1 files, 2 directories
+  if (std::strcmp(kind, "matching") == 0) {
+    for (int w = 1; w <= 2; ++w) {
+      const char* word = w == 1 ? "files" : "dirs";
+      if (find_word(rest, word) == 0) {
+        want = w;
+        rest = trim(rest.substr(std::strlen(word)));
+      }
+    }
+  }
   std::string slice;
   if (!rest.empty() && rest[0] == '[') {
     size_t close = rest.find(']');
@@ -206,14 +216,8 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
       if (out->items.size() >= kMaxItems) return Status::Error("too many queue items");
       out->items.push_back(fields(line, out->vars.size()));
     }
-  } else {  // matching [files|dirs] pattern...
+  } else {  // matching: glob patterns
     std::vector<std::string> pats = split(list, ", \t\n");
-    int want = 0;  // 0 either, 1 files, 2 dirs
-    if (!pats.empty() &&
-        (!strcasecmp(pats[0].c_str(), "files") || !strcasecmp(pats[0].c_str(), "dirs"))) {
-      want = !strcasecmp(pats[0].c_str(), "files") ? 1 : 2;
-      pats.erase(pats.begin());
-    }
     if (pats.empty()) return Status::Error("queue matching names no pattern");
     for (const std::string& p : pats) {
       std::string full = p[0] == '/' ? p : cwd + "/" + p;

@@ -153,6 +153,9 @@ TEST_F(SubmitTest, QueueMatchingFiles) {
   ASSERT_EQ(r.procs.size(), 2u);
   EXPECT_EQ(attr(r, 0, "In"), "\"a.dat\"");
   EXPECT_EQ(attr(r, 1, "In"), "\"b.dat\"");
+  Result dirs = run("executable = job.sh\n+D = \"$(d)\"\nqueue d matching dirs [1:] *\n");
+  ASSERT_EQ(dirs.procs.size(), 1u);  // bin and sub, less the first (bin)
+  EXPECT_EQ(attr(dirs, 0, "D"), "\"sub\"");
 }
 
 TEST_F(SubmitTest, QueueCountsAndSeveralQueueStatements) {
