@@ -167,7 +167,7 @@ struct Commands {
   bool get(const char* name, std::string* out) {
     Status st;
     bool found = m.get(name, out, &st);
-    const char* alias = found ? nullptr : command_alias(name);
+    const char* alias = found || !m.aliases ? nullptr : command_alias(name);
     if (alias) {
       found = m.get(alias, out, &st);
       name = alias;
@@ -185,7 +185,11 @@ struct Commands {
 }  // namespace
 
 const char* command_alias(std::string_view command) {
-  static const ExprCommand kAliases[] = {
+  struct Alias {
+    std::string_view command;
+    std::string_view attr;
+  };
+  static constexpr Alias kAliases[] = {
       {"request_cpus", "RequestCpus"},
       {"request_memory", "RequestMemory"},
       {"request_disk", "RequestDisk"},
@@ -224,14 +228,14 @@ const char* command_alias(std::string_view command) {
       {"should_transfer_files", "ShouldTransferFiles"},
       {"when_to_transfer_output", "WhenToTransferOutput"},
   };
-  for (const ExprCommand& a : kAliases) {
-    if (command.size() == std::strlen(a.command) &&
-        strncasecmp(command.data(), a.command, command.size()) == 0) {
-      return a.attr;
+  for (const Alias& a : kAliases) {
+    if (command.size() == a.command.size() &&
+        strncasecmp(command.data(), a.command.data(), command.size()) == 0) {
+      return a.attr.data();
     }
-    if (command.size() == std::strlen(a.attr) &&
-        strncasecmp(command.data(), a.attr, command.size()) == 0) {
-      return a.command;
+    if (command.size() == a.attr.size() &&
+        strncasecmp(command.data(), a.attr.data(), command.size()) == 0) {
+      return a.command.data();
     }
   }
   return nullptr;

@@ -20,7 +20,9 @@ constexpr size_t kMaxWork = 1 << 24;
 
 void upper_into(std::string_view s, std::string* out) {
   out->assign(s.data(), s.size());
-  for (char& c : *out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char& c : *out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');  // ASCII only, no locale
+  }
 }
 
 // Index of the ')' closing the '(' at `open`, or npos.
@@ -306,7 +308,8 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
         if (!config::internal::macro_function(fn, text.substr(k + 1, close - k - 1), view, &out,
                                               &msg)) {
           if (!err.ok) return false;
-          return fail(msg.empty() ? "$" + std::string(fn) + "() failed" : msg);
+          if (msg.empty()) msg.append("$").append(fn).append("() failed");
+          return fail(std::move(msg));
         }
         i = close + 1;
         continue;

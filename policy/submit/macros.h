@@ -41,6 +41,9 @@ class Macros {
   /// The entry of a defined macro (without marking it used), else null.
   const Macro* entry(std::string_view name) { return find(name); }
 
+  /// Some command is set by its job attribute name (RequestCpus = 2): look aliases up.
+  bool aliases = false;
+
   // The per-proc built-ins, and $(SUBMIT_FILE).
   std::string submit_file;
   int cluster = 1;

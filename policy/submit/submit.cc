@@ -191,7 +191,8 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
     size_t at = logical.find("@=");
     if (at != std::string::npos && at > 0) {
       std::string_view name = trim(std::string_view(logical).substr(0, at));
-      std::string end = "@" + std::string(trim(std::string_view(logical).substr(at + 2)));
+      std::string end(1, '@');
+      end += trim(std::string_view(logical).substr(at + 2));
       if (valid_macro_name(name[0] == '+' ? name.substr(1) : name) && end.size() > 1 &&
           end.find_first_of(" \t") == std::string::npos) {
         std::string value;
@@ -206,7 +207,10 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
           return Status::Error(where(file, start) + ": no line " + end + " ends the value of " +
                                std::string(name));
         }
-        if (ifs.empty() || ifs.back().active) m_.set(name, std::move(value), file, start);
+        if (ifs.empty() || ifs.back().active) {
+          m_.aliases = m_.aliases || command_alias(name) != nullptr;
+          m_.set(name, std::move(value), file, start);
+        }
         continue;
       }
     }
@@ -290,6 +294,7 @@ Status Submitter::statement(std::string_view s, const std::string& file, int lin
     return Status::Error(where(file, line) + ": cannot read '" + excerpt(s) +
                          "' (expected NAME = VALUE, +Attr = VALUE, queue, include or if)");
   }
+  m_.aliases = m_.aliases || command_alias(name) != nullptr;
   m_.set(name, std::string(trim(s.substr(eq + 1))), file, line);
   return Status::Ok();
 }
