@@ -284,45 +284,70 @@ Status JobBuilder::canonical(std::string_view name, std::string_view text, std::
   return Status::Ok();
 }
 
-Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
-  ad->clear();
+// One proc's ad while it is written: the commands it reads, the attributes it puts, what the
+// default Requirements needs to know. Each section below writes one group of attributes.
+struct JobBuilder::Draft {
+  Draft(JobBuilder& builder, Macros& macros, std::vector<Attr>* out)
+      : b(builder), m(macros), ad(out) {}
+
+  JobBuilder& b;
+  Macros& m;
+  std::vector<Attr>* ad;
   Commands cmd{m, Status::Ok()};
-  std::string v;
   Status st;
-  auto put = [ad](const char* name, std::string value) {
-    ad->push_back(Attr{name, std::move(value)});
-  };
-  auto put_expr = [&](std::string_view name, std::string_view text) {
+  std::string v;  // the value of the last command read
+  std::string exe;
+  RequirementsInput req;
+  bool deferral = false;
+
+  void put(std::string_view name, std::string value) {
+    ad->push_back(Attr{std::string(name), std::move(value)});
+  }
+  // An expression attribute in canonical form; a parse error names the command it came from.
+  bool put_expr(std::string_view name, std::string_view text) {
     std::string c;
-    st = canonical(name, text, &c);
+    st = b.canonical(name, text, &c);
     if (st.ok) {
-      ad->push_back(Attr{std::string(name), std::move(c)});
+      put(name, std::move(c));
     } else if (const Macros::Macro* from = cmd.last ? m.entry(cmd.last) : nullptr) {
       st.message +=
           "\n\t(" + from->file + ", line " + std::to_string(from->line) + ": " + from->name + ")";
     }
     return st.ok;
-  };
+  }
+  // The first error met so far (an expansion error or a section's own).
+  Status error() const { return cmd.err.ok ? st : cmd.err; }
+  bool failed() const { return !cmd.err.ok || !st.ok; }
 
+  Status paths();
+  Status arguments();
+  Status resources();
+  Status matching();
+  Status accounting();
+  Status policy();
+  Status status();
+  void submit_side();
+  Status plus_attributes();
+};
+
+// Universe, executable, directories, standard streams, the event log.
+Status JobBuilder::Draft::paths() {
   if (cmd.get("universe", &v) && strcasecmp(v.c_str(), "vanilla") != 0) {
     return Status::Error("Kite supports only the vanilla universe (universe = " + v + ")");
   }
-  if (!cmd.err.ok) return cmd.err;
-
-  // Executable and directories.
   if (!cmd.get("executable", &v) || v.empty()) {
     if (!cmd.err.ok) return cmd.err;
     return Status::Error("No 'executable' parameter was provided");
   }
-  std::string exe = absolute(v, opts_.cwd);
-  if (!file_exists(exe, false)) return Status::Error("Executable file " + exe + " does not exist");
-  std::string iwd = opts_.cwd;
+  exe = absolute(v, b.opts_.cwd);
+  if (!b.file_exists(exe, false))
+    return Status::Error("Executable file " + exe + " does not exist");
+  std::string iwd = b.opts_.cwd;
   if (cmd.get("initialdir", &v) || cmd.get("initial_dir", &v)) {
-    iwd = absolute(v, opts_.cwd);
+    iwd = absolute(v, b.opts_.cwd);
     while (iwd.size() > 1 && iwd.back() == '/') iwd.pop_back();
-    if (!file_exists(iwd, true)) return Status::Error("No such directory: " + iwd);
+    if (!b.file_exists(iwd, true)) return Status::Error("No such directory: " + iwd);
   }
-  if (!cmd.err.ok) return cmd.err;
   put("ClusterId", std::to_string(m.cluster));
   put("ProcId", std::to_string(m.process));
   put("Cmd", quoted(exe));
@@ -337,9 +362,11 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   put("Err", quoted(has_err ? v : "/dev/null"));
   put(has_err ? "StreamErr" : "TransferErr", "false");
   if (cmd.get("log", &v) && !v.empty()) put("UserLog", quoted(absolute(v, iwd)));
-  if (!cmd.err.ok) return cmd.err;
+  return error();
+}
 
-  // Arguments and environment.
+// Args (V1) or Arguments (canonical V2), and Environment (V2, sorted) from either syntax.
+Status JobBuilder::Draft::arguments() {
   if (cmd.get("arguments", &v) && is_v2(v)) {
     std::string inner = unquote_v2(v);
     std::vector<std::string> words;
@@ -360,33 +387,30 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   } else {
     put("Arguments", "\"\"");
   }
-  if (!cmd.err.ok) return cmd.err;
   classad::Environment env;
   if (cmd.get("environment", &v)) {
     std::string err;
     bool ok = is_v2(v) ? env.merge_v2(unquote_v2(v), &err) : env.merge_v1(v, &err);
     if (!ok) return Status::Error("environment: " + err);
   }
-  if (!cmd.err.ok) return cmd.err;
   put("Environment", quoted(env.to_v2()));
+  return error();
+}
 
-  // Resources.
-  RequirementsInput req;
-  std::string canon;
+// RequestCpus/Memory/Disk with units and defaults, then every request_<tag>.
+Status JobBuilder::Draft::resources() {
   double num = 0;
-  if (!put_expr("RequestCpus", cmd.get("request_cpus", &v) ? v : "1")) return st;
+  if (!put_expr("RequestCpus", cmd.get("request_cpus", &v) ? v : "1")) return error();
   req.cpus_clause = !(literal_number(ad->back().value, &num) && num <= 1);
   v = cmd.get("request_memory", &v) ? apply_units(v, kMiB, kMiB) : "128";
-  if (!cmd.err.ok) return cmd.err;
-  if (!put_expr("RequestMemory", v)) return st;
+  if (failed() || !put_expr("RequestMemory", v)) return error();
   req.memory_clause = !(literal_number(ad->back().value, &num) && num <= 1);
   if (cmd.get("request_disk", &v)) {
-    if (!put_expr("RequestDisk", apply_units(v, 1024, 1024))) return st;
+    if (!put_expr("RequestDisk", apply_units(v, 1024, 1024))) return error();
   } else {
     put("RequestDisk", kDefaultDisk);  // written as condor_submit spells it (1.25, not 1.25E+00)
   }
-  if (!cmd.err.ok) return cmd.err;
-  std::vector<std::pair<std::string, std::string>> custom;  // tag, value
+  std::vector<std::pair<std::string, std::string>> custom;  // tag, command
   for (const Macros::Macro& mac : m.all()) {
     if (mac.item || !istarts(mac.name, "request_") || mac.name.size() == 8) continue;
     std::string tag = mac.name.substr(8);
@@ -402,43 +426,44 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   });
   for (auto& [tag, command] : custom) {
     cmd.get(command.c_str(), &v);
-    if (!cmd.err.ok) return cmd.err;
-    if (!put_expr("Request" + tag, v)) return st;
+    if (failed() || !put_expr("Request" + tag, v)) return error();
     if (!(literal_number(ad->back().value, &num) && num <= 0)) req.custom.push_back(tag);
   }
+  return error();
+}
 
-  // Matching: Requirements, Rank, priority.
+// Requirements (the user's expression and the default clauses), Rank, JobPrio, the lease.
+Status JobBuilder::Draft::matching() {
   if (cmd.get("requirements", &v) && !v.empty()) {
-    if (!canonical("Requirements.user", v, &req.user).ok) {
+    if (!b.canonical("Requirements.user", v, &req.user).ok) {
       return Status::Error("Parse error in expression:\n\tRequirements = " + v);
     }
     machine_refs(req.user, &req.refs);
   }
-  if (!cmd.err.ok) return cmd.err;
-  bool cron = false;
   for (const char* c :
        {"cron_minute", "cron_hour", "cron_day_of_month", "cron_month", "cron_day_of_week"}) {
-    cron = cron || m.entry(c) != nullptr;
+    deferral = deferral || m.entry(c) != nullptr;
   }
-  bool deferral = cron || m.entry("deferral_time") != nullptr;
+  deferral = deferral || m.entry("deferral_time") != nullptr;
   req.deferral = deferral;
-  if (!put_expr("Requirements", build_requirements(req))) return st;
-  if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return st;
-  if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return st;
-  if (!put_expr("JobLeaseDuration", cmd.get("job_lease_duration", &v) ? v : "2400")) return st;
-  if (!cmd.err.ok) return cmd.err;
+  if (failed() || !put_expr("Requirements", build_requirements(req))) return error();
+  if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return error();
+  if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return error();
+  put_expr("JobLeaseDuration", cmd.get("job_lease_duration", &v) ? v : "2400");
+  return error();
+}
 
-  // Accounting.
+// nice_user, accounting groups, concurrency limits.
+Status JobBuilder::Draft::accounting() {
   bool nice = false;
   if (cmd.get("nice_user", &v) && !parse_bool(v, &nice)) {
     return Status::Error("nice_user must be a boolean, not '" + v + "'");
   }
-  std::string group, group_user = opts_.user;
+  std::string group, group_user = b.opts_.user;
   bool has_group = cmd.get("accounting_group", &v) && !v.empty();
   if (has_group) group = v;
   bool has_user = cmd.get("accounting_group_user", &v) && !v.empty();
   if (has_user) group_user = v;
-  if (!cmd.err.ok) return cmd.err;
   if (nice) {
     group = "nice-user";
     has_group = true;
@@ -455,13 +480,15 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   if (cmd.get("concurrency_limits", &v) && !v.empty()) {
     put("ConcurrencyLimits", quoted(normalise_limits(v)));
   } else if (cmd.get("concurrency_limits_expr", &v) && !v.empty()) {
-    if (!put_expr("ConcurrencyLimits", v)) return st;
+    put_expr("ConcurrencyLimits", v);
   }
-  if (!cmd.err.ok) return cmd.err;
+  return error();
+}
 
-  // Policy expressions, signals, strings.
+// Policy expressions, signals, string commands, deferral, notification, file transfer.
+Status JobBuilder::Draft::policy() {
   for (const ExprCommand& c : kExprCommands) {
-    if (cmd.get(c.command, &v) && !v.empty() && !put_expr(c.attr, v)) return st;
+    if (cmd.get(c.command, &v) && !v.empty() && !put_expr(c.attr, v)) return error();
   }
   for (const ExprCommand& c : kSignalCommands) {
     if (!cmd.get(c.command, &v) || v.empty()) continue;
@@ -472,63 +499,65 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   for (const ExprCommand& c : kStringCommands) {
     if (cmd.get(c.command, &v) && !v.empty()) put(c.attr, quoted(v));
   }
-  if (!cmd.err.ok) return cmd.err;
   if (deferral) {
     std::string window = "0", prep = "300";
     if (cmd.get("deferral_window", &v) || cmd.get("cron_window", &v)) window = v;
     if (cmd.get("deferral_prep_time", &v) || cmd.get("cron_prep_time", &v)) prep = v;
-    if (!cmd.err.ok) return cmd.err;
-    if (!put_expr("DeferralWindow", window) || !put_expr("DeferralPrepTime", prep)) return st;
+    if (failed() || !put_expr("DeferralWindow", window) || !put_expr("DeferralPrepTime", prep)) {
+      return error();
+    }
     put("ScheddInterval", "300");
   }
   int notify = 0;  // Never
   if (cmd.get("notification", &v)) {
     static const char* const kNotify[] = {"never", "always", "complete", "error"};
-    int n = -1;
+    notify = -1;
     for (int i = 0; i < 4; ++i) {
-      if (strcasecmp(v.c_str(), kNotify[i]) == 0) n = i;
+      if (strcasecmp(v.c_str(), kNotify[i]) == 0) notify = i;
     }
-    if (n < 0) {
+    if (notify < 0) {
       return Status::Error("Notification must be 'Never', 'Always', 'Complete', or 'Error'");
     }
-    notify = n;
   }
   put("JobNotification", std::to_string(notify));
-  if (cmd.get("should_transfer_files", &v) && !v.empty()) {
-    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    put("ShouldTransferFiles", quoted(v));
-  } else {
-    put("ShouldTransferFiles", "\"IF_NEEDED\"");
-  }
-  if (cmd.get("when_to_transfer_output", &v) && !v.empty()) {
-    for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    put("WhenToTransferOutput", quoted(v));
-  } else {
-    put("WhenToTransferOutput", "\"ON_EXIT\"");
-  }
+  auto upper_string = [this](const char* command, const char* attr, const char* dflt) {
+    if (cmd.get(command, &v) && !v.empty()) {
+      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      put(attr, quoted(v));
+    } else {
+      put(attr, quoted(dflt));
+    }
+  };
+  upper_string("should_transfer_files", "ShouldTransferFiles", "IF_NEEDED");
+  upper_string("when_to_transfer_output", "WhenToTransferOutput", "ON_EXIT");
+  return error();
+}
 
-  // Status: held on request, else idle.
+// JobStatus: held on request, else idle.
+Status JobBuilder::Draft::status() {
   bool hold = false;
   if (cmd.get("hold", &v) && !parse_bool(v, &hold)) {
     return Status::Error("hold must be a boolean, not '" + v + "'");
   }
-  if (!cmd.err.ok) return cmd.err;
   put("JobStatus", hold ? "5" : "1");
   if (hold) {
     put("HoldReason", "\"submitted on hold at user's request\"");
     put("HoldReasonCode", "15");
   }
+  return error();
+}
 
-  // What the submitting side adds.
-  put("FileSystemDomain", quoted(opts_.filesystem_domain));
-  put("JobSubmitFile", quoted(submit_file_));
-  put("CondorVersion", quoted(opts_.version));
-  put("SubmitVersion", quoted(opts_.version));
-  put("CondorPlatform", quoted(opts_.platform));
-  put("QDate", std::to_string(opts_.now));
-  put("EnteredCurrentStatus", std::to_string(opts_.now));
-  long long kib = (size_of(exe) + 1023) / 1024;
-  if (kib < 1) kib = 1;
+// What the submitting side adds, and the attributes every job ad carries.
+void JobBuilder::Draft::submit_side() {
+  const Options& o = b.opts_;
+  put("FileSystemDomain", quoted(o.filesystem_domain));
+  put("JobSubmitFile", quoted(b.submit_file_));
+  put("CondorVersion", quoted(o.version));
+  put("SubmitVersion", quoted(o.version));
+  put("CondorPlatform", quoted(o.platform));
+  put("QDate", std::to_string(o.now));
+  put("EnteredCurrentStatus", std::to_string(o.now));
+  long long kib = std::max((b.size_of(exe) + 1023) / 1024, 1LL);
   put("ExecutableSize", std::to_string(kib));
   put("ImageSize", std::to_string(kib));
   put("DiskUsage", std::to_string(kib));
@@ -536,8 +565,11 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
   size_t n = 0;
   const Attr* k = constants(&n);
   ad->insert(ad->end(), k, k + n);
+}
 
-  // +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.
+// +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.
+Status JobBuilder::Draft::plus_attributes() {
+  std::string canon;
   for (size_t i = 0; i < m.all().size(); ++i) {
     const Macros::Macro& mac = m.all()[i];
     std::string attr;
@@ -552,7 +584,7 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
     cmd.get(name.c_str(), &v);
     if (!cmd.err.ok) return cmd.err;
     if (v.empty()) continue;
-    if (!canonical(attr, v, &canon).ok) {
+    if (!b.canonical(attr, v, &canon).ok) {
       return Status::Error("Parse error in expression:\n\t" + attr + " = " + v + "\n\t(" +
                            m.all()[i].file + ", line " + std::to_string(m.all()[i].line) + ")");
     }
@@ -561,10 +593,25 @@ Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
     if (it != ad->end()) {
       it->value = canon;
     } else {
-      ad->push_back(Attr{attr, canon});
+      put(attr, canon);
     }
   }
   return Status::Ok();
+}
+
+Status JobBuilder::build(Macros& m, std::vector<Attr>* ad) {
+  ad->clear();
+  Draft d(*this, m, ad);
+  Status st = d.paths();
+  if (st.ok) st = d.arguments();
+  if (st.ok) st = d.resources();
+  if (st.ok) st = d.matching();
+  if (st.ok) st = d.accounting();
+  if (st.ok) st = d.policy();
+  if (st.ok) st = d.status();
+  if (!st.ok) return st;
+  d.submit_side();
+  return d.plus_attributes();
 }
 
 }  // namespace kite::submit

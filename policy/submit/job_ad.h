@@ -54,6 +54,8 @@ class JobBuilder {
   Status build(Macros& m, std::vector<Attr>* ad);
 
  private:
+  struct Draft;  // one proc's ad while it is written (job_ad.cc)
+
   struct Cached {
     std::string source;
     std::string canonical;
