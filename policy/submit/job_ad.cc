@@ -184,61 +184,61 @@ struct Commands {
 
 }  // namespace
 
-const char* command_alias(std::string_view command) {
-  struct Alias {
-    std::string_view command;
-    std::string_view attr;
+namespace {
+
+// Commands outside the tables above that condor_submit also accepts under their attribute name.
+const ExprCommand kOtherAliases[] = {
+    {"request_cpus", "RequestCpus"},
+    {"request_memory", "RequestMemory"},
+    {"request_disk", "RequestDisk"},
+    {"priority", "JobPrio"},
+    {"nice_user", "NiceUser"},
+    {"initialdir", "Iwd"},
+    {"job_lease_duration", "JobLeaseDuration"},
+    {"concurrency_limits", "ConcurrencyLimits"},
+    {"deferral_window", "DeferralWindow"},
+    {"deferral_prep_time", "DeferralPrepTime"},
+    {"cron_prep_time", "CronPrepTime"},
+    {"cron_window", "CronWindow"},
+    {"should_transfer_files", "ShouldTransferFiles"},
+    {"when_to_transfer_output", "WhenToTransferOutput"},
+};
+
+// `name` equals the NUL-terminated `word`, ignoring case (no strlen: the hot path calls this).
+bool same_word(std::string_view name, const char* word) {
+  return strncasecmp(name.data(), word, name.size()) == 0 && word[name.size()] == '\0';
+}
+
+// The table entry naming `name` (as a command, or as an attribute when `by_attr`), or null.
+const ExprCommand* alias_entry(std::string_view name, bool by_attr) {
+  struct Table {
+    const ExprCommand* first;
+    size_t n;
   };
-  static constexpr Alias kAliases[] = {
-      {"request_cpus", "RequestCpus"},
-      {"request_memory", "RequestMemory"},
-      {"request_disk", "RequestDisk"},
-      {"priority", "JobPrio"},
-      {"nice_user", "NiceUser"},
-      {"initialdir", "Iwd"},
-      {"on_exit_remove", "OnExitRemove"},
-      {"on_exit_hold", "OnExitHold"},
-      {"on_exit_hold_reason", "OnExitHoldReason"},
-      {"on_exit_hold_subcode", "OnExitHoldSubCode"},
-      {"periodic_hold", "PeriodicHold"},
-      {"periodic_hold_reason", "PeriodicHoldReason"},
-      {"periodic_hold_subcode", "PeriodicHoldSubCode"},
-      {"periodic_release", "PeriodicRelease"},
-      {"periodic_remove", "PeriodicRemove"},
-      {"kill_sig", "KillSig"},
-      {"remove_kill_sig", "RemoveKillSig"},
-      {"hold_kill_sig", "HoldKillSig"},
-      {"max_job_retirement_time", "MaxJobRetirementTime"},
-      {"job_max_vacate_time", "JobMaxVacateTime"},
-      {"job_lease_duration", "JobLeaseDuration"},
-      {"concurrency_limits", "ConcurrencyLimits"},
-      {"deferral_time", "DeferralTime"},
-      {"deferral_window", "DeferralWindow"},
-      {"deferral_prep_time", "DeferralPrepTime"},
-      {"cron_minute", "CronMinute"},
-      {"cron_hour", "CronHour"},
-      {"cron_day_of_month", "CronDayOfMonth"},
-      {"cron_month", "CronMonth"},
-      {"cron_day_of_week", "CronDayOfWeek"},
-      {"cron_prep_time", "CronPrepTime"},
-      {"cron_window", "CronWindow"},
-      {"batch_name", "JobBatchName"},
-      {"notify_user", "NotifyUser"},
-      {"max_retries", "MaxRetries"},
-      {"should_transfer_files", "ShouldTransferFiles"},
-      {"when_to_transfer_output", "WhenToTransferOutput"},
+  static const Table kTables[] = {
+      {kExprCommands, sizeof(kExprCommands) / sizeof(kExprCommands[0])},
+      {kSignalCommands, sizeof(kSignalCommands) / sizeof(kSignalCommands[0])},
+      {kStringCommands, sizeof(kStringCommands) / sizeof(kStringCommands[0])},
+      {kOtherAliases, sizeof(kOtherAliases) / sizeof(kOtherAliases[0])},
   };
-  for (const Alias& a : kAliases) {
-    if (command.size() == a.command.size() &&
-        strncasecmp(command.data(), a.command.data(), command.size()) == 0) {
-      return a.attr.data();
-    }
-    if (command.size() == a.attr.size() &&
-        strncasecmp(command.data(), a.attr.data(), command.size()) == 0) {
-      return a.command.data();
+  for (const Table& t : kTables) {
+    for (size_t i = 0; i < t.n; ++i) {
+      if (same_word(name, by_attr ? t.first[i].attr : t.first[i].command)) return &t.first[i];
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+const char* command_alias(std::string_view command) {
+  if (const ExprCommand* e = alias_entry(command, false)) return e->attr;
+  if (const ExprCommand* e = alias_entry(command, true)) return e->command;
+  return nullptr;
+}
+
+bool is_attribute_alias(std::string_view name) {
+  return alias_entry(name, true) != nullptr;
 }
 
 const JobBuilder::FileFacts& JobBuilder::facts(const std::string& path) {

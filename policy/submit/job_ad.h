@@ -28,6 +28,8 @@ bool parse_bool(std::string_view text, bool* out);
 /// The other name condor_submit accepts for a command: the job attribute it sets
 /// ("request_cpus" <-> "RequestCpus"); null when there is none.
 const char* command_alias(std::string_view command);
+/// True when `name` is a job attribute name that stands for a command.
+bool is_attribute_alias(std::string_view name);
 
 /// What the default Requirements depends on.
 struct RequirementsInput {

@@ -208,7 +208,7 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
                                std::string(name));
         }
         if (ifs.empty() || ifs.back().active) {
-          m_.aliases = m_.aliases || command_alias(name) != nullptr;
+          m_.aliases = m_.aliases || is_attribute_alias(name);
           m_.set(name, std::move(value), file, start);
         }
         continue;
@@ -294,7 +294,7 @@ Status Submitter::statement(std::string_view s, const std::string& file, int lin
     return Status::Error(where(file, line) + ": cannot read '" + excerpt(s) +
                          "' (expected NAME = VALUE, +Attr = VALUE, queue, include or if)");
   }
-  m_.aliases = m_.aliases || command_alias(name) != nullptr;
+  m_.aliases = m_.aliases || is_attribute_alias(name);
   m_.set(name, std::string(trim(s.substr(eq + 1))), file, line);
   return Status::Ok();
 }
