@@ -13,21 +13,23 @@ TEST_F(SubmitTest, ExecutableIsMadeAbsoluteAgainstTheSubmitDirectory) {
 
 TEST_F(SubmitTest, PathsDefaultsAndTransferFlags) {
   Result r = run("executable = job.sh\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "Iwd"), "\"" + dir_ + "\"");
-  EXPECT_EQ(attr(r, 0, "In"), "\"/dev/null\"");
-  EXPECT_EQ(attr(r, 0, "Out"), "\"/dev/null\"");
-  EXPECT_EQ(attr(r, 0, "Err"), "\"/dev/null\"");
-  EXPECT_EQ(attr(r, 0, "TransferIn"), "false");
-  EXPECT_EQ(attr(r, 0, "TransferOut"), "false");
-  EXPECT_EQ(attr(r, 0, "TransferErr"), "false");
-  EXPECT_EQ(attr(r, 0, "UserLog"), "<absent>");
+  expect_attrs(r, 0,
+               {{"Iwd", "\"" + dir_ + "\""},
+                {"In", "\"/dev/null\""},
+                {"Out", "\"/dev/null\""},
+                {"Err", "\"/dev/null\""},
+                {"TransferIn", "false"},
+                {"TransferOut", "false"},
+                {"TransferErr", "false"},
+                {"UserLog", "<absent>"}});
   Result g = run("executable = job.sh\ninput = a.in\noutput = o/a.out\nerror = a.err\nqueue\n");
   EXPECT_EQ(attr(g, 0, "In"), "\"a.in\"");  // a missing input file is not an error
-  EXPECT_EQ(attr(g, 0, "Out"), "\"o/a.out\"");
-  EXPECT_EQ(attr(g, 0, "Err"), "\"a.err\"");
-  EXPECT_EQ(attr(g, 0, "StreamIn"), "false");
-  EXPECT_EQ(attr(g, 0, "StreamOut"), "false");
-  EXPECT_EQ(attr(g, 0, "TransferIn"), "<absent>");
+  expect_attrs(g, 0,
+               {{"Out", "\"o/a.out\""},
+                {"Err", "\"a.err\""},
+                {"StreamIn", "false"},
+                {"StreamOut", "false"},
+                {"TransferIn", "<absent>"}});
 }
 
 TEST_F(SubmitTest, InitialdirMovesIwdAndTheLogButNotTheExecutable) {
@@ -77,11 +79,12 @@ TEST_F(SubmitTest, RankPriorityAndLease) {
 
 TEST_F(SubmitTest, NiceUserSetsTheNiceUserGroupAndNoNiceUserAttribute) {
   Result r = run("executable = job.sh\nnice_user = True\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "NiceUser"), "<absent>");
-  EXPECT_EQ(attr(r, 0, "AcctGroup"), "\"nice-user\"");
-  EXPECT_EQ(attr(r, 0, "AcctGroupUser"), "\"alice\"");
-  EXPECT_EQ(attr(r, 0, "AccountingGroup"), "\"nice-user.alice\"");
-  EXPECT_EQ(attr(r, 0, "MaxJobRetirementTime"), "0");
+  expect_attrs(r, 0,
+               {{"NiceUser", "<absent>"},
+                {"AcctGroup", "\"nice-user\""},
+                {"AcctGroupUser", "\"alice\""},
+                {"AccountingGroup", "\"nice-user.alice\""},
+                {"MaxJobRetirementTime", "0"}});
   Result n = run("executable = job.sh\nnice_user = false\nqueue\n");
   EXPECT_EQ(attr(n, 0, "AcctGroup"), "<absent>");
 }
@@ -123,17 +126,18 @@ TEST_F(SubmitTest, PolicyExpressionsAreCopiedUnevaluated) {
           "periodic_hold = NumJobStarts > 2\nperiodic_hold_reason = \"loops\"\n"
           "periodic_hold_subcode = 4\nperiodic_release = true\nperiodic_remove = JobStatus == 5\n"
           "max_job_retirement_time = 600\njob_max_vacate_time = 30\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "OnExitRemove"), "ExitCode == 0");
-  EXPECT_EQ(attr(r, 0, "OnExitHold"), "ExitCode > 1");
-  EXPECT_EQ(attr(r, 0, "OnExitHoldReason"), "\"bad exit\"");
-  EXPECT_EQ(attr(r, 0, "OnExitHoldSubCode"), "3");
-  EXPECT_EQ(attr(r, 0, "PeriodicHold"), "NumJobStarts > 2");
-  EXPECT_EQ(attr(r, 0, "PeriodicHoldReason"), "\"loops\"");
-  EXPECT_EQ(attr(r, 0, "PeriodicHoldSubCode"), "4");
-  EXPECT_EQ(attr(r, 0, "PeriodicRelease"), "true");
-  EXPECT_EQ(attr(r, 0, "PeriodicRemove"), "JobStatus == 5");
-  EXPECT_EQ(attr(r, 0, "MaxJobRetirementTime"), "600");
-  EXPECT_EQ(attr(r, 0, "JobMaxVacateTime"), "30");
+  expect_attrs(r, 0,
+               {{"OnExitRemove", "ExitCode == 0"},
+                {"OnExitHold", "ExitCode > 1"},
+                {"OnExitHoldReason", "\"bad exit\""},
+                {"OnExitHoldSubCode", "3"},
+                {"PeriodicHold", "NumJobStarts > 2"},
+                {"PeriodicHoldReason", "\"loops\""},
+                {"PeriodicHoldSubCode", "4"},
+                {"PeriodicRelease", "true"},
+                {"PeriodicRemove", "JobStatus == 5"},
+                {"MaxJobRetirementTime", "600"},
+                {"JobMaxVacateTime", "30"}});
   Result none = run("executable = job.sh\nqueue\n");
   for (const char* a : {"OnExitRemove", "OnExitHold", "PeriodicHold", "PeriodicRelease",
                         "PeriodicRemove", "KillSig", "MaxJobRetirementTime", "DeferralTime"}) {
@@ -143,10 +147,11 @@ TEST_F(SubmitTest, PolicyExpressionsAreCopiedUnevaluated) {
 
 TEST_F(SubmitTest, DeferralTimeWritesItsAttributesAndClause) {
   Result r = run("executable = job.sh\ndeferral_time = 2000000000\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "DeferralTime"), "2000000000");
-  EXPECT_EQ(attr(r, 0, "DeferralWindow"), "0");
-  EXPECT_EQ(attr(r, 0, "DeferralPrepTime"), "300");
-  EXPECT_EQ(attr(r, 0, "ScheddInterval"), "300");
+  expect_attrs(r, 0,
+               {{"DeferralTime", "2000000000"},
+                {"DeferralWindow", "0"},
+                {"DeferralPrepTime", "300"},
+                {"ScheddInterval", "300"}});
   std::string req = attr(r, 0, "Requirements");
   EXPECT_NE(req.find(std::string(kFsDomain) + " && TARGET.HasJobDeferral && (((time() + "
                                               "ScheddInterval) >= (DeferralTime - "
@@ -160,14 +165,15 @@ TEST_F(SubmitTest, CronCommandsAreStringsAndNeedDeferralButWriteNoDeferralTime) 
   Result r =
       run("executable = job.sh\ncron_minute = 0,15\ncron_hour = *\ncron_day_of_month = 1\n"
           "cron_month = 1-6\ncron_day_of_week = 1\ncron_prep_time = 20\ncron_window = 40\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "CronMinute"), "\"0,15\"");
-  EXPECT_EQ(attr(r, 0, "CronHour"), "\"*\"");
-  EXPECT_EQ(attr(r, 0, "CronDayOfMonth"), "\"1\"");
-  EXPECT_EQ(attr(r, 0, "CronMonth"), "\"1-6\"");
-  EXPECT_EQ(attr(r, 0, "CronDayOfWeek"), "\"1\"");
-  EXPECT_EQ(attr(r, 0, "DeferralPrepTime"), "20");
-  EXPECT_EQ(attr(r, 0, "DeferralWindow"), "40");
-  EXPECT_EQ(attr(r, 0, "DeferralTime"), "<absent>");
+  expect_attrs(r, 0,
+               {{"CronMinute", "\"0,15\""},
+                {"CronHour", "\"*\""},
+                {"CronDayOfMonth", "\"1\""},
+                {"CronMonth", "\"1-6\""},
+                {"CronDayOfWeek", "\"1\""},
+                {"DeferralPrepTime", "20"},
+                {"DeferralWindow", "40"},
+                {"DeferralTime", "<absent>"}});
   EXPECT_NE(attr(r, 0, "Requirements").find("TARGET.HasJobDeferral"), std::string::npos);
 }
 
@@ -206,35 +212,34 @@ TEST_F(SubmitTest, PlusAndMyAttributesAreStoredUnevaluated) {
 
 TEST_F(SubmitTest, RealsPrintAsOldClassAdSyntaxDoes) {
   Result r = run("executable = job.sh\n+A = 2.5\n+B = 0.1 * x\n+C = 3.0\nrank = 0.0\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "A"), "2.5");
-  EXPECT_EQ(attr(r, 0, "B"), "0.1 * x");
-  EXPECT_EQ(attr(r, 0, "C"), "3.0");
-  EXPECT_EQ(attr(r, 0, "Rank"), "0.0");
+  expect_attrs(r, 0, {{"A", "2.5"}, {"B", "0.1 * x"}, {"C", "3.0"}, {"Rank", "0.0"}});
 }
 
 TEST_F(SubmitTest, JobAttributeNamesAreAcceptedAsCommands) {
   Result r =
       run("executable = job.sh\nRequestCpus = 2\nRequestMemory = 1G\nOnExitRemove = false\n"
           "JobPrio = 3\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "RequestCpus"), "2");
-  EXPECT_EQ(attr(r, 0, "RequestMemory"), "1024");
-  EXPECT_EQ(attr(r, 0, "OnExitRemove"), "false");
-  EXPECT_EQ(attr(r, 0, "JobPrio"), "3");
+  expect_attrs(r, 0,
+               {{"RequestCpus", "2"},
+                {"RequestMemory", "1024"},
+                {"OnExitRemove", "false"},
+                {"JobPrio", "3"}});
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
 }
 
 TEST_F(SubmitTest, AlwaysWrittenAttributes) {
   Result r = run("executable = job.sh\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "JobUniverse"), "5");
-  EXPECT_EQ(attr(r, 0, "ClusterId"), "1");
-  EXPECT_EQ(attr(r, 0, "ProcId"), "0");
-  EXPECT_EQ(attr(r, 0, "MyType"), "\"Job\"");
-  EXPECT_EQ(attr(r, 0, "TargetType"), "\"Machine\"");
-  EXPECT_EQ(attr(r, 0, "JobSubmitFile"), "\"test.sub\"");
-  EXPECT_EQ(attr(r, 0, "FileSystemDomain"), "\"example.org\"");
-  EXPECT_EQ(attr(r, 0, "ShouldTransferFiles"), "\"IF_NEEDED\"");
-  EXPECT_EQ(attr(r, 0, "WhenToTransferOutput"), "\"ON_EXIT\"");
-  EXPECT_EQ(attr(r, 0, "Owner"), "undefined");
+  expect_attrs(r, 0,
+               {{"JobUniverse", "5"},
+                {"ClusterId", "1"},
+                {"ProcId", "0"},
+                {"MyType", "\"Job\""},
+                {"TargetType", "\"Machine\""},
+                {"JobSubmitFile", "\"test.sub\""},
+                {"FileSystemDomain", "\"example.org\""},
+                {"ShouldTransferFiles", "\"IF_NEEDED\""},
+                {"WhenToTransferOutput", "\"ON_EXIT\""},
+                {"Owner", "undefined"}});
   EXPECT_EQ(one("executable = job.sh\nuniverse = Vanilla\nqueue\n", "JobUniverse"), "5");
 }
 

@@ -6,10 +6,11 @@ namespace {
 
 TEST_F(SubmitTest, ResourceDefaults) {
   Result r = run("executable = job.sh\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "RequestCpus"), "1");
-  EXPECT_EQ(attr(r, 0, "RequestMemory"), "128");
-  EXPECT_EQ(attr(r, 0, "RequestDisk"), "MAX({ 1024,(TransferInputSizeMB + 1) * 1.25 }) * 1024");
-  EXPECT_EQ(attr(r, 0, "RequestGPUs"), "<absent>");
+  expect_attrs(r, 0,
+               {{"RequestCpus", "1"},
+                {"RequestMemory", "128"},
+                {"RequestDisk", "MAX({ 1024,(TransferInputSizeMB + 1) * 1.25 }) * 1024"},
+                {"RequestGPUs", "<absent>"}});
 }
 
 TEST_F(SubmitTest, MemoryUnitsAreMiBRoundedUp) {
@@ -100,10 +101,11 @@ TEST_F(SubmitTest, CustomResourcesAddSortedClausesSpeltAsWritten) {
   Result r =
       run("executable = job.sh\nrequest_scratch = 10\nrequest_GPUs = 2\nrequest_Apples = 1\n"
           "request_zero = 0\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "Requestscratch"), "10");
-  EXPECT_EQ(attr(r, 0, "RequestGPUs"), "2");
-  EXPECT_EQ(attr(r, 0, "RequestApples"), "1");
-  EXPECT_EQ(attr(r, 0, "Requestzero"), "0");
+  expect_attrs(r, 0,
+               {{"Requestscratch", "10"},
+                {"RequestGPUs", "2"},
+                {"RequestApples", "1"},
+                {"Requestzero", "0"}});
   std::string req = attr(r, 0, "Requirements");
   EXPECT_NE(req.find(std::string(kMemory) +
                      " && (TARGET.Apples >= RequestApples) && (TARGET.GPUs >= RequestGPUs) && "

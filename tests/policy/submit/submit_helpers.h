@@ -8,7 +8,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "policy/submit/submit.h"
 
@@ -58,6 +60,11 @@ class SubmitTest : public ::testing::Test {
     EXPECT_TRUE(r.procs.empty());
     return st.message;
   }
+  /// Submits `text` expecting an error whose message contains `needle`.
+  void expect_error(const std::string& text, const std::string& needle) {
+    std::string msg = error(text);
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+  }
   /// The value of `name` in proc `proc`'s merged ad, or "<absent>".
   static std::string attr(const Result& r, size_t proc, const std::string& name) {
     if (proc >= r.procs.size()) return "<no proc>";
@@ -65,6 +72,11 @@ class SubmitTest : public ::testing::Test {
       if (a.name == name) return a.value;
     }
     return "<absent>";
+  }
+  /// Checks several attributes of one proc: {name, value in canonical unparse or "<absent>"}.
+  static void expect_attrs(const Result& r, size_t proc,
+                           std::initializer_list<std::pair<const char*, std::string>> want) {
+    for (const auto& [name, value] : want) EXPECT_EQ(attr(r, proc, name), value) << name;
   }
   /// The value in the only (first) proc.
   std::string one(const std::string& text, const std::string& name) {
