@@ -24,6 +24,15 @@ void put(const std::string& path, const char* text, int mode) {
   chmod(path.c_str(), mode);
 }
 
+std::string scratch_dir;
+
+// The submit language only reads, so the scratch tree holds just what scratch() wrote.
+void remove_scratch() {
+  for (const char* f : {"/job.sh", "/items.txt", "/inc.sub"}) unlink((scratch_dir + f).c_str());
+  rmdir((scratch_dir + "/sub").c_str());
+  rmdir(scratch_dir.c_str());
+}
+
 const std::string& scratch() {
   static const std::string dir = [] {
     char tmpl[] = "/tmp/kite-submit-fuzz-XXXXXX";
@@ -33,6 +42,8 @@ const std::string& scratch() {
     put(d + "/items.txt", "a 1\nb 2\n# c\n\nd 4\n", 0644);
     put(d + "/inc.sub", "request_cpus = 2\n+FromInclude = true\n", 0644);
     mkdir((d + "/sub").c_str(), 0755);
+    scratch_dir = d;
+    std::atexit(remove_scratch);
     return d;
   }();
   return dir;
