@@ -15,6 +15,7 @@ int drain_main(int argc, char** argv);
 int off_main(int argc, char** argv);
 int reconfig_main(int argc, char** argv);
 int set_main(int argc, char** argv);
-int run_main(int argc, char** argv);  // agent/cli/run_cmd.cc
+int run_main(int argc, char** argv);     // agent/cli/run_cmd.cc
+int submit_main(int argc, char** argv);  // agent/cli/submit_cmd.cc
 
 }  // namespace kite::cli

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace kite::classad {
 namespace {
@@ -88,6 +89,7 @@ struct Unparser {
   std::string& out;
   bool pretty;
   int indent = 0;
+  bool old_reals = false;  // unparse_expr_old: reals as old ClassAd syntax prints them
 
   void list(const ListObj* l) {
     if (pretty) {
@@ -161,7 +163,9 @@ struct Unparser {
         out += buf;
         return;
       }
-      case ValueType::kReal: unparse_real(out, v.as_real()); return;
+      case ValueType::kReal:
+        old_reals ? unparse_real_old(out, v.as_real()) : unparse_real(out, v.as_real());
+        return;
       case ValueType::kString: unparse_string(out, v.as_string()); return;
       case ValueType::kList: list(v.as_list()); return;
       case ValueType::kClassAd: ad(*v.as_classad()); return;
@@ -273,6 +277,17 @@ void unparse_real(std::string& out, double r) {
   out += buf;
 }
 
+void unparse_real_old(std::string& out, double r) {
+  if (r == 0.0 || std::isnan(r) || std::isinf(r)) {
+    unparse_real(out, r);
+    return;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.16G", r);
+  if (buf[std::strcspn(buf, ".Ee")] == '\0') std::strcat(buf, ".0");
+  out += buf;
+}
+
 void unparse_string(std::string& out, std::string_view s) {
   out += '"';
   escape_into(out, s, '"');
@@ -296,6 +311,11 @@ void unparse_value(std::string& out, const Value& v) {
 }
 void unparse_expr(std::string& out, const Expr* e) {
   Unparser{out, false}.expr(e);
+}
+void unparse_expr_old(std::string& out, const Expr* e) {
+  Unparser u{out, false};
+  u.old_reals = true;
+  u.expr(e);
 }
 void unparse_classad(std::string& out, const ClassAd& ad) {
   Unparser{out, false}.ad(ad);

@@ -12,6 +12,10 @@ namespace kite::classad {
 
 void unparse_value(std::string& out, const Value& v);
 void unparse_expr(std::string& out, const Expr* e);
+// The same with reals as old ClassAd syntax (`A = 1.25` lines, condor_submit -dry-run,
+// condor_status -l) prints them: %.16G, ".0" added to an integral value.
+void unparse_expr_old(std::string& out, const Expr* e);
+void unparse_real_old(std::string& out, double r);
 // `[ a = 1; b = 2 ]` in HTCondor's attribute order.
 void unparse_classad(std::string& out, const ClassAd& ad);
 // The pretty form HTCondor's unparse() builtin uses (lists and ads on

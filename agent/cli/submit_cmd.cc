@@ -1,0 +1,132 @@
+// `kite submit -dry-run FILE`: prints the job ad of every proc a submit file makes (old ClassAd
+// syntax, one blank line between procs), as condor_submit -dry-run does; warnings and errors to
+// stderr. Submitting to the queue comes with the queue.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "agent/cli/commands.h"
+#include "policy/config/config.h"
+#include "policy/submit/submit.h"
+
+namespace kite::cli {
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: kite submit -dry-run [OUTFILE] FILE\n"
+               "  -dry-run   print the job ads FILE makes instead of submitting them; with\n"
+               "             OUTFILE (condor_submit's form) write them there ('-' = stdout)\n"
+               "  the submitting user is $KITE_SUBMIT_USER, else the real user;\n"
+               "  FileSystemDomain comes from FILESYSTEM_DOMAIN in $KITE_CONFIG or\n"
+               "  /etc/kite/kite.conf\n");
+  return 2;
+}
+
+std::string submitting_user() {
+  if (const char* u = std::getenv("KITE_SUBMIT_USER"); u && u[0]) return u;
+  struct passwd* pw = getpwuid(getuid());
+  return pw && pw->pw_name ? pw->pw_name : std::to_string(getuid());
+}
+
+std::string filesystem_domain() {
+  config::Config cfg("SUBMIT");
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0]) cfg.set_detected("FULL_HOSTNAME", host);
+  const char* env = std::getenv("KITE_CONFIG");
+  bool given = env && env[0];
+  std::string value;
+  if (cfg.load_main(given ? env : "/etc/kite/kite.conf", given).ok &&
+      cfg.get("FILESYSTEM_DOMAIN", &value) && !value.empty()) {
+    return value;
+  }
+  return host;
+}
+
+}  // namespace
+
+int submit_main(int argc, char** argv) {
+  bool dry_run = false;
+  std::vector<const char*> positional;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (!std::strcmp(a, "-dry-run") || !std::strcmp(a, "--dry-run") || !std::strcmp(a, "-dry")) {
+      dry_run = true;
+    } else if (!std::strcmp(a, "-h") || !std::strcmp(a, "-help") || !std::strcmp(a, "--help")) {
+      usage();
+      return 0;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      std::fprintf(stderr, "kite submit: unknown option '%s'\n", a);
+      return usage();
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (positional.empty() || positional.size() > 2) return usage();
+  if (!dry_run) {
+    std::fprintf(stderr,
+                 "kite submit: submitting to the queue is not available yet; use -dry-run\n");
+    return 2;
+  }
+  const char* out_path = positional.size() == 2 ? positional[0] : "-";
+  const char* file = positional.back();
+
+  submit::Options opts;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) {
+    std::fprintf(stderr, "ERROR: cannot read the current directory: %s\n", std::strerror(errno));
+    return 1;
+  }
+  opts.cwd = cwd;
+  opts.user = submitting_user();
+  opts.filesystem_domain = filesystem_domain();
+  opts.version = std::string("$CondorVersion: 25.14.0 Kite ") + KITE_VERSION + " $";
+  opts.now = static_cast<int64_t>(std::time(nullptr));
+
+  submit::Result result;
+  submit::Status st = submit::submit_file(file, opts, &result);
+  for (const std::string& w : result.warnings) std::fprintf(stderr, "\n%s\n", w.c_str());
+  if (!st.ok) {
+    std::fprintf(stderr, "\nERROR: %s\n", st.message.c_str());
+    return 1;
+  }
+  FILE* out = stdout;
+  if (std::strcmp(out_path, "-") != 0) {
+    out = std::fopen(out_path, "w");
+    if (!out) {
+      std::fprintf(stderr, "ERROR: cannot write %s: %s\n", out_path, std::strerror(errno));
+      return 1;
+    }
+  }
+  std::string text;
+  for (size_t i = 0; i < result.procs.size(); ++i) {
+    if (i > 0) text += '\n';
+    for (const submit::Attr& a : result.merged(i)) {
+      text += a.name;
+      text += " = ";
+      text += a.value;
+      text += '\n';
+    }
+    if (text.size() > (1 << 20)) {
+      std::fwrite(text.data(), 1, text.size(), out);
+      text.clear();
+    }
+  }
+  std::fwrite(text.data(), 1, text.size(), out);
+  bool ok = std::fflush(out) == 0;
+  if (out != stdout) ok = std::fclose(out) == 0 && ok;
+  if (!ok) {
+    std::fprintf(stderr, "ERROR: cannot write the job ads\n");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kite::cli

@@ -1,0 +1,245 @@
+// The queue statement: its forms (queue, queue N, queue [N] VAR in (...), queue [N] VARS from
+// (...) or FILE, queue [N] VAR matching [files|dirs] PATTERN...), optional [slice], items.
+#include "policy/submit/queue.h"
+
+#include <glob.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "policy/config/internal.h"
+#include "policy/submit/macros.h"
+
+namespace kite::submit {
+namespace {
+
+using config::internal::trim;
+
+constexpr size_t kMaxItems = 10000000;
+constexpr size_t kMaxFromFile = 256u << 20;
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+// Position of the keyword `kw` as a whole word in `s`, or npos.
+size_t find_word(std::string_view s, std::string_view kw) {
+  for (size_t i = 0; i + kw.size() <= s.size(); ++i) {
+    if ((i == 0 || is_blank(s[i - 1])) && strncasecmp(s.data() + i, kw.data(), kw.size()) == 0 &&
+        (i + kw.size() == s.size() || is_blank(s[i + kw.size()]) || s[i + kw.size()] == '(' ||
+         s[i + kw.size()] == '[')) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Splits on any of `seps`, trimming, dropping empty pieces.
+std::vector<std::string> split(std::string_view s, const char* seps) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || std::strchr(seps, s[i])) {
+      std::string_view piece = trim(s.substr(begin, i - begin));
+      if (!piece.empty()) out.emplace_back(piece);
+      begin = i + 1;
+    }
+  }
+  return out;
+}
+
+// One line of a `from` list split into `n` fields on commas and/or blanks; the last field takes
+// the rest of the line.
+std::vector<std::string> fields(std::string_view line, size_t n) {
+  std::vector<std::string> out;
+  std::string_view rest = trim(line);
+  while (out.size() + 1 < n && !rest.empty()) {
+    size_t cut = rest.find_first_of(", \t");
+    if (cut == std::string_view::npos) break;
+    out.emplace_back(rest.substr(0, cut));
+    rest = trim(rest.substr(cut));
+    if (!rest.empty() && rest[0] == ',') rest = trim(rest.substr(1));
+  }
+  out.emplace_back(rest);
+  while (out.size() < n) out.emplace_back();
+  return out;
+}
+
+// `[start:end:step]` (Python slice) applied to `items`; false on a malformed slice.
+bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* items) {
+  long v[3] = {0, 0, 1};
+  bool given[3] = {false, false, false};
+  size_t part = 0;
+  std::string_view s = slice;
+  size_t begin = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != ':') continue;
+    if (part > 2) return false;
+    std::string t(trim(s.substr(begin, i - begin)));
+    if (!t.empty()) {
+      char* end = nullptr;
+      v[part] = std::strtol(t.c_str(), &end, 10);
+      if (*end != '\0' || t.size() > 9) return false;
+      given[part] = true;
+    }
+    ++part;
+    begin = i + 1;
+  }
+  if (v[2] <= 0) return false;
+  long n = static_cast<long>(items->size());
+  auto norm = [n](long x) { return x < 0 ? std::max(0L, n + x) : std::min(n, x); };
+  long from = given[0] ? norm(v[0]) : 0;
+  long to = given[1] ? norm(v[1]) : n;
+  std::vector<std::vector<std::string>> out;
+  for (long i = from; i < to; i += v[2]) out.push_back(std::move((*items)[i]));
+  *items = std::move(out);
+  return true;
+}
+
+}  // namespace
+
+Status read_text_file(const std::string& path, size_t limit, std::string* out) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  }
+  // Only regular files: a FIFO or a terminal would wait forever, a device never end.
+  if (!S_ISREG(st.st_mode)) return Status::Error(path + " is not a regular file");
+  if (static_cast<size_t>(st.st_size) > limit) {
+    return Status::Error(path + " is larger than " + std::to_string(limit >> 20) + " MiB");
+  }
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out->size() <= limit) out->append(buf, n);
+  std::fclose(f);
+  if (out->size() > limit) {
+    return Status::Error(path + " is larger than " + std::to_string(limit >> 20) + " MiB");
+  }
+  return Status::Ok();
+}
+
+bool queue_list_open(std::string_view text) {
+  size_t open = text.find('(');
+  return open != std::string_view::npos && text.find(')', open) == std::string_view::npos;
+}
+
+Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out) {
+  *out = QueueSpec{};
+  std::string_view t = trim(text);
+  const char* kind = nullptr;
+  size_t at = std::string_view::npos;
+  for (const char* kw : {"in", "from", "matching"}) {
+    size_t p = find_word(t, kw);
+    if (p < at) {
+      at = p;
+      kind = kw;
+    }
+  }
+  std::string_view head = trim(t.substr(0, at));
+  if (!kind) {
+    out->count = std::string(head);
+    return Status::Ok();
+  }
+  // head: [count] [var[, var...]]
+  std::vector<std::string> words = split(head, ", \t");
+  if (!words.empty() && !valid_macro_name(words[0])) {
+    size_t sp = head.find_first_of(" \t");
+    out->count = std::string(head.substr(0, sp));
+    words = split(sp == std::string_view::npos ? "" : head.substr(sp), ", \t");
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (!valid_macro_name(words[i])) {
+      return Status::Error("invalid queue variable name '" + words[i] + "'");
+    }
+    out->vars.push_back(words[i]);
+  }
+  if (out->vars.empty()) out->vars.push_back("Item");
+  out->has_items = true;
+  std::string_view rest = trim(t.substr(at + std::strlen(kind)));
+  int want = 0;  // matching: 0 files and directories, 1 files, 2 directories
+  if (std::strcmp(kind, "matching") == 0) {
+    for (int w = 1; w <= 2; ++w) {
+      const char* word = w == 1 ? "files" : "dirs";
+      if (find_word(rest, word) == 0) {
+        want = w;
+        rest = trim(rest.substr(std::strlen(word)));
+      }
+    }
+  }
+  std::string slice;
+  if (!rest.empty() && rest[0] == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return Status::Error("unclosed [slice] in queue");
+    slice = std::string(rest.substr(1, close - 1));
+    rest = trim(rest.substr(close + 1));
+  }
+  std::string_view list = rest;
+  bool paren = !rest.empty() && rest[0] == '(';
+  if (paren) {
+    size_t close = rest.rfind(')');
+    if (close == std::string_view::npos) return Status::Error("queue list has no closing ')'");
+    if (!trim(rest.substr(close + 1)).empty()) {
+      return Status::Error("unexpected text after the queue list's ')'");
+    }
+    list = rest.substr(1, close - 1);
+  }
+  if (list.find('\0') != std::string_view::npos) return Status::Error("a NUL byte in the items");
+  std::string kw(kind);
+  if (kw == "in") {
+    for (std::string& item : split(list, ", \t\n")) out->items.push_back({std::move(item)});
+  } else if (kw == "from") {
+    std::string file_text;
+    if (!paren) {
+      std::string path(trim(list));
+      if (path.empty()) return Status::Error("queue from names no file or list");
+      if (path[0] != '/') path = cwd + "/" + path;
+      Status st = read_text_file(path, kMaxFromFile, &file_text);
+      if (!st.ok) return Status::Error("queue from: " + st.message);
+      list = file_text;
+      if (list.find('\0') != std::string_view::npos) {
+        return Status::Error("a NUL byte in " + path);
+      }
+    }
+    size_t begin = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      if (i < list.size() && list[i] != '\n') continue;
+      std::string_view line = trim(list.substr(begin, i - begin));
+      begin = i + 1;
+      if (line.empty() || line[0] == '#') continue;
+      if (out->items.size() >= kMaxItems) return Status::Error("too many queue items");
+      out->items.push_back(fields(line, out->vars.size()));
+    }
+  } else {  // matching: glob patterns
+    std::vector<std::string> pats = split(list, ", \t\n");
+    if (pats.empty()) return Status::Error("queue matching names no pattern");
+    for (const std::string& p : pats) {
+      std::string full = p[0] == '/' ? p : cwd + "/" + p;
+      glob_t g{};
+      if (::glob(full.c_str(), GLOB_MARK, nullptr, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; ++i) {
+          std::string name = g.gl_pathv[i];
+          bool dir = !name.empty() && name.back() == '/';
+          if ((want == 1 && dir) || (want == 2 && !dir)) continue;
+          if (dir) name.pop_back();
+          if (p[0] != '/') name = name.substr(cwd.size() + 1);
+          out->items.push_back({name});
+        }
+      }
+      ::globfree(&g);
+    }
+  }
+  for (std::vector<std::string>& item : out->items) item.resize(out->vars.size());
+  if (!slice.empty() && !apply_slice(slice, &out->items)) {
+    return Status::Error("invalid slice [" + slice + "] in queue");
+  }
+  return Status::Ok();
+}
+
+}  // namespace kite::submit
