@@ -32,6 +32,7 @@ const Command kCommands[] = {
     {"reconfig", kite::cli::reconfig_main, "make the agent re-read its configuration (--local)"},
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
+    {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 
