@@ -42,8 +42,13 @@ void NetServer::stop() {
              [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
     listener_ = nullptr;
   }
-  for (TlsConn* c : conns_) c->close_quietly();
-  conns_.clear();
+  std::unordered_set<TlsConn*> conns;
+  conns.swap(conns_);
+  for (TlsConn* c : conns) {
+    bool established = c->established();
+    c->close_quietly();
+    if (established) handler_->on_closed(c, "server stopped");
+  }
 }
 
 void NetServer::on_connection(uv_stream_t* s, int status) {

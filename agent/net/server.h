@@ -22,7 +22,8 @@ class NetServer : private TlsConnHandler {
   /// Binds and listens (`port` 0: any free port, see port()). False with a message.
   bool listen(const std::string& host, int port, std::string* err);
   int port() const { return port_; }
-  /// Stops listening and closes every connection quietly.
+  /// Stops listening and closes every connection (the handler hears on_closed for the ready
+  /// ones).
   void stop();
   size_t connections() const { return conns_.size(); }
   uint64_t handshake_failures() const { return handshake_failures_; }
