@@ -231,6 +231,11 @@ void TlsConn::dispatch(core::Json& msg) {
   } else if (type == "pong") {
   } else if (type == "hello") {
     send_error("hello sent twice");
+  } else if (type == "error") {
+    // Never answered, or two peers could trade error frames forever.
+    KLOG_WARN("net: %s (%s) reports: %s", address_.c_str(), peer_.cn.c_str(),
+              msg.str("error").c_str());
+    handler_->on_frame(this, msg);
   } else if (!handler_->on_frame(this, msg) && state_ != State::kClosed) {
     send_error("unknown frame type '" + type + "'");
   }

@@ -305,6 +305,16 @@ TEST_F(NetTransport, HostileFramesNeverStallTheServer) {
     closed_after_repeats = raw.closed_by_peer();
   }));
   expect_echo(1);
+  bool error_not_answered = false;
+  ASSERT_TRUE(with_peer([&] {
+    RawTls raw(me, port);
+    if (raw.handshake() != 0 || !raw.write(frame_bytes(kHello))) return;
+    raw.write(frame_bytes(R"({"type":"error","error":"x"})") +
+              frame_bytes(R"({"type":"echo","n":5})"));
+    error_not_answered =
+        raw.read_until("\"n\":5") && raw.got().find("\"type\":\"error\"") == std::string::npos;
+  }));
+  EXPECT_TRUE(error_not_answered);
   ASSERT_TRUE(with_peer([&] {
     RawTls raw(me, port);
     if (raw.handshake() != 0 || !raw.write(frame_bytes(kHello))) return;
