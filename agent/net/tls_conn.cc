@@ -97,9 +97,11 @@ int TlsConn::bio_recv(void* self, unsigned char* buf, size_t len) {
   return static_cast<int>(n);
 }
 
-void TlsConn::on_alloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
-  auto* c = static_cast<TlsConn*>(h->data);
-  *buf = uv_buf_init(c->rbuf_, sizeof c->rbuf_);
+void TlsConn::on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
+  // on_read copies every read out at once, so connections on one loop (thread) share the
+  // buffer: a CM with thousands of agents does not keep 16 KiB idle per connection.
+  static thread_local char shared[16384];
+  *buf = uv_buf_init(shared, sizeof shared);
 }
 
 void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {

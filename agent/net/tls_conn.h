@@ -115,7 +115,6 @@ class TlsConn {
   PeerIdentity peer_;
   std::string peer_name_;
   std::string address_;
-  char rbuf_[16384];
 };
 
 }  // namespace kite::net
