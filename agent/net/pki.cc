@@ -200,7 +200,7 @@ struct Revoked {
 };
 
 int write_time(unsigned char** p, unsigned char* start, const mbedtls_x509_time& t) {
-  char buf[20];
+  char buf[80];  // room for any int fields (the compiler checks), 15 bytes in practice
   int ret = 0;
   size_t len = 0;
   bool utc = t.year < 2050;  // RFC 5280: UTCTime through 2049, GeneralizedTime after
