@@ -417,6 +417,36 @@ TEST_F(NetTransport, BackoffGrowsAndIsJittered) {
   EXPECT_TRUE(varied);
 }
 
+TEST_F(NetTransport, ClientRefusesServersItCannotVerify) {
+  // The server's certificate names cm1 and localhost; a client expecting another name fails.
+  net::ClientOptions o;
+  o.host = "127.0.0.1";
+  o.port = server_->port();
+  o.server_name = "cm.elsewhere.org";
+  o.backoff_min_ms = 20;
+  o.backoff_max_ms = 50;
+  RecordingClient wrong_name;
+  std::unique_ptr<net::NetClient> c(new net::NetClient(&loop_, client_ctx_.get(), &wrong_name, o));
+  c->start();
+  EXPECT_TRUE(run_until(&loop_, [&] { return wrong_name.disconnected >= 2; }));
+  EXPECT_EQ(wrong_name.connected, 0);
+  c.reset();
+  // A server from another pool (same CA name, other key) is refused by our agent.
+  TestPool other;
+  other.issue("cm", "cm1");
+  server_ctx_ = other.context(TlsContext::Role::kServer, "cm1");
+  int port = server_->port();
+  server_.reset();
+  start_server(port);
+  o.server_name = "localhost";
+  RecordingClient other_pool;
+  c.reset(new net::NetClient(&loop_, client_ctx_.get(), &other_pool, o));
+  c->start();
+  EXPECT_TRUE(run_until(&loop_, [&] { return other_pool.disconnected >= 2; }));
+  EXPECT_EQ(other_pool.connected, 0);
+  EXPECT_TRUE(echo_.ready.empty());
+}
+
 TEST(NetTls, LoadErrorsNameTheFile) {
   std::string err;
   auto c = net::TlsContext::load(net::TlsContext::Role::kServer,
