@@ -17,5 +17,6 @@ int reconfig_main(int argc, char** argv);
 int set_main(int argc, char** argv);
 int run_main(int argc, char** argv);     // agent/cli/run_cmd.cc
 int submit_main(int argc, char** argv);  // agent/cli/submit_cmd.cc
+int pki_main(int argc, char** argv);     // agent/cli/pki_cmd.cc
 
 }  // namespace kite::cli

@@ -33,6 +33,7 @@ const Command kCommands[] = {
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
     {"submit", kite::cli::submit_main, "print the job ads of a submit file (-dry-run FILE)"},
+    {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 

@@ -1,0 +1,120 @@
+// One mutual-TLS connection on a libuv TCP stream. mbedTLS never touches the socket: its BIO
+// callbacks read from a buffer libuv's reads fill and append to a buffer flushed by uv_write,
+// so a handshake or a slow peer never blocks the loop. After the handshake both sides send a
+// hello frame carrying the protocol version; the connection is "ready" when the peer's arrives.
+// The transport answers ping with pong, bad frames and unknown types with an error frame, and
+// closes repeat offenders, peers that miss keepalives and handshakes that take too long.
+#pragma once
+
+#include <mbedtls/ssl.h>
+#include <uv.h>
+
+#include <cstdint>
+#include <string>
+
+#include "agent/core/frame.h"
+#include "agent/net/identity.h"
+#include "agent/net/tls_context.h"
+
+namespace kite::net {
+
+inline constexpr int kProtocolVersion = 1;
+
+struct ConnOptions {
+  std::string name;                       // sent in our hello (the machine or daemon name)
+  uint64_t handshake_timeout_ms = 10000;  // TLS handshake and hello exchange
+  uint64_t keepalive_ms = 30000;          // ping when idle; closed after two intervals of silence
+  int max_bad_frames = 3;                 // bad frames answered with errors before the close
+  size_t max_pending_write = 8u << 20;    // a peer that stops reading is closed
+};
+
+class TlsConn;
+
+class TlsConnHandler {
+ public:
+  virtual ~TlsConnHandler() = default;
+  /// TLS and hello done both ways; c->peer() is the verified identity.
+  virtual void on_ready(TlsConn* c) = 0;
+  /// A frame other than hello/ping/pong. Return false for a type the handler does not know:
+  /// the transport answers with an error frame.
+  virtual bool on_frame(TlsConn* c, core::Json& msg) = 0;
+  /// The connection is gone (called once; `c` is freed after the loop's next turn).
+  virtual void on_closed(TlsConn* c, const std::string& why) = 0;
+};
+
+class TlsConn {
+ public:
+  static TlsConn* create(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h,
+                         const ConnOptions& opts);
+  uv_tcp_t* tcp() { return &tcp_; }
+  /// Starts the handshake on a connected/accepted stream. A client passes the server name to
+  /// check against its certificate (empty: any name the CA signed) and a saved session.
+  bool start(const std::string& server_name, const mbedtls_ssl_session* resume, std::string* err);
+
+  /// Queues a frame (dropped unless the TLS session is up).
+  void send(const core::Json& msg);
+  void send_error(const std::string& what);
+  /// Closes and tells the handler.
+  void close(const std::string& why);
+  /// Closes without telling the handler.
+  void close_quietly();
+
+  bool ready() const { return state_ == State::kReady; }
+  /// Was ready at some point (still true after the close).
+  bool established() const { return established_; }
+  bool closing() const { return state_ == State::kClosed; }
+  const PeerIdentity& peer() const { return peer_; }
+  const std::string& peer_name() const { return peer_name_; }  // from the peer's hello
+  const std::string& address() const { return address_; }
+  /// The handshake resumed an earlier session (a ticket), as mbedTLS reported it.
+  bool resumed() const { return resumed_; }
+  /// Copies the negotiated session for a later resumption (clients).
+  bool save_session(mbedtls_ssl_session* out) const;
+  void* user = nullptr;
+
+ private:
+  enum class State { kHandshake, kHello, kReady, kClosed };
+  TlsConn(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h, const ConnOptions& opts);
+  ~TlsConn();
+  static int bio_send(void* self, const unsigned char* buf, size_t len);
+  static int bio_recv(void* self, unsigned char* buf, size_t len);
+  static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
+  static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
+  static void on_timer(uv_timer_t* t);
+  static void on_handle_closed(uv_handle_t* h);
+  void pump();
+  void handshake();
+  void handshake_done();
+  void read_plaintext();
+  void dispatch(core::Json& msg);
+  void flush();
+  void write_out();
+  void close_handles();
+  static constexpr uint64_t kDrainTimeoutMs = 2000;
+  void shutdown(const std::string& why, bool tell);
+
+  uv_loop_t* loop_;
+  TlsContext* ctx_;
+  TlsConnHandler* handler_;
+  ConnOptions opts_;
+  uv_tcp_t tcp_{};
+  uv_timer_t timer_{};
+  int open_handles_ = 0;
+  bool handles_closing_ = false;
+  mbedtls_ssl_context ssl_;
+  State state_ = State::kHandshake;
+  std::string in_;  // ciphertext from the peer not yet taken by mbedTLS
+  size_t in_pos_ = 0;
+  std::string out_;  // ciphertext for the peer not yet handed to uv_write
+  size_t pending_write_ = 0;
+  core::FrameReader reader_;
+  int bad_frames_ = 0;
+  uint64_t last_heard_ms_ = 0;
+  bool resumed_ = false;
+  bool established_ = false;
+  PeerIdentity peer_;
+  std::string peer_name_;
+  std::string address_;
+};
+
+}  // namespace kite::net

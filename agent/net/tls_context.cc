@@ -1,0 +1,102 @@
+// Building the shared mbedTLS configuration of a server or a client.
+#include "agent/net/tls_context.h"
+
+#include "agent/net/identity.h"
+
+namespace kite::net {
+namespace {
+
+// ECDHE only (forward secrecy), AEAD only. The RSA forms serve operators whose own CA is RSA.
+const int kCiphersuites[] = {
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    0,
+};
+
+// Tickets live an hour: resumption skips certificate checks, so a revoked peer is also
+// re-checked against the CRL after every handshake (TlsConn).
+constexpr uint32_t kTicketLifetimeS = 3600;
+
+bool fail(std::string* err, const std::string& what, int code) {
+  if (err) *err = what + ": " + mbedtls_message(code);
+  return false;
+}
+
+}  // namespace
+
+TlsContext::TlsContext() {
+  mbedtls_entropy_init(&entropy_);
+  mbedtls_ctr_drbg_init(&drbg_);
+  mbedtls_x509_crt_init(&ca_);
+  mbedtls_x509_crl_init(&crl_);
+  mbedtls_x509_crt_init(&own_);
+  mbedtls_pk_init(&key_);
+  mbedtls_ssl_ticket_init(&ticket_);
+  mbedtls_ssl_config_init(&conf_);
+}
+
+TlsContext::~TlsContext() {
+  mbedtls_ssl_config_free(&conf_);
+  mbedtls_ssl_ticket_free(&ticket_);
+  mbedtls_pk_free(&key_);
+  mbedtls_x509_crt_free(&own_);
+  mbedtls_x509_crl_free(&crl_);
+  mbedtls_x509_crt_free(&ca_);
+  mbedtls_ctr_drbg_free(&drbg_);
+  mbedtls_entropy_free(&entropy_);
+}
+
+std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::string* err) {
+  std::unique_ptr<TlsContext> c(new TlsContext());
+  c->role_ = role;
+  static const unsigned char kPers[] = "kite-net";
+  int rc =
+      mbedtls_ctr_drbg_seed(&c->drbg_, mbedtls_entropy_func, &c->entropy_, kPers, sizeof kPers - 1);
+  if (rc != 0) return fail(err, "seeding the random generator", rc), nullptr;
+  if ((rc = mbedtls_x509_crt_parse_file(&c->ca_, f.ca.c_str())) != 0)
+    return fail(err, "CA certificate " + f.ca, rc), nullptr;
+  if ((rc = mbedtls_x509_crt_parse_file(&c->own_, f.cert.c_str())) != 0)
+    return fail(err, "certificate " + f.cert, rc), nullptr;
+  if ((rc = mbedtls_pk_parse_keyfile(&c->key_, f.key.c_str(), nullptr)) != 0)
+    return fail(err, "key " + f.key, rc), nullptr;
+  if (!f.crl.empty()) {
+    if ((rc = mbedtls_x509_crl_parse_file(&c->crl_, f.crl.c_str())) != 0)
+      return fail(err, "CRL " + f.crl, rc), nullptr;
+    c->has_crl_ = true;
+  }
+  mbedtls_ssl_config* conf = &c->conf_;
+  bool server = role == Role::kServer;
+  rc = mbedtls_ssl_config_defaults(conf, server ? MBEDTLS_SSL_IS_SERVER : MBEDTLS_SSL_IS_CLIENT,
+                                   MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
+  if (rc != 0) return fail(err, "TLS defaults", rc), nullptr;
+  mbedtls_ssl_conf_min_version(conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+  mbedtls_ssl_conf_max_version(conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
+  mbedtls_ssl_conf_ciphersuites(conf, kCiphersuites);
+  mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+  mbedtls_ssl_conf_rng(conf, mbedtls_ctr_drbg_random, &c->drbg_);
+  mbedtls_ssl_conf_ca_chain(conf, &c->ca_, c->has_crl_ ? &c->crl_ : nullptr);
+  if ((rc = mbedtls_ssl_conf_own_cert(conf, &c->own_, &c->key_)) != 0)
+    return fail(err, "certificate " + f.cert + " with key " + f.key, rc), nullptr;
+  if (server) {
+    rc = mbedtls_ssl_ticket_setup(&c->ticket_, mbedtls_ctr_drbg_random, &c->drbg_,
+                                  MBEDTLS_CIPHER_AES_256_GCM, kTicketLifetimeS);
+    if (rc != 0) return fail(err, "session tickets", rc), nullptr;
+    mbedtls_ssl_conf_session_tickets_cb(conf, mbedtls_ssl_ticket_write, mbedtls_ssl_ticket_parse,
+                                        &c->ticket_);
+  } else {
+    mbedtls_ssl_conf_session_tickets(conf, MBEDTLS_SSL_SESSION_TICKETS_ENABLED);
+  }
+  return c;
+}
+
+uint32_t TlsContext::random() {
+  uint32_t v = 0;
+  mbedtls_ctr_drbg_random(&drbg_, reinterpret_cast<unsigned char*>(&v), sizeof v);
+  return v;
+}
+
+}  // namespace kite::net

@@ -1,0 +1,58 @@
+// One side's TLS settings, shared by all its connections: TLS 1.2 only, ECDHE with AES-GCM or
+// ChaCha20-Poly1305 only, a certificate required from the peer and checked against the pool CA
+// and its CRL, session tickets (issued by a server, kept by a client). Operators may bring
+// their own CA: only paths are taken.
+#pragma once
+
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/ssl_ticket.h>
+#include <mbedtls/x509_crl.h>
+#include <mbedtls/x509_crt.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kite::net {
+
+struct TlsFiles {
+  std::string ca;    // the pool CA certificate(s), PEM
+  std::string cert;  // this side's certificate
+  std::string key;   // its private key
+  std::string crl;   // optional: revoked certificates (kite pki revoke writes CA_DIR/crl.pem)
+};
+
+class TlsContext {
+ public:
+  enum class Role { kServer, kClient };
+  /// Null with a message naming the file on failure.
+  static std::unique_ptr<TlsContext> load(Role role, const TlsFiles& files, std::string* err);
+  ~TlsContext();
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+
+  Role role() const { return role_; }
+  const mbedtls_ssl_config* conf() const { return &conf_; }
+  /// The CRL, or null when none was given.
+  const mbedtls_x509_crl* crl() const { return has_crl_ ? &crl_ : nullptr; }
+  /// Uniform random number (backoff jitter).
+  uint32_t random();
+
+ private:
+  TlsContext();
+  Role role_ = Role::kClient;
+  mbedtls_entropy_context entropy_;
+  mbedtls_ctr_drbg_context drbg_;
+  mbedtls_x509_crt ca_;
+  mbedtls_x509_crl crl_;
+  bool has_crl_ = false;
+  mbedtls_x509_crt own_;
+  mbedtls_pk_context key_;
+  mbedtls_ssl_ticket_context ticket_;
+  mbedtls_ssl_config conf_;
+};
+
+}  // namespace kite::net
