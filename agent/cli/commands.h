@@ -16,5 +16,10 @@ int off_main(int argc, char** argv);
 int reconfig_main(int argc, char** argv);
 int set_main(int argc, char** argv);
 int run_main(int argc, char** argv);  // agent/cli/run_cmd.cc
+#if !KITE_NODE_ONLY
+// Job tables from files, as condor_q -jobads / condor_history -file (agent/cm/jobs_cmd.cc).
+int q_main(int argc, char** argv);
+int history_main(int argc, char** argv);
+#endif
 
 }  // namespace kite::cli

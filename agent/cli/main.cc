@@ -32,6 +32,10 @@ const Command kCommands[] = {
     {"reconfig", kite::cli::reconfig_main, "make the agent re-read its configuration (--local)"},
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
+#if !KITE_NODE_ONLY
+    {"q", kite::cli::q_main, "show jobs, as condor_q (-jobads FILE)"},
+    {"history", kite::cli::history_main, "show ended jobs, as condor_history (-file FILE)"},
+#endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 
