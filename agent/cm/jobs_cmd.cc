@@ -120,7 +120,8 @@ int history_main(int argc, char** argv) {
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) || option(a, "limit", 3);
+    bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) ||
+                       option(a, "limit", 3) || option(a, "match", 3);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -131,7 +132,11 @@ int history_main(int argc, char** argv) {
       file = argv[++i];
     } else if (option(a, "constraint", 1)) {
       if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
-    } else if (option(a, "limit", 3)) {
+    } else if (option(a, "forwards", 3)) {
+      req.forwards = true;
+    } else if (option(a, "backwards", 3)) {
+      req.forwards = false;
+    } else if (option(a, "limit", 3) || option(a, "match", 3)) {
       char* end = nullptr;
       long n = std::strtol(argv[++i], &end, 10);
       if (*end || n <= 0 || n > 1000000000L) {

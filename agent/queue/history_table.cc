@@ -50,9 +50,10 @@ void history_row(std::string& out, const ClassAd& ad) {
 bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, std::string* out,
                     std::string* err) {
   std::vector<const ClassAd*> selected;
-  for (auto it = ads.rbegin(); it != ads.rend(); ++it) {
+  for (size_t i = 0; i < ads.size(); ++i) {
     if (req.limit >= 0 && static_cast<int>(selected.size()) >= req.limit) break;
-    if (req.selection.selects(**it)) selected.push_back(it->get());
+    const ClassAd* ad = req.forwards ? ads[i].get() : ads[ads.size() - 1 - i].get();
+    if (req.selection.selects(*ad)) selected.push_back(ad);
   }
   switch (req.view) {
     case HistoryView::kLong:

@@ -51,7 +51,8 @@ struct HistoryRequest {
   HistoryView view = HistoryView::kTable;
   JobSelection selection;
   Autoformat af;
-  int limit = -1;  // <0: no limit
+  int limit = -1;         // <0: no limit
+  bool forwards = false;  // oldest first (-forwards) instead of newest first
 };
 
 // `ads` in the order they left the queue (a history file's order); printed newest first.

@@ -174,9 +174,15 @@ struct IdColumns {
     cols.push_back({" ", -proc_width, true});
     cols.push_back({"OWNER", -14});
   }
+  // An ad without ClusterId or ProcId leaves that cell blank (it sorts after the others).
   void cells(std::vector<std::string>& row, const Job& j) const {
-    row.push_back(fmt_int(("%" + std::to_string(cluster_width) + PRId64 ".").c_str(), j.cluster));
-    row.push_back(fmt_int(("%-" + std::to_string(proc_width) + PRId64).c_str(), j.proc));
+    int64_t v = 0;
+    row.push_back(ad_int(*j.ad, "ClusterId", &v)
+                      ? fmt_int(("%" + std::to_string(cluster_width) + PRId64 ".").c_str(), v)
+                      : "");
+    row.push_back(ad_int(*j.ad, "ProcId", &v)
+                      ? fmt_int(("%-" + std::to_string(proc_width) + PRId64).c_str(), v)
+                      : "");
     row.push_back(owner_of(*j.ad));
   }
 };

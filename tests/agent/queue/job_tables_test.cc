@@ -188,6 +188,24 @@ TEST(QueueTable, BadInputIsAClearError) {
   EXPECT_EQ(status, 1);
 }
 
+TEST(HistoryTable, ForwardsIsOldestFirst) {
+  EXPECT_EQ(kite("history -file history.ads -forwards -match 2 -af ClusterId ProcId"),
+            "2 1\n2 0\n");
+  EXPECT_EQ(kite("history -file history.ads 6 -af ClusterId ProcId JobStatus"), "6 0 3\n6 1 3\n");
+}
+
+TEST(QueueTable, AdsWithoutIdsLeaveTheIdBlank) {
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/noid.ads";
+  std::ofstream(path) << "Owner = \"x\"\nJobStatus = 1\nServerTime = 1795308498\n";
+  std::string out = kite("q -jobads " + path + " -nobatch");
+  // Blank ID (5 + 3) and blank SUBMITTED (11) and RUN_TIME (12) cells keep their widths.
+  EXPECT_NE(out.find("\n         x" + std::string(13 + 1 + 11 + 1 + 12 + 1, ' ') + "I "),
+            std::string::npos)
+      << out;
+}
+
 TEST(HistoryTable, ConstraintAndLimit) {
   std::string out = kite("history -file history.ads -constraint 'JobStatus == 4' -limit 2");
   EXPECT_EQ(out,
