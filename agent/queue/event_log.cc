@@ -136,6 +136,20 @@ void event_image_size(std::string& out, const EventJob& job, int64_t when, int64
   end(out);
 }
 
+void event_suspended(std::string& out, const EventJob& job, int64_t when, int processes) {
+  header(out, 10, job, when);
+  out +=
+      "Job was suspended.\n\tNumber of processes actually suspended: " + std::to_string(processes) +
+      "\n";
+  end(out);
+}
+
+void event_unsuspended(std::string& out, const EventJob& job, int64_t when) {
+  header(out, 11, job, when);
+  out += "Job was unsuspended.\n";
+  end(out);
+}
+
 void event_aborted(std::string& out, const EventJob& job, int64_t when, const std::string& reason) {
   header(out, 9, job, when);
   out += "Job was aborted.\n";

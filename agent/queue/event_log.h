@@ -56,6 +56,9 @@ void event_terminated(std::string& out, const EventJob& job, int64_t when, bool 
 // 006: ImageSize (KB), MemoryUsage (MB), ResidentSetSize (KB).
 void event_image_size(std::string& out, const EventJob& job, int64_t when, int64_t image_kb,
                       int64_t memory_mb, int64_t rss_kb);
+// 010 / 011: suspended (with the number of processes the starter froze) and unsuspended.
+void event_suspended(std::string& out, const EventJob& job, int64_t when, int processes);
+void event_unsuspended(std::string& out, const EventJob& job, int64_t when);
 void event_aborted(std::string& out, const EventJob& job, int64_t when, const std::string& reason);
 void event_held(std::string& out, const EventJob& job, int64_t when, const std::string& reason,
                 int code, int subcode);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -48,12 +49,21 @@ int main(int argc, char** argv) {
               .c_str()));
       ptrs.push_back(procs.back().get());
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int c = 0; c < kJobs / kPerCluster; ++c) {
       if (!store.submit(*cluster, ptrs, 1795308491 + c, nullptr, &err)) {
         std::fprintf(stderr, "%s\n", err.c_str());
         return 2;
       }
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = static_cast<double>(t1.tv_sec - t0.tv_sec) +
+                  static_cast<double>(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    std::printf(
+        "queue: submitted %d jobs as %d clusters of %d (one transaction each) in %.2f s: "
+        "%.0f procs/s\n",
+        kJobs, kJobs / kPerCluster, kPerCluster, secs, kJobs / secs);
   }
   // Measure a fresh load, as the CM does at start.
   long before = rss_kib();

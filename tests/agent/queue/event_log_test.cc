@@ -155,6 +155,19 @@ TEST_F(EventLog, TwoProcsHeldIdleReleasedRemoved) {
   EXPECT_EQ(out, observed("userlog.idle-held-released-removed.txt"));
 }
 
+// No observed file has these two; the text is HTCondor's documented event form.
+TEST_F(EventLog, SuspendedAndUnsuspended) {
+  std::string out;
+  event_suspended(out, EventJob{7, 0, 0}, at(0, 50, 0), 3);
+  event_unsuspended(out, EventJob{7, 0, 0}, at(0, 50, 30));
+  EXPECT_EQ(out,
+            "010 (007.000.000) 2026-11-22 00:50:00 Job was suspended.\n"
+            "\tNumber of processes actually suspended: 3\n"
+            "...\n"
+            "011 (007.000.000) 2026-11-22 00:50:30 Job was unsuspended.\n"
+            "...\n");
+}
+
 TEST_F(EventLog, SignalAndCpuTimes) {
   std::string out;
   RunTotals run;
