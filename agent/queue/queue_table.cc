@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 
@@ -285,6 +286,18 @@ void run_table(std::string& out, const std::vector<Job>& jobs) {
 
 // One line of the batch table: the procs of a cluster, plus the later clusters of the same
 // owner that share its JobBatchName.
+// The cluster of the DAGMan job that a DAG node belongs to (DAGManJobId, a number or the
+// old "C.P" string), or -1.
+int64_t dagman_cluster(const ClassAd& ad) {
+  classad::Value v = ad.evaluate_attr("DAGManJobId");
+  if (v.is_integer()) return v.as_integer() > 0 ? v.as_integer() : -1;
+  if (!v.is_string()) return -1;
+  std::string text(v.as_string());
+  char* end = nullptr;
+  long long id = std::strtoll(text.c_str(), &end, 10);
+  return id > 0 && end != text.c_str() && (*end == '.' || *end == 0) ? id : -1;
+}
+
 struct BatchRow {
   const Job* first = nullptr;
   std::string owner, name;
@@ -296,28 +309,59 @@ struct BatchRow {
 
 void batch_table(std::string& out, const std::vector<Job>& jobs, bool partial) {
   std::vector<BatchRow> rows;
-  std::map<std::string, size_t> by_batch;  // batch name + owner -> row
-  size_t owner_col = 5;                    // AUTO: the heading, then every job's owner
+  std::map<std::string, size_t> by_batch;    // batch name + owner -> row
+  std::map<int64_t, size_t> row_of_cluster;  // cluster (with its proc 0 shown) -> row
+  size_t owner_col = 5;                      // AUTO: the heading, then every job's owner
   for (size_t i = 0; i < jobs.size();) {
     size_t end = i;
     while (end < jobs.size() && jobs[end].cluster == jobs[i].cluster) ++end;
     const ClassAd& first = *jobs[i].ad;
+    const int64_t cluster = jobs[i].cluster;
     std::string owner = owner_of(first);
-    std::string batch;
+    std::string batch, node;
     bool named = ad_string(first, "JobBatchName", &batch);
+    int64_t universe = 5;
+    ad_int(first, "JobUniverse", &universe);
+    const bool dagman = universe == 7;  // a DAGMan job: its row sums up its DAG's nodes
+    const int64_t parent = dagman_cluster(first);
+    // A DAG node goes into its DAGMan's row (when that job is shown); other clusters join the
+    // first cluster of the same owner and JobBatchName, except DAGMan jobs, which keep their
+    // own rows.
     size_t row_index = rows.size();
-    if (named) {
+    if (parent > 0) {
+      auto it = row_of_cluster.find(parent);
+      if (it != row_of_cluster.end()) row_index = it->second;
+    } else if (named) {
       auto [it, fresh] = by_batch.emplace(batch + "\n" + owner, rows.size());
-      row_index = it->second;
-      if (fresh) rows.emplace_back();
-    } else {
-      rows.emplace_back();
+      if (!fresh && !dagman) row_index = it->second;
     }
+    if (row_index == rows.size()) rows.emplace_back();
+    if (jobs[i].proc == 0) row_of_cluster.emplace(cluster, row_index);
     BatchRow& row = rows[row_index];
     if (!row.first) {
       row.first = &jobs[i];
       row.owner = owner;
-      row.name = named ? batch : "ID: " + std::to_string(jobs[i].cluster);
+      if (named) {
+        row.name = batch;
+      } else if (dagman) {
+        row.name = "DAG: " + std::to_string(cluster);
+      } else if (parent > 0 && ad_string(first, "DAGNodeName", &node)) {
+        row.name = "NODE: " + node;
+      } else {
+        row.name = "ID: " + std::to_string(cluster);
+      }
+    }
+    if (dagman) {
+      int64_t total = 0, done = 0;
+      if (ad_int(first, "DAG_NodesTotal", &total) || ad_int(first, "TotalSubmitProcs", &total)) {
+        row.total += total;
+      }
+      if (ad_int(first, "DAG_NodesDone", &done)) row.done += done;
+      for (size_t k = i; k < end; ++k) {
+        owner_col = std::max(owner_col, owner_of(*jobs[k].ad).size());
+      }
+      i = end;
+      continue;
     }
     int64_t total_procs = 0;
     int64_t num_procs = 0;
@@ -336,7 +380,9 @@ void batch_table(std::string& out, const std::vector<Job>& jobs, bool partial) {
       if (st == 2 || st == 6) ++row.run;
       if (st == 5) ++row.held;
     }
-    if (has_total && total_procs) {
+    if (parent > 0) {
+      // DAG nodes: the DAGMan job's own counts give DONE and TOTAL.
+    } else if (has_total && total_procs) {
       row.total += total_procs;
       if (!partial) row.done += total_procs - num_procs;
     } else {
@@ -392,7 +438,7 @@ void batch_table(std::string& out, const std::vector<Job>& jobs, bool partial) {
     c.push_back(count(r.idle));
     if (any_held) c.push_back(count(r.held));
     c.push_back(count(r.unknown_total ? 0 : r.total));
-    std::string ids;
+    std::string ids = "0.0";  // a DAG with no node shown: condor_q prints an empty id
     if (r.has_ids) {
       ids = std::to_string(r.min_cluster) + "." + std::to_string(r.min_proc);
       if (r.min_cluster == r.max_cluster && r.min_proc != r.max_proc) {

@@ -169,6 +169,37 @@ TEST(QueueTable, BatchNamesGroupClusters) {
       << out;
 }
 
+// A DAGMan job's row sums up its nodes: RUN/IDLE/HOLD from the node jobs, DONE and TOTAL from
+// the DAGMan job's DAG_NodesDone / DAG_NodesTotal, JOB_IDS spanning the nodes; the DAGMan job
+// itself (scheduler universe) is not in the totals.
+TEST(QueueTable, DagNodesFoldIntoTheirDagman) {
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/dag.ads";
+  const std::string common = "Owner = \"al\"\nQDate = 1795308491\n";
+  std::ofstream(path) << common
+                      << "ClusterId = 20\nProcId = 0\nJobUniverse = 7\nJobStatus = 2\n"
+                         "JobBatchName = \"work.dag+20\"\nDAG_NodesTotal = 5\nDAG_NodesDone = 2\n"
+                         "TotalSubmitProcs = 1\n\n"
+                      << common
+                      << "ClusterId = 21\nProcId = 0\nJobUniverse = 5\nJobStatus = 2\n"
+                         "DAGManJobId = 20\nDAGNodeName = \"A\"\nJobBatchName = \"work.dag+20\"\n\n"
+                      << common << "ClusterId = 22\nProcId = 0\nJobStatus = 1\nDAGManJobId = 20\n\n"
+                      << common << "ClusterId = 22\nProcId = 1\nJobStatus = 1\nDAGManJobId = 20\n\n"
+                      << common
+                      << "ClusterId = 30\nProcId = 0\nJobUniverse = 7\nJobStatus = 2\n"
+                         "DAG_NodesTotal = 3\nDAG_NodesDone = 0\n";
+  std::string out = kite("q -jobads " + path);
+  const std::string blank6 = "     _";
+  std::string want =
+      std::string("OWNER    BATCH_NAME     SUBMITTED   DONE   RUN    IDLE  TOTAL JOB_IDS\n") +
+      "al       work.dag+20  11/22 00:48      2      1      2      5 21.0 ... 22.1\n" +
+      "al       DAG: 30      11/22 00:48 " + blank6 + " " + blank6 + " " + blank6 +
+      "      3 0.0\n\nTotal for query: 3 jobs; 0 completed, 0 removed, 2 idle, 1 "
+      "running, 0 held, 0 suspended";
+  EXPECT_NE(out.find(want), std::string::npos) << out;
+}
+
 TEST(QueueTable, BadInputIsAClearError) {
   int status = 0;
   std::string out = kite("q -jobads /nonexistent.ads", &status);
