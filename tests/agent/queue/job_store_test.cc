@@ -87,6 +87,31 @@ TEST(JobStore, SubmitAssignsIdsQDateAndStatus) {
   EXPECT_EQ(store.jobs()[3].qdate, 1005);
 }
 
+TEST(JobStore, HoldAtSubmitAndEmptySubmits) {
+  std::string path = temp_db();
+  JobStore store;
+  std::string err;
+  ASSERT_TRUE(store.open(path, &err)) << err;
+  AdPtr cluster = ad("[ Owner = \"bob\"; JobPrio = 4 ]");
+  AdPtr p0 = ad("[ JobStatus = 5 ]");                // `hold = true`
+  AdPtr p1 = ad("[ JobStatus = 2; JobPrio = -1 ]");  // a submit cannot start a job running
+  const ClassAd* procs[] = {p0.get(), p1.get()};
+  int32_t id = 0;
+  ASSERT_TRUE(store.submit(*cluster, procs, 10, &id, &err)) << err;
+  ASSERT_EQ(store.jobs().size(), 2u);
+  EXPECT_EQ(store.jobs()[0].status, kHeld);
+  EXPECT_EQ(store.jobs()[0].prio, 4);
+  EXPECT_EQ(store.jobs()[1].status, kIdle);
+  EXPECT_EQ(store.jobs()[1].prio, -1);
+  // A submit without procs is refused and uses up no cluster id.
+  EXPECT_FALSE(store.submit(*cluster, {}, 11, &id, &err));
+  EXPECT_EQ(err, "submit: no procs");
+  EXPECT_EQ(store.next_cluster_id(), 2);
+  store.close();
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs"), 2);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM clusters"), 1);
+}
+
 TEST(JobStore, ProcsStoreOnlyWhatDiffersFromTheClusterAd) {
   std::string path = temp_db();
   JobStore store;
