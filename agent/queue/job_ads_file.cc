@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 
 namespace kite::queue {
@@ -37,6 +38,18 @@ bool flush(std::string& chunk, int first_line, const std::string& path,
 
 bool parse_job_ads(std::string_view text, const std::string& path, std::vector<classad::AdPtr>* out,
                    std::string* err) {
+  // condor_q -json output (a JSON array of ads) reads back as well, as with -jobads:auto.
+  size_t start = text.find_first_not_of(" \t\r\n");
+  size_t next =
+      start == std::string_view::npos ? start : text.find_first_not_of(" \t\r\n", start + 1);
+  if (next != std::string_view::npos && text[start] == '[' && text[next] == '{') {
+    classad::ParseError pe;
+    if (!classad::classads_from_json(text, *out, &pe)) {
+      if (err) *err = path + ": " + pe.to_string();
+      return false;
+    }
+    return true;
+  }
   std::string chunk;
   int line_no = 0, chunk_start = 1;
   size_t pos = 0;

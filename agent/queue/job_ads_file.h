@@ -1,6 +1,7 @@
 // Reading job ads from a file as condor_q -jobads and condor_history -file do: old line
 // syntax, one `Name = expr` per line, ads separated by blank lines, `...`/`***` lines (history
-// banners) or `-- ` lines (condor_q headers); `#` lines are comments.
+// banners) or `-- ` lines (condor_q headers); `#` lines are comments. A JSON array of ads
+// (what -json prints) is read too.
 #pragma once
 
 #include <string>

@@ -200,6 +200,15 @@ TEST(QueueTable, DagNodesFoldIntoTheirDagman) {
   EXPECT_NE(out.find(want), std::string::npos) << out;
 }
 
+TEST(QueueTable, JsonOutputReadsBack) {
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/queue.json";
+  std::ofstream(path) << kite("q -jobads queue-004818.ads -json");
+  EXPECT_EQ(kite("q -jobads " + path + " -nobatch"),
+            expected_for_jobads(observed("condor_q.nobatch.txt"), path));
+}
+
 TEST(QueueTable, BadInputIsAClearError) {
   int status = 0;
   std::string out = kite("q -jobads /nonexistent.ads", &status);
