@@ -18,5 +18,10 @@ int set_main(int argc, char** argv);
 int run_main(int argc, char** argv);     // agent/cli/run_cmd.cc
 int submit_main(int argc, char** argv);  // agent/cli/submit_cmd.cc
 int pki_main(int argc, char** argv);     // agent/cli/pki_cmd.cc
+#if !KITE_NODE_ONLY
+// Job tables from files, as condor_q -jobads / condor_history -file (agent/cm/jobs_cmd.cc).
+int q_main(int argc, char** argv);
+int history_main(int argc, char** argv);
+#endif
 
 }  // namespace kite::cli

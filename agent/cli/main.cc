@@ -34,6 +34,10 @@ const Command kCommands[] = {
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
     {"submit", kite::cli::submit_main, "print the job ads of a submit file (-dry-run FILE)"},
     {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
+#if !KITE_NODE_ONLY
+    {"q", kite::cli::q_main, "show jobs, as condor_q (-jobads FILE)"},
+    {"history", kite::cli::history_main, "show ended jobs, as condor_history (-file FILE)"},
+#endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
 

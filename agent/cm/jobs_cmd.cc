@@ -1,0 +1,172 @@
+// `kite q` and `kite history`: condor_q / condor_history over job ads read from a file
+// (`-jobads FILE`, `-file FILE`), printing what those tools print for the same ads.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+
+#include "agent/cli/commands.h"
+#include "agent/queue/job_ads_file.h"
+#include "agent/queue/job_tables.h"
+
+namespace kite::cli {
+
+namespace {
+
+using queue::Autoformat;
+
+// HTCondor's option matching: `-name` or any prefix of it at least `min` letters long, with
+// an optional `:opts` tail.
+bool option(const char* arg, const char* name, size_t min, const char** opts = nullptr) {
+  if (arg[0] != '-') return false;
+  const char* a = arg + 1;
+  if (*a == '-') ++a;
+  size_t n = std::strcspn(a, ":");
+  if (n < min || n > std::strlen(name) || std::strncmp(a, name, n) != 0) return false;
+  if (a[n] == ':' && !opts) return false;
+  if (opts) *opts = a[n] == ':' ? a + n + 1 : "";
+  return true;
+}
+
+// -af[:opts] attr ...: the attributes run to the next argument that starts with '-'.
+bool take_autoformat(int argc, char** argv, int* i, const char* opts, Autoformat* af) {
+  af->opts = opts;
+  while (*i + 1 < argc && argv[*i + 1][0] != '-') af->exprs.push_back(argv[++*i]);
+  if (af->exprs.empty()) {
+    std::fprintf(stderr, "Error: -autoformat requires at least one attribute parameter\n");
+    return false;
+  }
+  return true;
+}
+
+int64_t current_time() {
+  const char* env = std::getenv("KITE_NOW");
+  if (env && *env) return std::strtoll(env, nullptr, 10);
+  return static_cast<int64_t>(std::time(nullptr));
+}
+
+int emit(bool ok, const std::string& out, const std::string& err) {
+  std::fputs(out.c_str(), stdout);
+  if (!ok) {
+    std::fprintf(stderr, "Error: %s\n", err.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int q_main(int argc, char** argv) {
+  queue::QueueRequest req;
+  std::string file, err;
+  const char* opts = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1);
+    if (needs_value && i + 1 >= argc) {
+      std::fprintf(stderr, "Error: %s requires an argument\n", a);
+      return 1;
+    }
+    if (a[0] != '-') {
+      req.selection.add_positional(a);
+    } else if (option(a, "jobads", 1, &opts)) {
+      file = argv[++i];
+    } else if (option(a, "constraint", 1)) {
+      if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
+    } else if (option(a, "nobatch", 3)) {
+      req.view = queue::QueueView::kNoBatch;
+    } else if (option(a, "batch", 2)) {
+      req.view = queue::QueueView::kBatch;
+    } else if (option(a, "hold", 2) || option(a, "held", 2)) {
+      req.view = queue::QueueView::kHold;
+    } else if (option(a, "run", 1)) {
+      req.view = queue::QueueView::kRun;
+    } else if (option(a, "totals", 3)) {
+      req.view = queue::QueueView::kTotals;
+    } else if (option(a, "long", 1, &opts)) {
+      req.view = queue::QueueView::kLong;
+    } else if (option(a, "json", 2)) {
+      req.view = queue::QueueView::kJson;
+    } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
+      if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
+      req.view = queue::QueueView::kAutoformat;
+    } else if (option(a, "allusers", 2) || option(a, "all-users", 2) ||
+               option(a, "wide", 1, &opts)) {
+      // every job in a file is shown; output is never cut to a terminal's width
+    } else {
+      std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
+      return 1;
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr,
+                 "kite q: give the job ads to show with -jobads FILE (reading the central "
+                 "manager's queue is not wired yet)\n");
+    return 2;
+  }
+  std::vector<classad::AdPtr> ads;
+  if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
+  req.source_label = "Jobads: " + file;
+  req.now = current_time();
+  std::string out;
+  bool ok = queue::format_queue(ads, req, &out, &err);
+  return emit(ok, out, err);
+}
+
+int history_main(int argc, char** argv) {
+  queue::HistoryRequest req;
+  std::string file, err;
+  const char* opts = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) ||
+                       option(a, "limit", 3) || option(a, "match", 3);
+    if (needs_value && i + 1 >= argc) {
+      std::fprintf(stderr, "Error: %s requires an argument\n", a);
+      return 1;
+    }
+    if (a[0] != '-') {
+      req.selection.add_positional(a);
+    } else if (option(a, "file", 1)) {
+      file = argv[++i];
+    } else if (option(a, "constraint", 1)) {
+      if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
+    } else if (option(a, "forwards", 3)) {
+      req.forwards = true;
+    } else if (option(a, "backwards", 3)) {
+      req.forwards = false;
+    } else if (option(a, "limit", 3) || option(a, "match", 3)) {
+      char* end = nullptr;
+      long n = std::strtol(argv[++i], &end, 10);
+      if (*end || n <= 0 || n > 1000000000L) {
+        std::fprintf(stderr, "Error: -limit needs a positive number, not '%s'\n", argv[i]);
+        return 1;
+      }
+      req.limit = static_cast<int>(n);
+    } else if (option(a, "long", 1, &opts)) {
+      req.view = queue::HistoryView::kLong;
+    } else if (option(a, "json", 2)) {
+      req.view = queue::HistoryView::kJson;
+    } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
+      if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
+      req.view = queue::HistoryView::kAutoformat;
+    } else {
+      std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
+      return 1;
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr,
+                 "kite history: give the history to show with -file FILE (reading the central "
+                 "manager's history is not wired yet)\n");
+    return 2;
+  }
+  std::vector<classad::AdPtr> ads;
+  if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
+  std::string out;
+  bool ok = queue::format_history(ads, req, &out, &err);
+  return emit(ok, out, err);
+}
+
+}  // namespace kite::cli

@@ -1,0 +1,98 @@
+// The central manager's durable job queue: clusters and procs in SQLite (WAL), job status
+// transitions, attribute updates, removal to history, reload at start.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/classad/classad.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace kite::queue {
+
+// JobStatus values (job-classad-attributes.rst).
+enum JobStatus : int {
+  kIdle = 1,
+  kRunning = 2,
+  kRemoved = 3,
+  kCompleted = 4,
+  kHeld = 5,
+  kTransferringOutput = 6,
+  kSuspended = 7,
+};
+
+struct JobId {
+  int32_t cluster = 0;
+  int32_t proc = 0;
+  bool operator==(const JobId& o) const { return cluster == o.cluster && proc == o.proc; }
+  bool operator<(const JobId& o) const {
+    return cluster != o.cluster ? cluster < o.cluster : proc < o.proc;
+  }
+};
+
+// What the queue keeps in memory per job: what the negotiator orders idle jobs by and what the
+// totals of `kite q` count. Everything else is read from SQLite when asked for.
+struct JobSummary {
+  JobId id;
+  int64_t qdate = 0;
+  int32_t prio = 0;
+  int8_t status = kIdle;
+};
+
+// True when HTCondor lets a job go from `from` to `to` (Removed and Completed are final).
+bool status_transition_allowed(int from, int to);
+
+class JobStore {
+ public:
+  JobStore() = default;
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  // Opens (creating if needed) the queue database at `path` and loads the job summaries.
+  // False with `err` naming the file and what failed.
+  bool open(const std::string& path, std::string* err);
+  void close();
+
+  // One submit: the cluster ad shared by all procs plus one ad per proc holding what differs
+  // (attributes equal to the cluster's are dropped). Assigns ClusterId, ProcId, QDate = now,
+  // JobStatus (Idle unless the ads say Held), EnteredCurrentStatus; one transaction, durable
+  // on disk before this returns true.
+  bool submit(const classad::ClassAd& cluster_ad, std::span<const classad::ClassAd* const> procs,
+              int64_t now, int32_t* cluster_out, std::string* err);
+
+  // Sets `name` to the expression `expr_text` in one job's own ad (or the cluster ad when
+  // `id.proc` is -1). JobStatus goes through set_status().
+  bool set_attribute(JobId id, std::string_view name, std::string_view expr_text, std::string* err);
+  // Moves a job to `status` (LastJobStatus, EnteredCurrentStatus = now); a job that becomes
+  // Removed or Completed leaves the queue for the history table in the same transaction.
+  bool set_status(JobId id, int status, int64_t now, std::string* err);
+
+  // The job's full ad (cluster ad overlaid by its proc ad), or null when there is none.
+  classad::AdPtr job_ad(JobId id, std::string* err) const;
+  // Full ads of the history, most recently ended first; at most `limit` (<0: all).
+  bool history(int limit, std::vector<classad::AdPtr>* out, std::string* err) const;
+
+  const std::vector<JobSummary>& jobs() const { return jobs_; }
+  int32_t next_cluster_id() const { return next_cluster_; }
+
+ private:
+  bool exec(const char* sql, std::string* err) const;
+  bool fail(std::string* err, const char* what) const;
+  JobSummary* find(JobId id);
+  bool load(std::string* err);
+  bool read_ads(JobId id, classad::AdPtr* cluster, classad::AdPtr* proc, std::string* err) const;
+  bool write_proc(JobId id, int status, const classad::ClassAd& ad, std::string* err);
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::vector<JobSummary> jobs_;  // sorted by id
+  int32_t next_cluster_ = 1;
+};
+
+}  // namespace kite::queue

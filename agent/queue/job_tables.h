@@ -1,0 +1,62 @@
+// condor_q's and condor_history's outputs for a set of job ads: the batch table, -nobatch,
+// -hold, -run, -totals, -l, -json, -af, with their headers and "Total for query" lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent/queue/job_render.h"
+#include "policy/classad/classad.h"
+#include "policy/classad/expr.h"
+
+namespace kite::queue {
+
+// Which jobs: job ids (`C` or `C.P`) and owners on the command line (any of them), and every
+// -constraint (all of them).
+struct JobSelection {
+  struct Id {
+    int64_t cluster;
+    int64_t proc;  // -1: the whole cluster
+  };
+  std::vector<Id> ids;
+  std::vector<std::string> owners;
+  std::vector<classad::ExprPtr> constraints;
+  bool selects(const classad::ClassAd& ad) const;
+  // Parses `-constraint` text; false with `err` saying why.
+  bool add_constraint(const std::string& text, std::string* err);
+  // A positional argument: `C`, `C.P` or an owner name.
+  void add_positional(const std::string& arg);
+};
+
+enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat };
+
+struct QueueRequest {
+  QueueView view = QueueView::kBatch;
+  JobSelection selection;
+  Autoformat af;
+  // The "-- <label> @ <time>" title: condor_q -jobads FILE prints "Jobads: FILE".
+  std::string source_label;
+  // The time in the title when no selected ad carries ServerTime.
+  int64_t now = 0;
+};
+
+// The whole output, as condor_q prints it. False with `err` (a bad -af expression).
+bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,
+                  std::string* err);
+
+enum class HistoryView { kTable, kLong, kJson, kAutoformat };
+
+struct HistoryRequest {
+  HistoryView view = HistoryView::kTable;
+  JobSelection selection;
+  Autoformat af;
+  int limit = -1;         // <0: no limit
+  bool forwards = false;  // oldest first (-forwards) instead of newest first
+};
+
+// `ads` in the order they left the queue (a history file's order); printed newest first.
+bool format_history(const std::vector<classad::AdPtr>& ads, const HistoryRequest& req,
+                    std::string* out, std::string* err);
+
+}  // namespace kite::queue

@@ -1,0 +1,77 @@
+ClusterId = 2
+ProcId = 1
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "4"
+JobUniverse = 5
+JobStatus = 4
+QDate = 1795308424
+RemoteWallClockTime = 5.0
+CompletionDate = 1795308436
+EnteredCurrentStatus = 1795308436
+ExitCode = 0
+*** ProcId = 1 ClusterId = 2 Owner = "htcuser" CompletionDate = 1795308436
+ClusterId = 2
+ProcId = 0
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "4"
+JobUniverse = 5
+JobStatus = 4
+QDate = 1795308424
+RemoteWallClockTime = 5.0
+CompletionDate = 1795308437
+EnteredCurrentStatus = 1795308437
+ExitCode = 0
+*** ProcId = 0 ClusterId = 2 Owner = "htcuser" CompletionDate = 1795308437
+ClusterId = 1
+ProcId = 0
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "4"
+JobUniverse = 5
+JobStatus = 4
+QDate = 1795308422
+RemoteWallClockTime = 5.0
+CompletionDate = 1795308440
+EnteredCurrentStatus = 1795308440
+ExitCode = 0
+*** ProcId = 0 ClusterId = 1 Owner = "htcuser" CompletionDate = 1795308440
+ClusterId = 1
+ProcId = 1
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "4"
+JobUniverse = 5
+JobStatus = 4
+QDate = 1795308422
+RemoteWallClockTime = 5.0
+CompletionDate = 1795308441
+EnteredCurrentStatus = 1795308441
+ExitCode = 0
+*** ProcId = 1 ClusterId = 1 Owner = "htcuser" CompletionDate = 1795308441
+ClusterId = 4
+ProcId = 0
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "30"
+JobUniverse = 5
+JobStatus = 3
+QDate = 1795308450
+RemoteWallClockTime = 5.0
+CompletionDate = 0
+EnteredCurrentStatus = 1795308480
+*** ProcId = 0 ClusterId = 4 Owner = "htcuser" CompletionDate = 0
+ClusterId = 3
+ProcId = 0
+Owner = "htcuser"
+Cmd = "/bin/sleep"
+Args = "30"
+JobUniverse = 5
+JobStatus = 4
+QDate = 1795308460
+RemoteWallClockTime = 39.0
+CompletionDate = 1795308529
+EnteredCurrentStatus = 1795308529
+ExitCode = 0
+*** ProcId = 0 ClusterId = 3 Owner = "htcuser" CompletionDate = 1795308529
