@@ -5,6 +5,9 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 
 #include "agent/cli/status_columns.h"
 #include "agent/cli/status_totals.h"
@@ -282,6 +285,22 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   for (const auto& r : rows) emit(r);
 }
 
+// `-l` prints literal reals as condor_status does (%.16G, with ".0" on whole numbers), not in
+// the %.15E of the canonical unparser.
+void append_long_value(std::string* out, const classad::Expr* e) {
+  if (e->kind == classad::ExprKind::kLiteral && classad::paren_count(e) == 0) {
+    const classad::Value& v = classad::as_literal(e)->value;
+    if (v.is_real() && std::isfinite(v.as_real())) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.16G", v.as_real());
+      *out += buf;
+      if (!std::strpbrk(buf, ".EN")) *out += ".0";
+      return;
+    }
+  }
+  classad::unparse_expr(*out, e);
+}
+
 std::string unescape(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -406,7 +425,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       for (const auto* e : entries) {
         classad::unparse_attr_name(*out, e->name->view());
         *out += " = ";
-        classad::unparse_expr(*out, e->expr);
+        append_long_value(out, e->expr);
         *out += '\n';
       }
       *out += '\n';

@@ -1,0 +1,137 @@
+// `kite status -ads` on hand-written ads, for the forms that have no recorded HTCondor output
+// here (-state, -server, -absent, -sort, NAME) and for bad input. Expected text is written out
+// by hand from condor_status's column definitions.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+// Runs `kite status -ads FILE ARGS` (stderr folded into the output) in UTC.
+Result kite_status(const std::string& ads_text, const std::string& args) {
+  char path[] = "/tmp/kite-status-ads-XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, ads_text.data(), ads_text.size()), static_cast<ssize_t>(ads_text.size()));
+  close(fd);
+  std::string cmd =
+      std::string("TZ=UTC ") + KITE_BINARY + " status -ads " + path + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  unlink(path);
+  return r;
+}
+
+const char kOwnerSlot[] =
+    "MyType = \"Machine\"\nName = \"slot1@h\"\nMachine = \"h\"\nArch = \"X86_64\"\n"
+    "OpSys = \"LINUX\"\nCpus = 1\nMemory = 512\nDisk = 2048\nMips = 100\nKFlops = 2000\n"
+    "CondorLoadAvg = 0.25\nLoadAvg = 0.5\nKeyboardIdle = 3661\nState = \"Owner\"\n"
+    "EnteredCurrentState = 100\nActivity = \"Idle\"\nEnteredCurrentActivity = 100\n"
+    "LastHeardFrom = 190\n";
+
+std::string pad(const std::string& s, size_t w) {
+  return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
+}
+
+TEST(KiteStatus, StateTableAndItsTotals) {
+  Result r = kite_status(kOwnerSlot, "-state");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string want =
+      pad("Name", 34) +
+      " Cpu  Mem  LoadAv   KbdIdle    State     StateTime  Activ   ActvtyTime\n\n" +
+      pad("slot1@h", 34) +
+      " 1     512  0.250   0+01:01:01 Owner     0+00:01:30 Idle    0+00:01:30\n" +
+      "\n"
+      "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle\n\n"
+      "          Idle     0     1         0       0          0       0      0        0      0\n\n"
+      "         Total     0     1         0       0          0       0      0        0      0\n";
+  EXPECT_EQ(r.out, want);
+}
+
+TEST(KiteStatus, ServerTableAndItsTotals) {
+  Result r = kite_status(kOwnerSlot, "-server");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string want =
+      pad("Name", 34) + " OpSys      Arch     LoadAv Memory   Disk      Mips    KFlops   \n\n" +
+      pad("slot1@h", 34) + " LINUX      X86_64    0.250      512      2048     100      2000\n" +
+      "\n"
+      "                  Slots Avail  Memory        Disk        MIPS      KFLOPS\n\n"
+      "  X86_64/LINUX        1     0         512        2048         100        2000\n\n"
+      "         Total        1     0         512        2048         100        2000\n";
+  EXPECT_EQ(r.out, want);
+}
+
+TEST(KiteStatus, AbsentShowsWhenWentAbsentAndWhenForgotten) {
+  std::string ads = std::string(kOwnerSlot) + "Absent = true\nClassAdLifetime = 86400\n";
+  ads.replace(ads.find("LastHeardFrom = 190"), 19, "LastHeardFrom = 1795306431");
+  Result r = kite_status(ads, "-absent");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\n\n") + 2),
+            pad("Name", 34) + " OpSys      Arch     Went Absent Will Forget\n\n");
+  EXPECT_NE(r.out.find(pad("slot1@h", 34) + " LINUX      X86_64   11/22 00:13 11/23 00:13\n"),
+            std::string::npos)
+      << r.out;
+  // Without -absent the ad is still a slot like any other; with -absent, only absent ads show.
+  Result none = kite_status(kOwnerSlot, "-absent");
+  EXPECT_EQ(none.out, "");
+}
+
+TEST(KiteStatus, SortsByMachineThenNameUnlessToldOtherwise) {
+  std::string ads;
+  const char* rows[][3] = {
+      {"slot2@b", "b", "300"}, {"slot1@b", "b", "100"}, {"slot9@a", "a", "200"}};
+  for (auto& row : rows) {
+    ads += std::string("Name = \"") + row[0] + "\"\nMachine = \"" + row[1] +
+           "\"\nMemory = " + row[2] + "\n\n";
+  }
+  EXPECT_EQ(kite_status(ads, "-af Name").out, "slot9@a\nslot1@b\nslot2@b\n");
+  EXPECT_EQ(kite_status(ads, "-sort Memory -af Name Memory").out,
+            "slot1@b 100\nslot9@a 200\nslot2@b 300\n");
+  EXPECT_EQ(kite_status(ads, "-sort 'Memory * -1' -af Name").out, "slot2@b\nslot9@a\nslot1@b\n");
+  // NAME arguments pick ads by Name or Machine.
+  EXPECT_EQ(kite_status(ads, "b -af Name").out, "slot1@b\nslot2@b\n");
+  EXPECT_EQ(kite_status(ads, "slot9@a -af Memory").out, "200\n");
+}
+
+TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
+  Result r = kite_status(kOwnerSlot, "-server -total");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.substr(0, 2), "\n ");
+  EXPECT_EQ(r.out.find("slot1@h"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Slots Avail"), std::string::npos) << r.out;
+}
+
+TEST(KiteStatus, BadInputIsNamedWithFileAndLine) {
+  Result r = kite_status("Name = \"a\"\n\nName = \"b\"\nCpus = (1 +\n", "");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find(":4: "), std::string::npos) << r.out;
+  r = kite_status(kOwnerSlot, "-constraint 'Cpus >'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("Cpus >"), std::string::npos) << r.out;
+  r = kite_status(kOwnerSlot, "-bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("-bogus"), std::string::npos) << r.out;
+  Result missing;
+  std::string cmd = std::string(KITE_BINARY) + " status -ads /nonexistent/ads 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[512];
+  size_t n = fread(buf, 1, sizeof buf, p);
+  missing.out.assign(buf, n);
+  EXPECT_NE(pclose(p), 0);
+  EXPECT_NE(missing.out.find("/nonexistent/ads"), std::string::npos) << missing.out;
+}
+
+}  // namespace
