@@ -251,6 +251,7 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   bool quoted = o.af_opts.find('V') != std::string::npos;
   bool label = o.af_opts.find('l') != std::string::npos;
   bool headings = o.af_opts.find('h') != std::string::npos;
+  bool raw = o.af_opts.find_first_of("ro") != std::string::npos;
   std::string sep = " ", row_end = "\n";
   if (o.af_opts.find(',') != std::string::npos) sep = ", ";
   if (o.af_opts.find('t') != std::string::npos) sep = "\t";
@@ -259,8 +260,14 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   for (const classad::ClassAd* ad : ads) {
     std::vector<std::string> row;
     for (size_t i = 0; i < exprs.size(); ++i) {
-      classad::Value v = ad->evaluate_expr(exprs[i].get());
-      std::string text = quoted || !v.is_string() ? classad::to_string(v) : plain_text(v);
+      std::string text;
+      const classad::Expr* bound = raw ? ad->lookup(o.af[i]) : nullptr;
+      if (bound) {
+        classad::unparse_expr(text, bound);  // :r prints the expression, not its value
+      } else {
+        classad::Value v = ad->evaluate_expr(exprs[i].get());
+        text = quoted || !v.is_string() ? classad::to_string(v) : plain_text(v);
+      }
       if (label) text = o.af[i] + " = " + text;
       row.push_back(std::move(text));
     }

@@ -70,6 +70,10 @@ class Query {
   std::string error_;
 };
 
+// Ads are keyed by (type, Name), both case-insensitive. HTCondor's collector keys startd ads by
+// Name plus the IP of MyAddress; Kite leaves the address out because an agent's identity is its
+// TLS certificate and agents behind NAT reconnect from changing addresses: a machine that comes
+// back from elsewhere replaces its old (or absent) ad instead of appearing twice.
 class AdStore {
  public:
   explicit AdStore(StoreConfig config) : config_(std::move(config)) {}

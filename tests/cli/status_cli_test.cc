@@ -106,6 +106,13 @@ TEST(KiteStatus, SortsByMachineThenNameUnlessToldOtherwise) {
   EXPECT_EQ(kite_status(ads, "slot9@a -af Memory").out, "200\n");
 }
 
+TEST(KiteStatus, AutoformatRawPrintsTheExpression) {
+  std::string ads = "Name = \"s\"\nCpus = 2\nStart = Cpus > 0\n";
+  EXPECT_EQ(kite_status(ads, "-af Start").out, "true\n");
+  EXPECT_EQ(kite_status(ads, "-af:r Start Cpus").out, "Cpus > 0 2\n");
+  EXPECT_EQ(kite_status(ads, "-af:V Name 'Cpus * 2'").out, "\"s\" 4\n");
+}
+
 TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
   Result r = kite_status(kOwnerSlot, "-server -total");
   ASSERT_EQ(r.status, 0);
