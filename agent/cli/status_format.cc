@@ -417,8 +417,13 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
 
   if (o.json) {
     if (shown.empty()) return true;
-    *out += classad::classads_to_json(shown, true);
-    *out += '\n';
+    // condor_status writes "[" or "," on a line of its own before each ad: `}\n,\n{`.
+    for (size_t i = 0; i < shown.size(); ++i) {
+      *out += i ? ",\n" : "[\n";
+      classad::classad_append_json(*out, *shown[i], true);
+      *out += '\n';
+    }
+    *out += "]\n";
     return true;
   }
   if (o.longform) {

@@ -113,6 +113,14 @@ TEST(KiteStatus, AutoformatRawPrintsTheExpression) {
   EXPECT_EQ(kite_status(ads, "-af:V Name 'Cpus * 2'").out, "\"s\" 4\n");
 }
 
+TEST(KiteStatus, JsonPutsTheSeparatingCommaOnALineOfItsOwn) {
+  std::string ads = "Name = \"b\"\nCpus = 2\n\nName = \"a\"\nLoad = 1.0\n";
+  EXPECT_EQ(kite_status(ads, "-json").out,
+            "[\n{\n  \"Load\": 1.0,\n  \"Name\": \"a\"\n}\n,\n{\n  \"Cpus\": 2,\n  \"Name\": "
+            "\"b\"\n}\n]\n");
+  EXPECT_EQ(kite_status(ads, "-json -constraint false").out, "");
+}
+
 TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
   Result r = kite_status(kOwnerSlot, "-server -total");
   ASSERT_EQ(r.status, 0);
