@@ -52,6 +52,7 @@ class Table {
   // Computes one row's cells from `ad`; `override_col`/`override_text` replace one cell.
   void add_row(const classad::ClassAd& ad);
   std::vector<std::string>& last_row() { return rows_.back(); }
+  std::vector<std::vector<std::string>>& mutable_rows() { return rows_; }
   size_t rows() const { return rows_.size(); }
   // Header line, a blank line, then the rows.
   void print(std::string* out) const;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "agent/cli/status_columns.h"
+#include "agent/cli/status_compact.h"
 #include "agent/cli/status_totals.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
@@ -396,6 +397,9 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   // Order: -sort keys, else Machine then Name.
   std::vector<std::string> keys = o.sort;
   if (keys.empty()) keys = {"Machine", "Name"};
+  // -compact groups a machine's slots by type: Machine:SlotTypeId leads, as in condor_status.
+  if (o.compact && is_slot_mode(o.mode))
+    keys.insert(keys.begin(), "join(\":\", Machine, SlotTypeId)");
   std::vector<classad::ExprPtr> key_exprs;
   for (const std::string& k : keys) {
     classad::ParseError perr;
@@ -496,6 +500,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       totals.add(*ad, "", false);
     }
   }
+  if (compact) fold_compact_rows(shown, &table);
   if (!o.total_only) table.print(out);
   if (totals.enabled()) {
     *out += '\n';

@@ -121,6 +121,34 @@ TEST(KiteStatus, JsonPutsTheSeparatingCommaOnALineOfItsOwn) {
   EXPECT_EQ(kite_status(ads, "-json -constraint false").out, "");
 }
 
+TEST(KiteStatus, CompactFoldsAMachinesStaticSlotsIntoOneRow) {
+  std::string ads;
+  const char* slots[][4] = {{"slot3", "Unclaimed", "Idle", "2048"},
+                            {"slot1", "Claimed", "Busy", "1024"},
+                            {"slot4", "Owner", "Idle", "1024"},
+                            {"slot2", "Unclaimed", "Idle", "1024"}};
+  for (auto& sl : slots) {
+    ads += std::string("Name = \"") + sl[0] + "@h\"\nMachine = \"h\"\nSlotType = \"Static\"\n" +
+           "SlotTypeId = 1\nState = \"" + sl[1] + "\"\nActivity = \"" + sl[2] + "\"\nCpus = 1\n" +
+           "Memory = " + sl[3] +
+           "\nTotalSlotCpus = 1\nTotalSlotGpus = 0\nTotalSlotMemory = " + sl[3] +
+           "\nTotalLoadAvg = 0.0\nTotalCpus = 4\nRecentJobStarts = " +
+           (std::string(sl[0]) == "slot1" ? "2" : "0") +
+           "\nArch = \"X86_64\"\nOpSys = \"LINUX\"\nOpSysAndVer = \"Debian12\"\n\n";
+  }
+  Result r = kite_status(ads, "-compact");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(
+      r.out,
+      "Machine Platform     Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
+      "MaxSlotGb\n\n"
+      "h       x64/Debian12    4S    1    0     1.00      3     4.00    0.00 **     0.10      "
+      "2.00\n\n"
+      "               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle\n\n"
+      "  x64/Debian12     4     1       1         2       0          0      0        0      0\n\n"
+      "         Total     4     1       1         2       0          0      0        0      0\n");
+}
+
 TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
   Result r = kite_status(kOwnerSlot, "-server -total");
   ASSERT_EQ(r.status, 0);
