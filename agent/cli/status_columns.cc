@@ -23,11 +23,36 @@ std::string duration_text(long long secs) {
   return buf;
 }
 
+namespace {
+
+// One printf conversion of any length (long string values are not cut).
+template <typename T>
+std::string format_one(const char* spec, T value) {
+  int n = std::snprintf(nullptr, 0, spec, value);
+  if (n <= 0) return "";
+  std::string out(static_cast<size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), spec, value);
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+// Text around the conversion, with printf's "%%" meaning "%".
+std::string literal_text(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '%' && i + 1 < s.size() && s[i + 1] == '%') ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
 bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
   const char* pct = std::strchr(fmt, '%');
   while (pct && pct[1] == '%') pct = std::strchr(pct + 2, '%');
   if (!pct) {
-    *out = fmt;
+    *out = literal_text(fmt);
     return true;
   }
   const char* conv = pct + 1;
@@ -39,11 +64,11 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
   for (char c : spec) {
     if (c != 'l' && c != 'h') clean += c;
   }
-  std::string prefix(fmt, static_cast<size_t>(pct - fmt));
-  std::string suffix(conv + 1);
-  char buf[512];
+  std::string prefix = literal_text(std::string_view(fmt, static_cast<size_t>(pct - fmt)));
+  std::string suffix = literal_text(conv + 1);
   char c = *conv;
   if (v.is_exceptional() && c != 'v' && c != 'V') return false;
+  std::string body;
   switch (c) {
     case 'd':
     case 'i':
@@ -54,7 +79,7 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
     case 'c': {
       double d = 0;
       if (!v.to_number(d)) return false;
-      std::snprintf(buf, sizeof buf, (clean + "ll" + c).c_str(), static_cast<long long>(d));
+      body = format_one((clean + "ll" + c).c_str(), static_cast<long long>(d));
       break;
     }
     case 'f':
@@ -65,19 +90,19 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
     case 'G': {
       double d = 0;
       if (!v.to_number(d)) return false;
-      std::snprintf(buf, sizeof buf, (clean + c).c_str(), d);
+      body = format_one((clean + c).c_str(), d);
       break;
     }
-    case 's': std::snprintf(buf, sizeof buf, (clean + 's').c_str(), plain_text(v).c_str()); break;
+    case 's': body = format_one((clean + 's').c_str(), plain_text(v).c_str()); break;
     case 'v':
     case 'V': {
       std::string text = c == 'V' || !v.is_string() ? classad::to_string(v) : plain_text(v);
-      std::snprintf(buf, sizeof buf, (clean + 's').c_str(), text.c_str());
+      body = format_one((clean + 's').c_str(), text.c_str());
       break;
     }
     default: return false;
   }
-  *out = prefix + buf + suffix;
+  *out = prefix + body + suffix;
   return true;
 }
 

@@ -149,6 +149,15 @@ TEST(KiteStatus, CompactFoldsAMachinesStaticSlotsIntoOneRow) {
       "         Total     4     1       1         2       0          0      0        0      0\n");
 }
 
+TEST(KiteStatus, FormatTakesPrintfConversionsAndLongValuesWhole) {
+  std::string long_name(3000, 'x');
+  std::string ads = "Name = \"" + long_name + "\"\nCpus = 2\nLoad = 0.5\n";
+  EXPECT_EQ(kite_status(ads, "-format '%d%%' Cpus -format ' %5.2f|' Load -format '%s\\n' Name").out,
+            "2%  0.50|" + long_name + "\n");
+  // An attribute the ad lacks prints nothing for its -format.
+  EXPECT_EQ(kite_status(ads, "-format '%d' NoSuch -format 'x%dy\\n' Cpus").out, "x2y\n");
+}
+
 TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
   Result r = kite_status(kOwnerSlot, "-server -total");
   ASSERT_EQ(r.status, 0);
