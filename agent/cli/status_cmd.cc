@@ -19,7 +19,7 @@ namespace kite::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: kite status (-ads FILE | --local [--socket PATH] [-c CONFIG])\n"
+    "usage: kite status (-ads[:json] FILE | --local [--socket PATH] [-c CONFIG])\n"
     "         [-l] [-json] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
     "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
     "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] "
@@ -67,6 +67,18 @@ bool read_ads_file(const std::string& path, std::vector<classad::AdPtr>* ads, st
   return true;
 }
 
+bool read_json_ads_file(const std::string& path, std::vector<classad::AdPtr>* ads,
+                        std::string* err) {
+  std::string text;
+  if (!core::read_file(path, &text, err, 1u << 30)) return false;
+  classad::ParseError perr;
+  if (!classad::classads_from_json(text, *ads, &perr)) {
+    *err = path + ":" + std::to_string(perr.line) + ": " + perr.message;
+    return false;
+  }
+  return true;
+}
+
 bool is(const char* arg, const char* name) {
   return arg[0] == '-' && std::strcmp(arg + 1, name) == 0;
 }
@@ -77,6 +89,7 @@ int status_main(int argc, char** argv) {
   LocalTarget t;
   bool local = false;
   std::string ads_file;
+  bool ads_json = false;  // -ads:json FILE: a JSON array of ads, as -json prints
   StatusOptions o;
   auto need = [&](int i, const char* what) {
     if (i + 1 >= argc) {
@@ -91,8 +104,14 @@ int status_main(int argc, char** argv) {
     if (is(a, "h") || is(a, "help") || std::strcmp(a, "--help") == 0) {
       std::printf("%s", kUsage);
       return 0;
-    } else if (is(a, "ads")) {
+    } else if (is(a, "ads") || std::strncmp(a, "-ads:", 5) == 0) {
       if (!need(i, "a file name")) return 2;
+      ads_json = std::strcmp(a, "-ads:json") == 0;
+      if (a[4] == ':' && !ads_json && std::strcmp(a + 5, "long") != 0) {
+        std::fprintf(stderr,
+                     "kite status: %s: the ads file forms are long (the default) and json\n", a);
+        return 2;
+      }
       ads_file = argv[++i];
     } else if (is(a, "l") || is(a, "long")) {
       o.longform = true;
@@ -164,7 +183,9 @@ int status_main(int argc, char** argv) {
   std::vector<classad::AdPtr> ads;
   if (!ads_file.empty()) {
     std::string err;
-    if (!read_ads_file(ads_file, &ads, &err)) {
+    bool ok =
+        ads_json ? read_json_ads_file(ads_file, &ads, &err) : read_ads_file(ads_file, &ads, &err);
+    if (!ok) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }

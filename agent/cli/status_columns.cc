@@ -228,8 +228,9 @@ void Table::print(std::string* out) const {
     }
     widths.push_back(w);
   }
-  auto emit = [&](size_t i, const std::string& text, bool header) {
+  auto emit = [&](size_t i, const std::string& full, bool header) {
     const ColumnSpec& c = cols_[i];
+    std::string text = c.truncate && !header ? full.substr(0, widths[i]) : full;
     if (i > 0 && !c.noprefix) *out += ' ';
     size_t pad = text.size() < widths[i] ? widths[i] - text.size() : 0;
     bool right = !header && c.width > 0;

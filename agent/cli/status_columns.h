@@ -32,6 +32,7 @@ struct ColumnSpec {
   const char* printf_fmt;  // for kPrintf
   const char* or_text;     // printed when the value is undefined (null: empty)
   bool noprefix = false;   // no separating space before this column
+  bool truncate = false;   // longer values are cut to the width (TRUNCATE)
 };
 
 // Formats a value through a single printf conversion (%d, %5.2f, %s, %v, ...) as HTCondor's

@@ -23,7 +23,8 @@ namespace {
 const ColumnSpec kName{"Name", "Name", -34, true, Render::kPrintf, "%s", "??"};
 const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kPlain, nullptr, "??"};
 const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kPlain, nullptr, "??"};
-const ColumnSpec kLoadAv{"LoadAv", "CondorLoadAvg", 6, false, Render::kLoadAvg, nullptr, "??"};
+const ColumnSpec kLoadAv{"LoadAv", "CondorLoadAvg", 6,   false, Render::kLoadAvg, nullptr,
+                         "??",     false,           true};
 
 std::vector<ColumnSpec> slot_columns() {
   return {kName,
@@ -34,7 +35,7 @@ std::vector<ColumnSpec> slot_columns() {
           kLoadAv,
           {"Mem", "Memory", 6, false, Render::kPrintf, "%6d", "??"},
           {"  ActvtyTime", "EnteredCurrentActivity", 12, false, Render::kActivityTime, nullptr, "-",
-           true}};
+           true, true}};
 }
 
 std::vector<ColumnSpec> claimed_columns() {
@@ -61,12 +62,14 @@ std::vector<ColumnSpec> state_columns() {
   return {kName,
           {"Cpu", "Cpus", 0, true, Render::kPlain, nullptr, "??"},
           {" Mem", "Memory", 5, false, Render::kPlain, nullptr, "??"},
-          {"LoadAv", "CondorLoadAvg", 6, false, Render::kLoadAvg, nullptr, "??"},
-          {"  KbdIdle", "KeyboardIdle", 12, false, Render::kDuration, nullptr, "??"},
+          kLoadAv,
+          {"  KbdIdle", "KeyboardIdle", 12, false, Render::kDuration, nullptr, "??", false, true},
           {"State", "State", -7, false, Render::kPlain, nullptr, "??"},
-          {"  StateTime", "EnteredCurrentState", 12, false, Render::kElapsed, nullptr, "??"},
+          {"  StateTime", "EnteredCurrentState", 12, false, Render::kElapsed, nullptr, "??", false,
+           true},
           {"Activ", "Activity", 0, true, Render::kPlain, nullptr, "??"},
-          {"  ActvtyTime", "EnteredCurrentActivity", 12, false, Render::kElapsed, nullptr, "-"}};
+          {"  ActvtyTime", "EnteredCurrentActivity", 12, false, Render::kElapsed, nullptr, "-",
+           false, true}};
 }
 
 std::vector<ColumnSpec> compact_columns() {

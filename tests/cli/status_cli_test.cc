@@ -158,6 +158,35 @@ TEST(KiteStatus, FormatTakesPrintfConversionsAndLongValuesWhole) {
   EXPECT_EQ(kite_status(ads, "-format '%d' NoSuch -format 'x%dy\\n' Cpus").out, "x2y\n");
 }
 
+TEST(KiteStatus, ReadsTheJsonItPrints) {
+  std::string ads = "Name = \"b\"\nCpus = 2\n\nName = \"a\"\nLoad = 1.0\n";
+  std::string json = kite_status(ads, "-json").out;
+  Result r = kite_status(json, "-json");  // the file is read as long form first: an error
+  EXPECT_NE(r.status, 0);
+  // kite_status passes its own -ads; a second -ads:json FILE wins.
+  char path[] = "/tmp/kite-status-json-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, json.data(), json.size()), static_cast<ssize_t>(json.size()));
+  close(fd);
+  EXPECT_EQ(kite_status(ads, std::string("-ads:json ") + path + " -af Name Cpus").out,
+            "a undefined\nb 2\n");
+  EXPECT_EQ(kite_status(ads, std::string("-ads:json ") + path + " -json").out, json);
+  unlink(path);
+}
+
+TEST(KiteStatus, TruncatedColumnsCutLongValues) {
+  Result r = kite_status(
+      "Name = \"s@h\"\nMachine = \"h\"\nOpSys = \"LINUX\"\nArch = \"X86_64\"\nState = \"Owner\"\n"
+      "Activity = \"Idle\"\nCondorLoadAvg = 123.5\nMemory = 1\nEnteredCurrentActivity = 0\n"
+      "MyCurrentTime = 86400000\n",
+      "");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // LoadAv is 6 wide (123.500 -> 123.50), ActvtyTime 12 (1000+00:00:00 -> 1000+00:00:0) and,
+  // having no separating space of its own, then touches Mem.
+  EXPECT_NE(r.out.find("Owner Idle     123.50      11000+00:00:0\n"), std::string::npos) << r.out;
+}
+
 TEST(KiteStatus, TotalOnlyPrintsTheFooterOfTheChosenTable) {
   Result r = kite_status(kOwnerSlot, "-server -total");
   ASSERT_EQ(r.status, 0);
