@@ -359,7 +359,9 @@ std::string status_mode_constraint(const StatusOptions& o) {
     std::string any;
     for (const std::string& n : o.names) {
       if (!any.empty()) any += " || ";
-      any += "Name == " + quote(n) + " || Machine == " + quote(n);
+      // With -claimed a name is the user running the jobs, as in condor_status.
+      any += o.mode == StatusMode::kClaimed ? "RemoteUser == " + quote(n)
+                                            : "Name == " + quote(n) + " || Machine == " + quote(n);
     }
     parts.push_back(any);
   }

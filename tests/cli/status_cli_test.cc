@@ -104,6 +104,12 @@ TEST(KiteStatus, SortsByMachineThenNameUnlessToldOtherwise) {
   // NAME arguments pick ads by Name or Machine.
   EXPECT_EQ(kite_status(ads, "b -af Name").out, "slot1@b\nslot2@b\n");
   EXPECT_EQ(kite_status(ads, "slot9@a -af Memory").out, "200\n");
+  // With -claimed, a name is the RemoteUser.
+  std::string claimed =
+      "Name = \"s1\"\nState = \"Claimed\"\nRemoteUser = \"bob@d\"\n\n"
+      "Name = \"s2\"\nState = \"Claimed\"\nRemoteUser = \"amy@d\"\n";
+  EXPECT_NE(kite_status(claimed, "-claimed bob@d").out.find("s1 "), std::string::npos);
+  EXPECT_EQ(kite_status(claimed, "-claimed bob@d").out.find("s2 "), std::string::npos);
 }
 
 TEST(KiteStatus, AutoformatRawPrintsTheExpression) {
