@@ -1,0 +1,69 @@
+// The column engine behind condor_status's tables: each column is an expression with a header,
+// a width rule and a renderer; cells are computed for every row, then widths, then the text.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "policy/classad/classad.h"
+#include "policy/classad/expr.h"
+
+namespace kite::cli {
+
+enum class Render {
+  kPlain,         // strings unquoted, other values unparsed
+  kPrintf,        // `printf` applied to the value
+  kLoadAvg,       // %.3f
+  kActivityTime,  // MyCurrentTime (or LastHeardFrom) minus the value, as d+hh:mm:ss
+  kElapsed,       // LastHeardFrom minus the value, as d+hh:mm:ss
+  kDuration,      // the value itself as d+hh:mm:ss
+  kDate,          // the value as a local date, mm/dd HH:MM
+  kPlatform,      // x64/Debian12 from Arch and OpSysAndVer
+  kActivityCode,  // two letters for State and Activity (Ui, Cb, ...)
+  kSlotTag,       // " " for partitionable, "S" for static, the first letter otherwise
+  kActivityOcu,   // Activity, or OCU for an idle OCU holder
+};
+
+struct ColumnSpec {
+  const char* header;
+  const char* expr;
+  int width;      // >0: right-aligned in this width; <0: left-aligned; 0: as wide as needed
+  bool at_least;  // width is a minimum that grows to fit the values and header (AUTO/FIT)
+  Render render;
+  const char* printf_fmt;  // for kPrintf
+  const char* or_text;     // printed when the value is undefined (null: empty)
+  bool noprefix = false;   // no separating space before this column
+  bool truncate = false;   // longer values are cut to the width (TRUNCATE)
+};
+
+// Formats a value through a single printf conversion (%d, %5.2f, %s, %v, ...) as HTCondor's
+// print masks do; false when the value is undefined or cannot be converted.
+bool printf_value(const char* fmt, const classad::Value& v, std::string* out);
+// Strings unquoted, everything else in ClassAd syntax.
+std::string plain_text(const classad::Value& v);
+// d+hh:mm:ss.
+std::string duration_text(long long secs);
+// Two-letter state/activity code (HTCondor's digest of State and Activity).
+std::string activity_code(const std::string& state, const std::string& activity);
+
+class Table {
+ public:
+  explicit Table(const std::vector<ColumnSpec>& cols);
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Computes one row's cells from `ad`; `override_col`/`override_text` replace one cell.
+  void add_row(const classad::ClassAd& ad);
+  std::vector<std::string>& last_row() { return rows_.back(); }
+  std::vector<std::vector<std::string>>& mutable_rows() { return rows_; }
+  size_t rows() const { return rows_.size(); }
+  // Header line, a blank line, then the rows.
+  void print(std::string* out) const;
+
+ private:
+  std::string cell(const ColumnSpec& c, const classad::Expr* e, const classad::ClassAd& ad) const;
+  std::vector<ColumnSpec> cols_;
+  std::vector<classad::ExprPtr> exprs_;
+  std::vector<std::vector<std::string>> rows_;
+  std::string error_;
+};
+
+}  // namespace kite::cli

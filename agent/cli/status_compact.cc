@@ -1,0 +1,127 @@
+// condor_status -compact's folding of static slots (see status_compact.h); the rules are
+// HTCondor's (condor_status.V6/status.cpp, fold_slot_result).
+#include "agent/cli/status_compact.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace kite::cli {
+namespace {
+
+struct CompactRow {
+  const classad::ClassAd* ad;
+  bool pslot = false;
+  bool busy = false;
+  long long free_cpus = 0;
+  double free_gb = 0, max_gb = 0, starts = 0;
+  long long slots = 1;
+  std::string code;
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string fmt_int(const char* f, long long v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string str_attr(const classad::ClassAd& ad, const char* name) {
+  std::string s;
+  ad.evaluate_string(name, s);
+  return s;
+}
+
+bool same_group(const classad::ClassAd& a, const classad::ClassAd& b) {
+  int64_t ta = 0, tb = 0;
+  a.evaluate_int("SlotTypeId", ta);
+  b.evaluate_int("SlotTypeId", tb);
+  return str_attr(a, "Machine") == str_attr(b, "Machine") && ta == tb;
+}
+
+// A static slot's own row, as HTCondor "cooks" it before folding.
+void cook(CompactRow* r) {
+  r->max_gb = r->free_gb;
+  if (r->busy) {
+    r->free_cpus = 0;
+    r->free_gb = 0;
+  }
+  r->slots = 1;
+}
+
+void write_back(const CompactRow& r, std::vector<std::string>* cells) {
+  (*cells)[kCompactSlots] = fmt_int("%4lld", r.slots);
+  (*cells)[kCompactFreeCpus] = fmt_int("%6lld", r.free_cpus);
+  (*cells)[kCompactFreeMem] = fmt("%8.2f", r.free_gb);
+  (*cells)[kCompactMaxSlot] = fmt("%9.2f", r.max_gb);
+  (*cells)[kCompactJobStarts] = fmt("%8.2f", r.starts);
+  (*cells)[kCompactActivity] = r.code;
+}
+
+}  // namespace
+
+void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* table) {
+  auto& cells = table->mutable_rows();
+  std::vector<CompactRow> rows;
+  for (size_t i = 0; i < ads.size(); ++i) {
+    CompactRow r;
+    r.ad = ads[i];
+    bool b = false;
+    r.pslot = ads[i]->evaluate_bool("PartitionableSlot", b) && b;
+    std::string state = str_attr(*ads[i], "State");
+    r.busy = state == "Matched" || state == "Claimed" || state == "Preempting";
+    double cpus = 0, mem = 0, starts = 0;
+    ads[i]->evaluate_real("Cpus", cpus);
+    ads[i]->evaluate_real("Memory", mem);
+    ads[i]->evaluate_real("RecentJobStarts", starts);
+    r.free_cpus = static_cast<long long>(cpus);
+    r.free_gb = mem / 1024.0;
+    r.starts = starts / 20.0;
+    r.code = cells[i][kCompactActivity];
+    rows.push_back(r);
+  }
+  std::vector<bool> keep(rows.size(), true);
+  size_t head = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    // A machine's second slot type gets a row of its own, labelled with the slot's name.
+    if (i > 0 && str_attr(*rows[i].ad, "Machine") == str_attr(*rows[i - 1].ad, "Machine") &&
+        !same_group(*rows[i].ad, *rows[i - 1].ad)) {
+      std::string name = str_attr(*rows[i].ad, "Name");
+      cells[i][kCompactMachine] = "   " + name.substr(0, name.find('@'));
+    }
+    if (rows[i].pslot) continue;  // partitionable rows stand alone (their children are rolled up)
+    if (i > head && !rows[head].pslot && keep[head] && same_group(*rows[head].ad, *rows[i].ad)) {
+      CompactRow& a = rows[head];
+      const CompactRow& b = rows[i];
+      double bmem = b.free_gb;
+      a.max_gb = std::max(a.max_gb, bmem);
+      if (!b.busy) {
+        a.free_gb += bmem;
+        a.free_cpus += b.free_cpus;
+      }
+      a.slots += 1;
+      a.starts += b.starts;
+      for (int k = 0; k < 2; ++k) {
+        if (a.code[k] != b.code[k]) a.code[k] = '*';
+      }
+      keep[i] = false;
+      write_back(a, &cells[head]);
+      continue;
+    }
+    head = i;
+    cook(&rows[i]);
+    write_back(rows[i], &cells[i]);
+  }
+  std::vector<std::vector<std::string>> kept;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (keep[i]) kept.push_back(std::move(cells[i]));
+  }
+  cells = std::move(kept);
+}
+
+}  // namespace kite::cli

@@ -1,0 +1,59 @@
+// condor_status's output forms for a list of ads, byte for byte: the slot tables (default,
+// -claimed, -server, -state, -compact) with their totals, the daemon tables (-schedd, -run,
+// -submitters, -negotiator, -collector), -af, -format, -l and -json. Shared by `kite status
+// -ads FILE` and `kite status --local`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "policy/classad/classad.h"
+
+namespace kite::cli {
+
+enum class StatusMode {
+  kSlots,       // default slot table
+  kClaimed,     // -claimed
+  kServer,      // -server
+  kState,       // -state
+  kAvail,       // -avail (the default table restricted to available slots)
+  kAbsent,      // -absent
+  kOffline,     // -offline
+  kSchedd,      // -schedd
+  kScheddRun,   // -run
+  kSubmitters,  // -submitters
+  kNegotiator,  // -negotiator
+  kCollector,   // -collector
+};
+
+// One -format FMT ATTR pair.
+struct FormatItem {
+  std::string format;
+  std::string attr;
+};
+
+struct StatusOptions {
+  StatusMode mode = StatusMode::kSlots;
+  bool compact = false;
+  bool total_only = false;      // -total
+  bool longform = false;        // -l
+  bool json = false;            // -json
+  std::vector<std::string> af;  // -af attributes (expressions)
+  std::string af_opts;          // the letters after -af:
+  bool have_af = false;
+  std::vector<FormatItem> formats;  // -format
+  std::vector<std::string> sort;    // -sort expressions (default Machine, Name)
+  std::string constraint;           // -constraint (ANDed with the mode's own)
+  std::vector<std::string> names;   // NAME arguments
+};
+
+// The ad type (MyType) a mode shows.
+const char* status_mode_ad_type(StatusMode mode);
+// The constraint a mode adds (empty: none).
+std::string status_mode_constraint(const StatusOptions& o);
+
+// Selects, sorts and prints `ads` (all types mixed; the mode picks its own) as condor_status
+// does. `err` gets a message (and the result is false) for a bad constraint or sort expression.
+bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
+                   std::string* err);
+
+}  // namespace kite::cli

@@ -1,0 +1,43 @@
+// condor_status's totals footers: per-key rows (Arch/OpSys, platform, activity, submitter...)
+// and a Total row, in the layout of each table style.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "policy/classad/classad.h"
+
+namespace kite::cli {
+
+enum class TotalsStyle { kNone, kSlots, kServer, kRun, kState, kSchedd, kSubmitter };
+
+class Totals {
+ public:
+  explicit Totals(TotalsStyle style) : style_(style) {}
+  bool enabled() const { return style_ != TotalsStyle::kNone; }
+  // Counts one ad under `key` (empty: the style's own key from the ad). `rollup`: compact mode,
+  // a partitionable slot counts its children's states (ChildState), plus itself unless exhausted.
+  void add(const classad::ClassAd& ad, const std::string& key, bool rollup);
+  bool empty() const { return groups_.empty(); }
+  void print(std::string* out) const;
+
+  struct Counts {
+    long long machines = 0, owner = 0, claimed = 0, unclaimed = 0, matched = 0, preempting = 0,
+              drained = 0, backfill = 0, bkidle = 0, avail = 0, memory = 0, disk = 0, mips = 0,
+              kflops = 0, running = 0, idle = 0, held = 0;
+    double loadavg = 0;
+  };
+
+ private:
+  bool count(Counts* c, const classad::ClassAd& ad, bool rollup) const;
+  bool count_state(Counts* c, const std::string& state, bool backfill) const;
+  void header(std::string* out) const;
+  void row(std::string* out, const Counts& c, bool top) const;
+
+  TotalsStyle style_;
+  std::map<std::string, Counts> groups_;
+  Counts all_;
+  int malformed_ = 0;
+};
+
+}  // namespace kite::cli

@@ -1,0 +1,125 @@
+// The collector's ad store: ads by type and name, update/merge, invalidation, lifetime expiry,
+// absent and offline ads (persisted), and indexed, chunked constraint queries.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "policy/classad/classad.h"
+#include "policy/classad/expr.h"
+
+namespace kite::collector {
+
+// Collector settings, HTCondor's names and defaults.
+struct StoreConfig {
+  int64_t classad_lifetime = 900;             // CLASSAD_LIFETIME
+  int64_t absent_expire_after = 30 * 86400;   // ABSENT_EXPIRE_ADS_AFTER (0: never)
+  int64_t offline_expire_after = 2147483647;  // OFFLINE_EXPIRE_ADS_AFTER
+  bool expire_invalidated_ads = false;        // EXPIRE_INVALIDATED_ADS
+  classad::ExprPtr absent_requirements;       // ABSENT_REQUIREMENTS (null: no absent ads)
+};
+
+// One stored ad and its bookkeeping.
+struct StoredAd {
+  std::string type;  // MyType as given ("Machine", "Negotiator", ...)
+  std::string name;  // Name attribute
+  classad::AdPtr ad;
+  int64_t updated = 0;   // time of the last update
+  int64_t expires = 0;   // absolute expiry time; 0: never
+  bool absent = false;   // kept after expiry because ABSENT_REQUIREMENTS held
+  bool offline = false;  // the ad says Offline = true (a hibernating machine)
+};
+
+// What a query asks for. Absent and offline ads are returned only when asked for (or when the
+// constraint mentions Absent / Offline), as condor_collector does.
+struct QuerySpec {
+  std::string type;                     // empty: every type
+  std::string constraint;               // ClassAd expression; empty: every ad
+  std::vector<std::string> projection;  // empty: whole ads
+  size_t limit = 0;                     // 0: no limit
+  bool absent = false;                  // include absent ads
+  bool offline = false;                 // include offline ads
+};
+
+class AdStore;
+
+// A query in progress: candidates are fixed when it starts (from an index when the constraint
+// is an equality on Name, Machine or State), then examined a chunk at a time so the caller can
+// handle updates between chunks. Ads removed meanwhile are skipped.
+class Query {
+ public:
+  // Examines up to `max_examined` candidates, appending matches (projected copies) to `out`.
+  // Returns false once the query is finished (no candidates left or the limit reached).
+  bool next(const AdStore& store, size_t max_examined, std::vector<classad::AdPtr>* out);
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool used_index() const { return used_index_; }
+  size_t examined() const { return examined_; }
+
+ private:
+  friend class AdStore;
+  QuerySpec spec_;
+  classad::ExprPtr constraint_;
+  std::vector<std::string> keys_;
+  size_t pos_ = 0, found_ = 0, examined_ = 0;
+  bool used_index_ = false;
+  std::string error_;
+};
+
+// Ads are keyed by (type, Name), both case-insensitive. HTCondor's collector keys startd ads by
+// Name plus the IP of MyAddress; Kite leaves the address out because an agent's identity is its
+// TLS certificate and agents behind NAT reconnect from changing addresses: a machine that comes
+// back from elsewhere replaces its old (or absent) ad instead of appearing twice.
+class AdStore {
+ public:
+  explicit AdStore(StoreConfig config) : config_(std::move(config)) {}
+
+  // Stores `ad` of `type` (its Name attribute is the key, with the type). `merge`: attributes
+  // are merged into the stored ad instead of replacing it. An update of an absent ad brings it
+  // back (Absent is dropped). False with `err` when the ad has no Name.
+  bool update(std::string_view type, classad::AdPtr ad, int64_t now, bool merge, std::string* err);
+  // Removes the ad (or, with EXPIRE_INVALIDATED_ADS, treats it as expired). False if unknown.
+  bool invalidate(std::string_view type, std::string_view name, int64_t now);
+  // Drops or marks absent every ad whose time is up; returns how many changed.
+  size_t expire(int64_t now);
+
+  // Starts a query; check ok() for a constraint that does not parse.
+  std::unique_ptr<Query> start_query(const QuerySpec& spec) const;
+  // Whole query at once (a convenience over start_query/next).
+  bool query(const QuerySpec& spec, std::vector<classad::AdPtr>* out, std::string* err) const;
+
+  const StoredAd* find(std::string_view type, std::string_view name) const;
+  size_t size() const { return ads_.size(); }
+  // Total ads examined by queries since construction (shows whether an index was used).
+  size_t ads_examined() const { return examined_total_; }
+
+  // Absent and offline ads, written atomically to `path` / read back at start.
+  bool persistent_dirty() const { return persistent_dirty_; }
+  bool save(const std::string& path, std::string* err);
+  bool load(const std::string& path, int64_t now, std::string* err);
+
+ private:
+  friend class Query;
+  static std::string key_of(std::string_view type, std::string_view name);
+  void index_add(const std::string& key, const StoredAd& s);
+  void index_remove(const std::string& key, const StoredAd& s);
+  void set_expiry(StoredAd* s, int64_t now) const;
+  bool becomes_absent(StoredAd* s, int64_t now);
+  void erase(std::map<std::string, StoredAd>::iterator it);
+
+  StoreConfig config_;
+  std::map<std::string, StoredAd> ads_;  // key: lower-case "type\nname"
+  // Lower-cased attribute value -> keys, for Name, Machine and State.
+  std::unordered_multimap<std::string, std::string> index_[3];
+  mutable size_t examined_total_ = 0;
+  bool persistent_dirty_ = false;
+};
+
+// The attributes the store indexes, in index_ order.
+inline constexpr const char* kIndexedAttrs[3] = {"Name", "Machine", "State"};
+
+}  // namespace kite::collector

@@ -1,0 +1,340 @@
+// Unit tests of the collector's ad store: update/merge, invalidation, expiry, absent and offline
+// ads, persistence across a simulated restart, and indexed, projected, limited queries.
+#include "agent/collector/ad_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "policy/classad/parser.h"
+
+namespace kite::collector {
+namespace {
+
+classad::AdPtr ad(const std::string& text) {
+  classad::ParseError err;
+  classad::AdPtr a = classad::parse_classad_old(text, &err);
+  EXPECT_TRUE(a) << err.to_string();
+  return a;
+}
+
+classad::AdPtr slot(const std::string& name, const std::string& machine, const std::string& state,
+                    int cpus = 1) {
+  return ad("Name = \"" + name + "\"\nMachine = \"" + machine + "\"\nState = \"" + state +
+            "\"\nCpus = " + std::to_string(cpus) + "\n");
+}
+
+std::string str(const classad::ClassAd& a, const char* attr) {
+  std::string s;
+  a.evaluate_string(attr, s);
+  return s;
+}
+
+StoreConfig config(const char* absent_req = nullptr) {
+  StoreConfig c;
+  c.classad_lifetime = 900;
+  c.absent_expire_after = 3600;
+  c.offline_expire_after = 7200;
+  if (absent_req) c.absent_requirements = classad::parse_expr(absent_req);
+  return c;
+}
+
+std::vector<classad::AdPtr> run(const AdStore& s, QuerySpec q) {
+  std::vector<classad::AdPtr> out;
+  std::string err;
+  EXPECT_TRUE(s.query(q, &out, &err)) << err;
+  return out;
+}
+
+TEST(AdStore, UpdateReplacesOrMerges) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed", 4), 100, false, &err));
+  ASSERT_TRUE(
+      s.update("Machine", ad("Name = \"slot1@a\"\nState = \"Claimed\"\n"), 110, true, &err));
+  const StoredAd* got = s.find("Machine", "slot1@a");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(str(*got->ad, "State"), "Claimed");
+  EXPECT_EQ(str(*got->ad, "Machine"), "a");  // kept by the merge
+  ASSERT_TRUE(s.update("Machine", ad("Name = \"slot1@a\"\nState = \"Owner\"\n"), 120, false, &err));
+  got = s.find("Machine", "slot1@a");
+  EXPECT_EQ(str(*got->ad, "State"), "Owner");
+  EXPECT_EQ(got->ad->lookup("Machine"), nullptr);  // whole-ad update replaced it
+  EXPECT_EQ(s.size(), 1u);
+}
+
+TEST(AdStore, SameNameDifferentTypesAreDistinct) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("x", "a", "Unclaimed"), 0, false, &err));
+  ASSERT_TRUE(s.update("Negotiator", ad("Name = \"x\"\n"), 0, false, &err));
+  EXPECT_EQ(s.size(), 2u);
+  QuerySpec q;
+  q.type = "Negotiator";
+  EXPECT_EQ(run(s, q).size(), 1u);
+}
+
+TEST(AdStore, AdWithoutNameIsRefused) {
+  AdStore s(config());
+  std::string err;
+  EXPECT_FALSE(s.update("Machine", ad("Cpus = 1\n"), 0, false, &err));
+  EXPECT_NE(err.find("no Name"), std::string::npos) << err;
+}
+
+TEST(AdStore, InvalidateRemoves) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  EXPECT_TRUE(s.invalidate("machine", "SLOT1@A", 5));
+  EXPECT_EQ(s.size(), 0u);
+  EXPECT_FALSE(s.invalidate("Machine", "slot1@a", 6));
+}
+
+TEST(AdStore, ExpiryFollowsLifetimeAndClassAdLifetime) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 1000, false, &err));
+  classad::AdPtr shortlived = slot("slot2@a", "a", "Unclaimed");
+  shortlived->insert_value("ClassAdLifetime", classad::Value::integer(60));
+  ASSERT_TRUE(s.update("Machine", std::move(shortlived), 1000, false, &err));
+  EXPECT_EQ(s.expire(1059), 0u);
+  EXPECT_EQ(s.expire(1060), 1u);
+  EXPECT_FALSE(s.find("Machine", "slot2@a"));
+  EXPECT_TRUE(s.find("Machine", "slot1@a"));
+  // An update renews the lifetime.
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 1800, false, &err));
+  EXPECT_EQ(s.expire(1900), 0u);
+  EXPECT_EQ(s.expire(2700), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
+TEST(AdStore, ExpiredMachineMatchingAbsentRequirementsIsKeptAbsent) {
+  AdStore s(config("Machine == \"a\""));
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("slot1@b", "b", "Unclaimed"), 0, false, &err));
+  EXPECT_EQ(s.expire(900), 2u);
+  const StoredAd* a = s.find("Machine", "slot1@a");
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->absent);
+  bool absent = false;
+  EXPECT_TRUE(a->ad->evaluate_bool("Absent", absent) && absent);
+  EXPECT_FALSE(s.find("Machine", "slot1@b"));
+  EXPECT_TRUE(s.persistent_dirty());
+  // Hidden from ordinary queries, shown with -absent or when the constraint names Absent.
+  EXPECT_EQ(run(s, QuerySpec{}).size(), 0u);
+  QuerySpec q;
+  q.absent = true;
+  EXPECT_EQ(run(s, q).size(), 1u);
+  QuerySpec q2;
+  q2.constraint = "Absent =?= true";
+  EXPECT_EQ(run(s, q2).size(), 1u);
+  // Kept for ABSENT_EXPIRE_ADS_AFTER, then dropped.
+  EXPECT_EQ(s.expire(900 + 3599), 0u);
+  EXPECT_EQ(s.expire(900 + 3600), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
+TEST(AdStore, ReturningMachineReplacesItsAbsentAd) {
+  AdStore s(config("true"));
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  s.expire(1000);
+  ASSERT_TRUE(s.find("Machine", "slot1@a")->absent);
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Claimed"), 1001, false, &err));
+  const StoredAd* a = s.find("Machine", "slot1@a");
+  EXPECT_FALSE(a->absent);
+  EXPECT_EQ(a->ad->lookup("Absent"), nullptr);
+  EXPECT_EQ(run(s, QuerySpec{}).size(), 1u);
+}
+
+TEST(AdStore, NonMachineAdsNeverBecomeAbsent) {
+  AdStore s(config("true"));
+  std::string err;
+  ASSERT_TRUE(s.update("Negotiator", ad("Name = \"n\"\n"), 0, false, &err));
+  EXPECT_EQ(s.expire(900), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
+TEST(AdStore, ExpireInvalidatedAdsMakesInvalidationAbsent) {
+  StoreConfig c = config("true");
+  c.expire_invalidated_ads = true;
+  AdStore s(std::move(c));
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  EXPECT_TRUE(s.invalidate("Machine", "slot1@a", 10));
+  ASSERT_TRUE(s.find("Machine", "slot1@a"));
+  EXPECT_TRUE(s.find("Machine", "slot1@a")->absent);
+}
+
+TEST(AdStore, OfflineAdsLiveForOfflineExpireAdsAfter) {
+  AdStore s(config());
+  std::string err;
+  classad::AdPtr a = slot("slot1@a", "a", "Unclaimed");
+  a->insert_value("Offline", classad::Value::boolean(true));
+  ASSERT_TRUE(s.update("Machine", std::move(a), 0, false, &err));
+  EXPECT_TRUE(s.find("Machine", "slot1@a")->offline);
+  EXPECT_EQ(s.expire(7199), 0u);  // well past CLASSAD_LIFETIME
+  EXPECT_EQ(run(s, QuerySpec{}).size(), 0u);
+  QuerySpec q;
+  q.offline = true;
+  EXPECT_EQ(run(s, q).size(), 1u);
+  EXPECT_EQ(s.expire(7200), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
+TEST(AdStore, AbsentAndOfflineAdsSurviveARestart) {
+  char dir[] = "/tmp/kite-store-XXXXXX";
+  ASSERT_TRUE(mkdtemp(dir));
+  std::string path = std::string(dir) + "/persistent.ads";
+  std::string err;
+  {
+    AdStore s(config("Machine == \"a\""));
+    ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed", 8), 0, false, &err));
+    classad::AdPtr off = slot("slot1@c", "c", "Unclaimed");
+    off->insert_value("Offline", classad::Value::boolean(true));
+    ASSERT_TRUE(s.update("Machine", std::move(off), 0, false, &err));
+    ASSERT_TRUE(s.update("Machine", slot("slot1@b", "b", "Claimed"), 500, false, &err));
+    s.expire(900);  // slot1@a absent until 4500; slot1@b still live (transient, not saved)
+    ASSERT_TRUE(s.save(path, &err)) << err;
+    EXPECT_FALSE(s.persistent_dirty());
+  }
+  AdStore r(config("Machine == \"a\""));
+  ASSERT_TRUE(r.load(path, 1000, &err)) << err;
+  EXPECT_EQ(r.size(), 2u);
+  const StoredAd* a = r.find("Machine", "slot1@a");
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->absent);
+  EXPECT_EQ(a->expires, 900 + 3600);
+  int64_t cpus = 0;
+  EXPECT_TRUE(a->ad->evaluate_int("Cpus", cpus));
+  EXPECT_EQ(cpus, 8);
+  ASSERT_TRUE(r.find("Machine", "slot1@c"));
+  EXPECT_TRUE(r.find("Machine", "slot1@c")->offline);
+  EXPECT_FALSE(r.find("Machine", "slot1@b"));
+  // The index is rebuilt on load.
+  QuerySpec q;
+  q.constraint = "Machine == \"a\"";
+  q.absent = true;
+  EXPECT_EQ(run(r, q).size(), 1u);
+  // Expiry keeps running on the reloaded times.
+  EXPECT_EQ(r.expire(4500), 1u);
+  EXPECT_FALSE(r.find("Machine", "slot1@a"));
+  // A reload after the absent time is up drops the ad.
+  AdStore late(config());
+  ASSERT_TRUE(late.load(path, 5000, &err)) << err;
+  EXPECT_FALSE(late.find("Machine", "slot1@a"));
+  unlink(path.c_str());
+  rmdir(dir);
+}
+
+TEST(AdStore, LoadReportsFileAndLineOfBadRecords) {
+  char path[] = "/tmp/kite-store-bad-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::string text =
+      "# kite collector persistent ads v1\n#ad Machine absent=1 offline=0 updated=0 expires=0\n"
+      "Name = \"x\"\n\n#ad Machine absent=1\nName = \"y\"\n";
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  AdStore s(config());
+  std::string err;
+  EXPECT_FALSE(s.load(path, 0, &err));
+  EXPECT_NE(err.find(std::string(path) + ":5:"), std::string::npos) << err;
+  unlink(path);
+}
+
+TEST(AdStoreQuery, ConstraintProjectionAndLimit) {
+  AdStore s(config());
+  std::string err;
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(s.update(
+        "Machine", slot("slot" + std::to_string(i) + "@a", "a", i % 2 ? "Unclaimed" : "Claimed", i),
+        0, false, &err));
+  }
+  QuerySpec q;
+  q.constraint = "Cpus >= 2 && State == \"Unclaimed\"";
+  q.projection = {"Name", "Cpus"};
+  auto got = run(s, q);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(str(*got[0], "Name"), "slot3@a");
+  EXPECT_EQ(str(*got[1], "Name"), "slot5@a");
+  EXPECT_EQ(got[0]->size(), 2u);
+  EXPECT_EQ(got[0]->lookup("State"), nullptr);
+  q.limit = 1;
+  EXPECT_EQ(run(s, q).size(), 1u);
+  QuerySpec bad;
+  bad.constraint = "Cpus >";
+  std::vector<classad::AdPtr> out;
+  EXPECT_FALSE(s.query(bad, &out, &err));
+  EXPECT_NE(err.find("Cpus >"), std::string::npos) << err;
+}
+
+TEST(AdStoreQuery, EqualityOnIndexedAttributeExaminesOnlyMatches) {
+  AdStore s(config());
+  std::string err;
+  for (int m = 0; m < 50; ++m) {
+    for (int i = 1; i <= 4; ++i) {
+      std::string host = "node" + std::to_string(m);
+      ASSERT_TRUE(s.update(
+          "Machine",
+          slot("slot" + std::to_string(i) + "@" + host, host, i == 1 ? "Claimed" : "Unclaimed"), 0,
+          false, &err));
+    }
+  }
+  size_t before = s.ads_examined();
+  QuerySpec q;
+  q.constraint = "Machine == \"node7\"";
+  auto q1 = s.start_query(q);
+  std::vector<classad::AdPtr> out;
+  while (q1->next(s, 100, &out)) {
+  }
+  EXPECT_TRUE(q1->used_index());
+  EXPECT_EQ(out.size(), 4u);
+  EXPECT_EQ(s.ads_examined() - before, 4u);
+
+  before = s.ads_examined();
+  q.constraint = "(Name == \"slot2@node9\") && Cpus > 0";
+  EXPECT_EQ(run(s, q).size(), 1u);
+  EXPECT_EQ(s.ads_examined() - before, 1u);
+
+  before = s.ads_examined();
+  q.constraint = "\"Claimed\" == State";
+  EXPECT_EQ(run(s, q).size(), 50u);
+  EXPECT_EQ(s.ads_examined() - before, 50u);
+
+  // A shape the index cannot answer scans everything.
+  before = s.ads_examined();
+  q.constraint = "Machine == \"node7\" || Cpus > 5";
+  auto q2 = s.start_query(q);
+  EXPECT_FALSE(q2->used_index());
+  out.clear();
+  while (q2->next(s, 1000, &out)) {
+  }
+  EXPECT_EQ(out.size(), 4u);
+  EXPECT_EQ(s.ads_examined() - before, 200u);
+}
+
+TEST(AdStoreQuery, ChunksInterleaveWithUpdates) {
+  AdStore s(config());
+  std::string err;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(
+        s.update("Machine", slot("s" + std::to_string(i), "a", "Unclaimed"), 0, false, &err));
+  }
+  auto q = s.start_query(QuerySpec{});
+  std::vector<classad::AdPtr> out;
+  EXPECT_TRUE(q->next(s, 3, &out));
+  EXPECT_EQ(out.size(), 3u);
+  // Between chunks: one ad is removed, one changes.
+  EXPECT_TRUE(s.invalidate("Machine", "s5", 1));
+  ASSERT_TRUE(s.update("Machine", slot("s9", "a", "Claimed"), 1, false, &err));
+  while (q->next(s, 3, &out)) {
+  }
+  ASSERT_EQ(out.size(), 9u);
+  EXPECT_EQ(str(*out.back(), "State"), "Claimed");
+}
+
+}  // namespace
+}  // namespace kite::collector

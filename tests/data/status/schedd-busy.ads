@@ -1,0 +1,12 @@
+MyType = "Scheduler"
+Name = "htcuser@node.example.org"
+Machine = "node.example.org"
+TotalRunningJobs = 2
+TotalIdleJobs = 2
+TotalHeldJobs = 1
+TotalJobAds = 6
+ShadowsRunning = 2
+TotalSchedulerJobsRunning = 0
+TotalSchedulerJobsIdle = 0
+RecentJobsCompleted = 4
+RecentJobsStarted = 7
