@@ -13,21 +13,7 @@
 namespace kite::agent {
 
 bool config_bool(const config::Config& cfg, const char* name, bool* out) {
-  std::string v;
-  if (!cfg.get(name, &v)) return false;
-  v = startd::trim(v);
-  for (const char* t : {"true", "yes", "1"}) {
-    if (strcasecmp(v.c_str(), t) == 0) return *out = true, true;
-  }
-  for (const char* f : {"false", "no", "0"}) {
-    if (strcasecmp(v.c_str(), f) == 0) return *out = false, true;
-  }
-  classad::ExprPtr e = classad::parse_expr(v);
-  if (!e) return false;
-  classad::Value r = classad::evaluate(e.get());
-  if (!r.is_boolean()) return false;
-  *out = r.as_boolean();
-  return true;
+  return startd::cfg_bool(cfg, name, out);
 }
 
 config::Status config_load_default(const char* path, config::Config* cfg) {
@@ -96,7 +82,7 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
     *err = st.message;
     return false;
   }
-  return true;
+  return startd::cron_config_read(cfg, &out->cron, err);
 }
 
 }  // namespace kite::agent
