@@ -8,13 +8,17 @@ namespace kite::agent {
 
 void Agent::cron_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) {
   std::string err;
+  // Machine-wide records first: a record that names slots wins over them there.
+  auto machine_wide = [&](const startd::CronRecord& rec) {
+    return job.slots.empty() && startd::cron_record_unrouted(rec);
+  };
   for (const startd::CronRecord& rec : *recs) {
-    if (rec.attrs.empty()) continue;
-    if (job.slots.empty() && startd::cron_record_unrouted(rec)) {
-      if (!sd_->set_inputs("", rec.attrs, &err))
-        KLOG_WARN("cron %s: record not merged: %s", job.name.c_str(), err.c_str());
-      continue;
-    }
+    if (rec.attrs.empty() || !machine_wide(rec)) continue;
+    if (!sd_->set_inputs("", rec.attrs, &err))
+      KLOG_WARN("cron %s: record not merged: %s", job.name.c_str(), err.c_str());
+  }
+  for (const startd::CronRecord& rec : *recs) {
+    if (rec.attrs.empty() || machine_wide(rec)) continue;
     for (const startd::SlotView& v : sd_->slots()) {
       startd::CronSlot slot;
       slot.name = v.name;
