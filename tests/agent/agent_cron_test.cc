@@ -275,6 +275,49 @@ TEST(AgentCron, WaitForExitPublishesEachRecordAndRestartsAPeriodAfterItExits) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentCron, ReconfigSignalsReconfigJobsRerunsOneShotsAndOnDemandNeverRuns) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string runs = a.dir() + "/runs", never = a.dir() + "/never";
+  // A streaming monitor that reports SIGHUP (_RECONFIG), a OneShot counting its runs.
+  std::string hup = script(a, "hup.sh",
+                           "trap 'echo \"Hupped = true\"; echo -' HUP\n"
+                           "echo 'Up = true'\necho -\nwhile :; do sleep 0.1; done\n");
+  std::string once =
+      script(a, "once.sh", "echo x >> " + runs + "\necho \"Runs = $(wc -l < " + runs + ")\"\n");
+  std::string demand = script(a, "demand.sh", "echo x >> " + never + "\n");
+  std::string err;
+  ASSERT_TRUE(
+      a.start("STARTD_CRON_JOBLIST = hup once demand\n"
+              "STARTD_CRON_HUP_EXECUTABLE = " +
+                  hup +
+                  "\n"
+                  "STARTD_CRON_HUP_MODE = WaitForExit\n"
+                  "STARTD_CRON_HUP_PERIOD = 1\n"
+                  "STARTD_CRON_HUP_RECONFIG = true\n"
+                  "STARTD_CRON_ONCE_EXECUTABLE = " +
+                  once +
+                  "\n"
+                  "STARTD_CRON_ONCE_MODE = OneShot\n"
+                  "STARTD_CRON_ONCE_RECONFIG_RERUN = true\n"
+                  "STARTD_CRON_DEMAND_EXECUTABLE = " +
+                  demand +
+                  "\n"
+                  "STARTD_CRON_DEMAND_MODE = OnDemand\n",
+              &err))
+      << err;
+  ASSERT_TRUE(eventually([&] { return a.slot_attr("slot1", "Up") == "true"; }, 10000)) << a.log();
+  ASSERT_TRUE(eventually([&] { return a.slot_attr("slot1", "Runs") == "1"; }, 10000)) << a.log();
+  EXPECT_EQ(a.slot_attr("slot1", "Hupped"), "");
+  EXPECT_EQ(a.kite({"reconfig", "--local"}).status, 0);
+  EXPECT_TRUE(eventually([&] { return a.slot_attr("slot1", "Hupped") == "true"; }, 10000))
+      << a.log();
+  EXPECT_TRUE(eventually([&] { return a.slot_attr("slot1", "Runs") == "2"; }, 10000)) << a.log();
+  EXPECT_NE(a.log().find("cron demand: OnDemand mode: not run"), std::string::npos) << a.log();
+  EXPECT_EQ(read_text(never), "");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(AgentCron, ABadCronConfigurationStopsTheAgentWithTheKnobNamed) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
