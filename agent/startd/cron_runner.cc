@@ -22,9 +22,10 @@ struct CronRunner::Task {
   startd::CronJob job;
   classad::ExprPtr condition;
   uv_timer_t timer{};
-  Run* run = nullptr;    // the running instance
-  bool rerun = false;    // start again as soon as the killed instance is gone
-  bool waiting = false;  // due, but _JOB_LOAD would exceed STARTD_CRON_MAX_JOB_LOAD
+  Run* run = nullptr;              // the running instance
+  bool rerun = false;              // start again as soon as the killed instance is gone
+  bool waiting = false;            // due, but _JOB_LOAD would exceed STARTD_CRON_MAX_JOB_LOAD
+  std::vector<std::string> names;  // attributes it has published (they stay in the slot ads)
 };
 
 struct CronRunner::Run {
@@ -47,6 +48,9 @@ struct CronRunner::Run {
 namespace {
 
 constexpr int kMaxLoggedLines = 5;  // bad lines logged per run; the rest are counted
+// Distinct attributes one monitor may add to the slot ads: published attributes stay, so a
+// monitor inventing new names every run would otherwise grow the agent without bound.
+constexpr size_t kMaxNamesPerJob = 256;
 
 void on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
   static char chunk[8192];  // one read at a time on the single loop thread
@@ -292,10 +296,32 @@ void CronRunner::flush_line(Run* r, std::string_view line) {
     std::vector<startd::CronRecord> one;
     one.push_back(r->parser.take());
     r->bytes = 0;
-    sink_->cron_publish(j, &one);
+    publish(r->task, &one);
   } else {
     r->records.push_back(r->parser.take());
   }
+}
+
+void CronRunner::publish(Task* t, std::vector<startd::CronRecord>* recs) {
+  size_t dropped = 0;
+  for (startd::CronRecord& rec : *recs) {
+    auto known = [t](const std::pair<std::string, std::string>& a) {
+      for (const std::string& n : t->names) {
+        if (strcasecmp(n.c_str(), a.first.c_str()) == 0) return true;
+      }
+      if (t->names.size() >= kMaxNamesPerJob) return false;
+      t->names.push_back(a.first);
+      return true;
+    };
+    auto end = std::stable_partition(rec.attrs.begin(), rec.attrs.end(), known);
+    dropped += static_cast<size_t>(rec.attrs.end() - end);
+    rec.attrs.erase(end, rec.attrs.end());
+  }
+  if (dropped > 0) {
+    KLOG_WARN("cron %s: %zu new attributes ignored: over %zu distinct attributes",
+              t->job.name.c_str(), dropped, kMaxNamesPerJob);
+  }
+  sink_->cron_publish(t->job, recs);
 }
 
 void CronRunner::finished(Run* r) {
@@ -318,7 +344,7 @@ void CronRunner::finished(Run* r) {
                 j.name.c_str(), static_cast<long long>(r->status), r->term_signal,
                 r->parser.lines());
     }
-    if (!r->records.empty()) sink_->cron_publish(j, &r->records);
+    if (!r->records.empty()) publish(t, &r->records);
   }
   delete r;
   if (t->rerun) {

@@ -58,6 +58,7 @@ class CronRunner {
   static void on_handle_closed(uv_handle_t* h);  // a Run's process or pipe
   void read(Run* r, const char* data, size_t n);
   void flush_line(Run* r, std::string_view line);
+  void publish(Task* t, std::vector<startd::CronRecord>* recs);
 
   uv_loop_t* loop_;
   CronSink* sink_;

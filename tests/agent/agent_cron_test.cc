@@ -242,6 +242,40 @@ TEST(AgentCron, AFloodingMonitorIsKilledAndItsOutputIgnored) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentCron, AMonitorInventingNewAttributesIsCappedAt256) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string runs = a.dir() + "/runs";
+  // Every run prints 100 attributes it never printed before.
+  std::string mon =
+      script(a, "names.sh",
+             "echo x >> " + runs + "\nn=$(wc -l < " + runs +
+                 ")\n"
+                 "i=0; while [ $i -lt 100 ]; do echo \"R${n}_$i = $i\"; i=$((i+1)); done\n");
+  std::string err;
+  ASSERT_TRUE(
+      a.start("STARTD_CRON_JOBLIST = names\n"
+              "STARTD_CRON_NAMES_EXECUTABLE = " +
+                  mon +
+                  "\n"
+                  "STARTD_CRON_NAMES_PERIOD = 1\n",
+              &err))
+      << err;
+  const std::string capped = "cron names: 44 new attributes ignored: over 256 distinct";
+  ASSERT_TRUE(eventually([&] { return a.log().find(capped) != std::string::npos; }, 15000))
+      << a.log();
+  EXPECT_EQ(a.slot_attr("slot1", "R3_55"), "55");  // the 256th
+  EXPECT_EQ(a.slot_attr("slot1", "R3_56"), "");
+  ASSERT_TRUE(eventually([&] { return numbers(runs).size() >= 4; }, 10000)) << a.log();
+  ASSERT_TRUE(eventually(
+      [&] { return a.log().find("cron names: 100 new attributes ignored") != std::string::npos; },
+      10000))
+      << a.log();
+  EXPECT_EQ(a.slot_attr("slot1", "R4_0"), "");
+  EXPECT_EQ(a.slot_attr("slot1", "R1_0"), "0");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(AgentCron, WaitForExitPublishesEachRecordAndRestartsAPeriodAfterItExits) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
