@@ -156,6 +156,8 @@ int Agent::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   adopt_starters();
+  cron_ = std::make_unique<CronRunner>(&loop_, this);
+  cron_->configure(ac_.cron, false);
   uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;
   uv_timer_start(
       &poll_timer_, [](uv_timer_t* t) { static_cast<Agent*>(t->loop->data)->on_poll(); }, poll_ms,
@@ -164,6 +166,7 @@ int Agent::run() {
   KLOG_INFO("agent ready: control socket %s", ac_.socket.c_str());
 
   uv_run(&loop_, UV_RUN_DEFAULT);
+  cron_->close();  // its handles are not the kinds the walks below know how to free
 
   // Close every handle so the loop can be closed cleanly.
   // Heap-owned handles (connections, starter processes, retry timers) free themselves.
@@ -237,6 +240,7 @@ void Agent::reconfig() {
   core::LogLevel lvl;
   if (core::log_level_parse(ac_.log_level, &lvl)) core::Log::set_level(lvl);
   KLOG_INFO("reconfig: policy reloaded");
+  if (cron_) cron_->configure(ac_.cron, true);
   evaluate();
 }
 

@@ -15,6 +15,7 @@
 
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
+#include "agent/startd/cron_runner.h"
 #include "hal/cgroup.h"
 #include "hal/machine_ad.h"
 #include "policy/classad/classad.h"
@@ -85,7 +86,7 @@ struct RunRec {
 /// Removes the sandbox and directory of a starter that died without cleaning up.
 void remove_starter_leftovers(const std::string& dir);
 
-class Agent final : public core::ConnHandler {
+class Agent final : public core::ConnHandler, public CronSink {
  public:
   explicit Agent(AgentOptions opts);
   ~Agent() override;
@@ -95,6 +96,10 @@ class Agent final : public core::ConnHandler {
   // core::ConnHandler: frames from control clients and starters.
   void on_frame(core::Conn* c, core::Json& msg) override;
   void on_closed(core::Conn* c, const std::string& why) override;
+
+  // CronSink (agent_cron.cc): monitor output into the slot ads, then policy at once.
+  void cron_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) override;
+  bool cron_condition(const classad::Expr* cond) override;
 
  private:
   // Startup and configuration (agent.cc).
@@ -168,7 +173,8 @@ class Agent final : public core::ConnHandler {
   startd::MachineFacts facts_;
   std::unique_ptr<startd::Startd> sd_;
   std::unique_ptr<hal::Cgroups> cgroups_;
-  std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
+  std::unique_ptr<CronRunner> cron_;  // STARTD_CRON_JOBLIST monitors
+  std::string starter_cmd_;           // STARTER: how to run `kite starter` (may carry an emulator)
 
   uv_pipe_t control_{};
   bool control_open_ = false;

@@ -71,7 +71,7 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
     *err = st.message;
     return false;
   }
-  return true;
+  return startd::cron_config_read(cfg, &out->cron, err);
 }
 
 }  // namespace kite::agent

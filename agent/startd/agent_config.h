@@ -8,6 +8,7 @@
 
 #include "hal/cgroup.h"
 #include "policy/config/config.h"
+#include "policy/startd/cron_config.h"
 
 namespace kite::agent {
 
@@ -38,6 +39,7 @@ struct AgentConfig {
   int64_t max_queued_output = 262144;  // AGENT_MAX_QUEUED_OUTPUT
   int64_t client_idle_timeout = 60;    // AGENT_CLIENT_IDLE_TIMEOUT
   int64_t max_request = 262144;        // AGENT_MAX_REQUEST_SIZE: bytes in one request frame
+  startd::CronConfig cron;             // STARTD_CRON_*: the monitors
 };
 
 /// Reads the settings (config::read_int/read_bool); errors name the variable, its bad value and

@@ -124,23 +124,27 @@ bool Startd::set_inputs(const std::string& slot,
       s.ad->insert(name, e.get());
     }
   };
-  if (slot.empty()) {
+  // Inputs set again replace the earlier value (startd cron sets the same ones every period).
+  auto remember = [&](std::vector<std::pair<std::string, std::string>>* kept) {
     for (auto& a : assignments) {
       bool found = false;
-      for (auto& m : machine_inputs_) {
+      for (auto& m : *kept) {
         if (strcasecmp(m.first.c_str(), a.first.c_str()) == 0) {
           m.second = a.second;
           found = true;
         }
       }
-      if (!found) machine_inputs_.push_back(a);
+      if (!found) kept->push_back(a);
     }
+  };
+  if (slot.empty()) {
+    remember(&machine_inputs_);
     for (auto& s : slots_) apply_to(*s);
     return true;
   }
   for (auto& s : slots_) {
     if (s->name == slot) {
-      for (auto& a : assignments) s->inputs.push_back(a);
+      remember(&s->inputs);
       apply_to(*s);
       // A partitionable slot's inputs also reach its dynamic slots.
       for (auto& d : slots_) {
