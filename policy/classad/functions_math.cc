@@ -401,10 +401,10 @@ void sum_avg(const CallExpr& call, EvalContext& ctx, Value& out, bool avg) {
       result = static_cast<Value&&>(sum);
     }
   }
-  if (!avg) {
+  if (!avg || count == 0) {
+    // avg of no numbers is the starting 0 (the reference documents 0 for an
+    // empty list, and HTCondor answers the same for a list of only UNDEFINED).
     out = result;
-  } else if (count == 0) {
-    out = Value::undefined();
   } else {
     op_binary(Op::kDiv, result, Value::real(static_cast<double>(count)), out);
   }

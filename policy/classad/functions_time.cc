@@ -102,18 +102,13 @@ void fn_day_time(const CallExpr& call, EvalContext&, Value& out) {
 // reference folds while parsing: the abstime value, or for relTime a plain
 // Real (its reltime literal evaluates as a real). A bad string is an error.
 bool fold_literal(const CallExpr& call, bool relative, Value& out) {
-  if (call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
-  const Value& lit = as_literal(call.args[0])->value;
-  if (!lit.is_string()) return false;
-  if (relative) {
-    double secs;
-    out = parse_rel_time(lit.as_string(), &secs) ? Value::real(secs) : Value::error();
-  } else {
-    int64_t secs;
-    int32_t offset;
-    out = parse_abs_time(lit.as_string(), &secs, &offset) ? Value::abs_time(secs, offset)
-                                                          : Value::error();
+  if (!time_literal_value(call, out)) {
+    if (call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
+    if (!as_literal(call.args[0])->value.is_string()) return false;
+    out = Value::error();
+    return true;
   }
+  if (relative) out = Value::real(out.as_rel_time());
   return true;
 }
 
@@ -418,6 +413,24 @@ void fn_get_field(const CallExpr& call, EvalContext& ctx, Value& out) {
 }
 
 }  // namespace
+
+bool time_literal_value(const CallExpr& call, Value& out) {
+  if (!call.fn || call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
+  const Value& lit = as_literal(call.args[0])->value;
+  if (!lit.is_string()) return false;
+  if (call.fn->fn == fn_rel_time) {
+    double secs;
+    if (!parse_rel_time(lit.as_string(), &secs)) return false;
+    out = Value::rel_time(secs);
+    return true;
+  }
+  if (call.fn->fn != fn_abs_time) return false;
+  int64_t secs;
+  int32_t offset;
+  if (!parse_abs_time(lit.as_string(), &secs, &offset)) return false;
+  out = Value::abs_time(secs, offset);
+  return true;
+}
 
 FunctionTable functions_time() {
   static const FunctionEntry k[] = {

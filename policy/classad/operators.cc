@@ -7,6 +7,7 @@
 
 #include <strings.h>
 #include <cmath>
+#include <cstdint>
 
 #include "policy/classad/classad.h"
 
@@ -121,7 +122,9 @@ void arithmetic(Op op, const Value& a, const Value& b, Value& out) {
         if (ib == 0) {
           out = Value::error();
         } else if (ib == -1) {
-          out = Value::integer(static_cast<int64_t>(0 - ua));  // INT64_MIN / -1 wraps
+          // HTCondor answers INT64_MAX for the one quotient that overflows,
+          // INT64_MIN / -1, instead of trapping or wrapping.
+          out = Value::integer(ia == INT64_MIN ? INT64_MAX : -ia);
         } else {
           out = Value::integer(ia / ib);
         }
@@ -189,24 +192,38 @@ void comparison(Op op, const Value& a, const Value& b, Value& out) {
   out = Value::boolean(r);
 }
 
+// Shifts as HTCondor computes them on x86-64, where the hardware uses the
+// low six bits of the count: `<<` and a non-negative `>>`/`>>>` shift by
+// count & 63; a negative `>>` repeats an arithmetic one-bit shift
+// min(count, 64) times (none for a count <= 0); a negative `>>>` shifts one
+// bit with the sign cleared, then by (count - 1) & 63.
+int64_t shift_left(int64_t x, int64_t n) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) << (static_cast<uint64_t>(n) & 63u));
+}
+int64_t shift_right(int64_t x, int64_t n) {
+  if (x >= 0) return x >> (static_cast<uint64_t>(n) & 63u);
+  if (n <= 0) return x;
+  return x >> (n < 63 ? n : 63);
+}
+int64_t shift_right_unsigned(int64_t x, int64_t n) {
+  if (x >= 0) return x >> (static_cast<uint64_t>(n) & 63u);
+  int64_t cleared = (x >> 1) & INT64_MAX;
+  return cleared >> ((static_cast<uint64_t>(n) - 1u) & 63u);
+}
+
 void bitwise(Op op, const Value& a, const Value& b, Value& out) {
   if (!a.is_integer() || !b.is_integer()) {
     out = Value::error();
     return;
   }
   int64_t x = a.as_integer(), y = b.as_integer();
-  unsigned shift = static_cast<unsigned>(y) & 63u;
   switch (op) {
     case Op::kBitOr: out = Value::integer(x | y); return;
     case Op::kBitXor: out = Value::integer(x ^ y); return;
     case Op::kBitAnd: out = Value::integer(x & y); return;
-    case Op::kShiftLeft:
-      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) << shift));
-      return;
-    case Op::kShiftRight: out = Value::integer(x >> shift); return;
-    case Op::kShiftRightUnsigned:
-      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) >> shift));
-      return;
+    case Op::kShiftLeft: out = Value::integer(shift_left(x, y)); return;
+    case Op::kShiftRight: out = Value::integer(shift_right(x, y)); return;
+    case Op::kShiftRightUnsigned: out = Value::integer(shift_right_unsigned(x, y)); return;
     default: out = Value::error(); return;
   }
 }

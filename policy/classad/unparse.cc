@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "policy/classad/functions.h"
+
 namespace kite::classad {
 namespace {
 
-const char* op_text(Op op, uint8_t flags) {
+const char* op_text(Op op) {
   switch (op) {
     case Op::kUnaryPlus: return " +";
     case Op::kUnaryMinus: return " -";
@@ -24,8 +26,10 @@ const char* op_text(Op op, uint8_t flags) {
     case Op::kBitAnd: return " & ";
     case Op::kEqual: return " == ";
     case Op::kNotEqual: return " != ";
-    case Op::kMetaEqual: return (flags & kSpelledIs) ? " is " : " =?= ";
-    case Op::kMetaNotEqual: return (flags & kSpelledIsnt) ? " isnt " : " =!= ";
+    // HTCondor's unparser prints the meta-comparisons as `is`/`isnt`
+    // however they were spelled.
+    case Op::kMetaEqual: return " is ";
+    case Op::kMetaNotEqual: return " isnt ";
     case Op::kLess: return " < ";
     case Op::kLessEq: return " <= ";
     case Op::kGreater: return " > ";
@@ -71,8 +75,28 @@ void escape_into(std::string& out, std::string_view s, char delimiter) {
   }
 }
 
+bool equal_nocase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Names HTCondor's unparser quotes although they look like identifiers: the
+// keywords, and `parent`.
+bool is_reserved_word(std::string_view name) {
+  for (std::string_view w : {"error", "false", "is", "isnt", "parent", "true", "undefined"}) {
+    if (equal_nocase(name, w)) return true;
+  }
+  return false;
+}
+
 bool needs_quoting(std::string_view name) {
-  if (name.empty()) return true;
+  if (name.empty() || is_reserved_word(name)) return true;
   char c = name[0];
   if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return true;
   for (char ch : name.substr(1)) {
@@ -202,6 +226,11 @@ struct Unparser {
       }
       case ExprKind::kCall: {
         const CallExpr* c = as_call(e);
+        Value folded;
+        if (time_literal_value(*c, folded)) {  // the reference folds these while parsing
+          value(folded);
+          return;
+        }
         out += c->name->view();
         out += '(';
         for (uint32_t i = 0; i < c->nargs; ++i) {
@@ -223,7 +252,7 @@ struct Unparser {
           case Op::kUnaryMinus:
           case Op::kLogicalNot:
           case Op::kBitwiseNot:
-            out += op_text(o->op, o->flags);
+            out += op_text(o->op);
             expr(o->a);
             return;
           case Op::kTernary:
@@ -246,7 +275,7 @@ struct Unparser {
             return;
           default:
             expr(o->a);
-            out += op_text(o->op, o->flags);
+            out += op_text(o->op);
             expr(o->b);
             return;
         }
