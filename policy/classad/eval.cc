@@ -122,6 +122,25 @@ inline const ClassAd* root_of(const ClassAd* ad) {
   return ad;
 }
 
+// TARGET and `other` name the match partner when no ad from `ad` up
+// defines them: HTCondor's match puts each ad inside a context ad holding
+// `target` and `other` (and the partner as the place unqualified names fall
+// back to).
+inline bool names_partner(uint32_t id) {
+  return id == kIdTarget || id == kIdOther;
+}
+
+// The partner ad as a value for a TARGET/`other` that no ad defines.
+inline void partner_value(const ClassAd* ad, Value& out) {
+  const ClassAd* root = root_of(ad);
+  const ClassAd* t = root ? root->partner() : nullptr;
+  if (t) {
+    out = Value::classad(const_cast<ClassAd*>(t));
+  } else {
+    out.set_undefined();
+  }
+}
+
 }  // namespace
 
 struct Evaluator {
@@ -177,6 +196,14 @@ struct Evaluator {
     return tmp;
   }
   static const ClassAd* target_of(const EvalContext& ctx);
+  // Remembers the ad an attribute's list value comes from; the innermost
+  // attribute that produced the list is the ad holding it.
+  static inline void note_list_scope(EvalContext& ctx, const ClassAd* where, const Value& v) {
+    if (v.is_list() && v.as_list() != ctx.list_obj_) {
+      ctx.list_obj_ = v.as_list();
+      ctx.list_scope_ = where;
+    }
+  }
 };
 
 const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
@@ -187,6 +214,7 @@ const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
 void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out) {
   if (e->kind == ExprKind::kLiteral) {  // cannot refer back to anything
     out = as_literal(e)->value;
+    note_list_scope(ctx, where, out);
     return;
   }
   for (int i = ctx.stack_size_ - 1; i >= 0; --i) {
@@ -205,6 +233,7 @@ void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e
   eval(ctx, e, out);
   ctx.scope_ = saved;
   --ctx.stack_size_;
+  note_list_scope(ctx, where, out);
 }
 
 void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out) {
@@ -222,6 +251,11 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
       e = lookup_in_scope(ad, a->name_id, &where);
     }
     if (!e) {
+      if (names_partner(a->name_id)) {  // MY.TARGET, TARGET.TARGET, x.other
+        Value keep = base;
+        partner_value(ad, out);
+        return;
+      }
       out = Value::undefined();
       return;
     }
@@ -294,7 +328,11 @@ void Evaluator::eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* 
     }
   }
   if (!e) {
-    out.set_undefined();
+    if (names_partner(a->name_id)) {
+      partner_value(ad, out);
+    } else {
+      out.set_undefined();
+    }
     return;
   }
   eval_bound(ctx, where, e, out);
@@ -356,13 +394,8 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     }
   }
   if (!e) {
-    if (a->name_id == kIdTarget) {
-      const ClassAd* t = target_of(ctx);
-      if (t) {
-        out = Value::classad(const_cast<ClassAd*>(t));
-      } else {
-        out = Value::undefined();
-      }
+    if (names_partner(a->name_id)) {
+      partner_value(scope, out);
       return;
     }
     // Old-ClassAd semantics: an unqualified name missing from MY falls back to TARGET.
@@ -417,7 +450,10 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
     }
     case Op::kSubscript: {
       Value base, index;
+      ctx.list_obj_ = nullptr;
       eval(ctx, o->a, base);
+      const ClassAd* item_scope =
+          base.is_list() && base.as_list() == ctx.list_obj_ ? ctx.list_scope_ : ctx.scope_;
       eval(ctx, o->b, index);
       if (base.is_error() || index.is_error()) {
         out = Value::error();
@@ -433,13 +469,22 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
           return;
         }
         const auto& items = base.as_list()->items;
-        int64_t i = index.as_integer();
-        if (i < 0 || static_cast<uint64_t>(i) >= items.size()) {
+        // HTCondor reads the index as a C int (the low 32 bits).
+        int32_t i = static_cast<int32_t>(index.as_integer());
+        if (i < 0 || static_cast<size_t>(i) >= items.size()) {
+          out = Value::error();
+          return;
+        }
+        if (ctx.stack_exhausted()) {  // an element that subscripts its own list
           out = Value::error();
           return;
         }
         Value keep = base;
+        const ClassAd* saved = ctx.scope_;
+        ctx.scope_ = item_scope;
         eval(ctx, items[static_cast<size_t>(i)], out);
+        ctx.scope_ = saved;
+        note_list_scope(ctx, item_scope, out);  // a list inside the list
         return;
       }
       if (base.is_classad() && index.is_string()) {

@@ -59,6 +59,11 @@ class EvalContext {
     const ClassAd* ad;
     const Expr* expr;
   };
+  // The last list an attribute evaluated to and the ad that attribute is
+  // in: a subscript evaluates the chosen element there, as HTCondor
+  // evaluates a list element in the scope of the ad holding the list.
+  const ListObj* list_obj_ = nullptr;
+  const ClassAd* list_scope_ = nullptr;
   static constexpr int kMaxFrames = 200;
   Frame stack_[kMaxFrames];
   int stack_size_ = 0;
