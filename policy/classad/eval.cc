@@ -4,18 +4,11 @@
 // HTCONDOR: classad-mechanism "Evaluation Semantics", "Attribute References".
 #include "policy/classad/eval.h"
 
-#include <ctime>
-
 #include "policy/classad/functions.h"
 #include "policy/classad/operators.h"
 
 namespace kite::classad {
 namespace {
-
-int64_t real_clock() {
-  return static_cast<int64_t>(std::time(nullptr));
-}
-int64_t (*g_time_source)() = real_clock;
 
 enum class Truth { kFalse, kTrue, kUndefined, kError };
 
@@ -290,7 +283,6 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
 // The value of a special name (self/MY, parent, root/toplevel, CurrentTime)
 // that `ad` does not define.
 void Evaluator::special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, Value& out) {
-  (void)ctx;
   const ClassAd* r = nullptr;
   switch (id) {
     case kIdMy:
@@ -298,7 +290,7 @@ void Evaluator::special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, V
     case kIdParent: r = ad ? ad->parent() : nullptr; break;
     case kIdRoot:
     case kIdTopLevel: r = root_of(ad); break;
-    case kIdCurrentTime: out.set_integer(EvalContext::now()); return;
+    case kIdCurrentTime: out.set_integer(ctx.now()); return;
     default: break;
   }
   if (r) {
@@ -559,15 +551,8 @@ const Expr* EvalContext::resolve(const AttrExpr* ref, const ClassAd** where) {
   return e;
 }
 
-void EvalContext::set_time_source(int64_t (*now)()) {
-  g_time_source = now ? now : real_clock;
-}
-int64_t EvalContext::now() {
-  return g_time_source();
-}
-
-Value evaluate(const Expr* e) {
-  EvalContext ctx(nullptr);
+Value evaluate(const Expr* e, const EvalEnv* env) {
+  EvalContext ctx(nullptr, env);
   return ctx.eval(e);
 }
 

@@ -62,39 +62,39 @@ bool to_integer(const Value& v, int64_t* out) {
 }
 
 // HTCONDOR: classad-builtin-functions "time"
-void fn_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  out = Value::integer(EvalContext::now());
+  out = Value::integer(ctx.now());
 }
 
-void fn_current_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_current_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  int64_t now = EvalContext::now();
+  int64_t now = ctx.now();
   out = Value::abs_time(now, local_zone_offset(now));
 }
 
-void fn_time_zone_offset(const CallExpr& call, EvalContext&, Value& out) {
+void fn_time_zone_offset(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  out = Value::rel_time(local_zone_offset(EvalContext::now()));
+  out = Value::rel_time(local_zone_offset(ctx.now()));
 }
 
 // Seconds since local midnight, as a relative time.
-void fn_day_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_day_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
   struct tm lt;
-  local_fields(EvalContext::now(), &lt);
+  local_fields(ctx.now(), &lt);
   out = Value::rel_time(lt.tm_hour * 3600 + lt.tm_min * 60 + lt.tm_sec);
 }
 
@@ -319,7 +319,7 @@ int ad_int(const ClassAd& ad, std::string_view name) {
 void fn_format_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs == 0) {
     struct tm lt;
-    local_fields(EvalContext::now(), &lt);
+    local_fields(ctx.now(), &lt);
     format_tm(lt, "%c", out);
     return;
   }

@@ -25,7 +25,4 @@ class VirtualClock final : public Clock {
   int64_t now_;
 };
 
-/// Routes the ClassAd time() function (and CurrentTime) to `clock`; null restores the real clock.
-void clock_install(const Clock* clock);
-
 }  // namespace kite::startd

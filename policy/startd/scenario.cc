@@ -15,8 +15,8 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
-#include "policy/startd/startd.h"
 #include "policy/startd/scenario_steps.h"
+#include "policy/startd/startd.h"
 
 namespace kite::startd {
 
@@ -106,8 +106,7 @@ class Runner {
             sd_.handle(ev, &out, &err);
           }
           break;
-        default:
-          break;
+        default: break;
       }
     }
   }
@@ -192,8 +191,7 @@ class Runner {
       case Cmd::kExpect:
       case Cmd::kExpectAttr:
       case Cmd::kExpectAction:
-      case Cmd::kExpectNoAction:
-        return true;  // checked after the evaluation
+      case Cmd::kExpectNoAction: return true;  // checked after the evaluation
     }
     if (!is_event) return true;
     line("t=%lld > %s", static_cast<long long>(rel()), st.text.c_str());
@@ -283,7 +281,7 @@ class Runner {
            st.slot.c_str());
       return;
     }
-    classad::Value val = v.ad->evaluate_expr(st.expr.get());
+    classad::Value val = v.ad->evaluate_expr(st.expr.get(), &sd_.eval_env());
     if (val.is_boolean() && val.as_boolean()) {
       r_->passed++;
       return;
@@ -299,7 +297,8 @@ class Runner {
       while ((p = src.find(n, p)) != std::string::npos) {
         bool lb = p == 0 || !(isalnum(static_cast<unsigned char>(src[p - 1])) || src[p - 1] == '_');
         size_t q = p + n.size();
-        bool rb = q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
+        bool rb =
+            q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
         if (lb && rb) {
           named = true;
           break;
@@ -307,7 +306,7 @@ class Runner {
         p = q;
       }
       if (named) {
-        why += " " + n + " = " + classad::to_string(v.ad->evaluate_attr(n)) + ";";
+        why += " " + n + " = " + classad::to_string(v.ad->evaluate_attr(n, &sd_.eval_env())) + ";";
       }
     }
     line("FAIL line %d: t=%lld %s: got %s;%s", st.line, t, st.text.c_str(),
@@ -332,7 +331,8 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   size_t p = 0;
   while (p <= text.size()) {
     size_t nl = text.find('\n', p);
-    lines.emplace_back(text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
+    lines.emplace_back(
+        text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
     if (nl == std::string_view::npos) break;
     p = nl + 1;
   }
@@ -412,14 +412,12 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
     }
   }
   VirtualClock clock(origin);
-  clock_install(&clock);
   {
     Startd sd(cfg, facts, clock);
     std::string err;
     if (!sd.init(&err)) {
       res->error = true;
       res->output = name + ": " + err + "\n";
-      clock_install(nullptr);
       return;
     }
     Runner run(sd, clock, origin, res);
@@ -446,7 +444,6 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
       i = j;
     }
   }
-  clock_install(nullptr);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%d passed, %d failed\n", res->passed, res->failed);
   res->output += buf;

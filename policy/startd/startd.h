@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/eval_env.h"
 #include "policy/config/config.h"
 #include "policy/startd/clock.h"
 #include "policy/startd/machine.h"
@@ -189,12 +190,15 @@ class Startd {
   bool shut_down() const { return shut_down_; }
 
   const Layout& layout() const { return layout_; }
+  /// What the startd's evaluations read for time() and CurrentTime (its Clock) and random().
+  const classad::EvalEnv& eval_env() const { return eval_env_; }
 
  private:
   friend struct Engine;
   const config::Config& cfg_;
   MachineFacts facts_;
   const Clock& clock_;
+  classad::EvalEnv eval_env_;
   Layout layout_;
   std::vector<std::unique_ptr<SlotImpl>> slots_;
   std::vector<std::pair<std::string, std::string>> machine_inputs_;

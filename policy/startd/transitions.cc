@@ -77,7 +77,7 @@ void Engine::start_job(SlotImpl& s) {
   if (s.job.ad) {
     const Expr* je = s.job.ad->lookup("JobMaxVacateTime");
     double j;
-    if (je && number(s.job.ad->evaluate_expr(je), &j))
+    if (je && number(s.job.ad->evaluate_expr(je, &sd.eval_env_), &j))
       s.job.jmvt = j < 0 ? 0 : static_cast<int64_t>(j);
   }
   // HTCONDOR: ep-policy "The length of the claim lease is the job's ClassAd attribute

@@ -259,11 +259,13 @@ TEST(ScopingSpecialNames, SelfParentRootAndCurrentTime) {
   EXPECT_EQ(eval_text("[ parent = 3 ].parent"), "3");
 }
 
-TEST(ScopingSpecialNames, CurrentTimeFollowsTheTimeSource) {
-  EvalContext::set_time_source([]() -> int64_t { return 1700000000; });
-  EXPECT_EQ(eval_text("CurrentTime"), "1700000000");
-  EXPECT_EQ(eval_text("CurrentTime == time()"), "true");
-  EvalContext::set_time_source(nullptr);
+TEST(ScopingSpecialNames, CurrentTimeFollowsTheContextsClock) {
+  const int64_t now = 1700000000;
+  const EvalEnv env = fixed_time_env(&now);
+  EXPECT_EQ(eval_text("CurrentTime", &env), "1700000000");
+  EXPECT_EQ(eval_text("CurrentTime == time()", &env), "true");
+  AdPtr ad = ad_of("[ age = CurrentTime - 1699999400 ]");
+  EXPECT_EQ(to_string(ad->evaluate_attr("age", &env)), "600");
 }
 
 }  // namespace

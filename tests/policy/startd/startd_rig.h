@@ -25,13 +25,11 @@ struct StartdRig {
     EXPECT_TRUE(cfg.load_string(conf, "t.conf").ok);
     facts.cpus = cpus;
     facts.memory_mb = memory_mb;
-    clock_install(&clock);
     sd = std::make_unique<Startd>(cfg, facts, clock);
     std::string err;
     EXPECT_TRUE(sd->init(&err)) << err;
     sd->evaluate(&out);
   }
-  ~StartdRig() { clock_install(nullptr); }
 
   std::string state(const char* slot) {
     SlotView v;
