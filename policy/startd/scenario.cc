@@ -15,8 +15,8 @@
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/config.h"
-#include "policy/startd/scenario_steps.h"
 #include "policy/startd/startd.h"
+#include "policy/startd/scenario_steps.h"
 
 namespace kite::startd {
 
@@ -106,7 +106,8 @@ class Runner {
             sd_.handle(ev, &out, &err);
           }
           break;
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -191,7 +192,8 @@ class Runner {
       case Cmd::kExpect:
       case Cmd::kExpectAttr:
       case Cmd::kExpectAction:
-      case Cmd::kExpectNoAction: return true;  // checked after the evaluation
+      case Cmd::kExpectNoAction:
+        return true;  // checked after the evaluation
     }
     if (!is_event) return true;
     line("t=%lld > %s", static_cast<long long>(rel()), st.text.c_str());
@@ -297,8 +299,7 @@ class Runner {
       while ((p = src.find(n, p)) != std::string::npos) {
         bool lb = p == 0 || !(isalnum(static_cast<unsigned char>(src[p - 1])) || src[p - 1] == '_');
         size_t q = p + n.size();
-        bool rb =
-            q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
+        bool rb = q >= src.size() || !(isalnum(static_cast<unsigned char>(src[q])) || src[q] == '_');
         if (lb && rb) {
           named = true;
           break;
@@ -331,8 +332,7 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   size_t p = 0;
   while (p <= text.size()) {
     size_t nl = text.find('\n', p);
-    lines.emplace_back(
-        text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
+    lines.emplace_back(text.substr(p, nl == std::string_view::npos ? std::string_view::npos : nl - p));
     if (nl == std::string_view::npos) break;
     p = nl + 1;
   }
