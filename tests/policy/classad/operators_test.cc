@@ -305,6 +305,25 @@ TEST(OperatorsArithmetic, Times) {
   EXPECT_CASES(cases);
 }
 
+// The corners of HTCondor's time arithmetic: the relative time added to an
+// absolute one is cast to a C int (fractions dropped); booleans are not
+// numbers for a time; a real on the left of `*` with a relative time gives
+// relTime(0) (HTCondor's code reads each operand as the other's type).
+TEST(OperatorsArithmetic, TimeCorners) {
+  const Case cases[] = {
+      {"absTime(10, 0) + relTime(5.9)", "absTime(\"1970-01-01T00:00:15-00:00\")"},
+      {"absTime(10, 0) - relTime(5.9)", "absTime(\"1970-01-01T00:00:05-00:00\")"},
+      {"relTime(3.5) + absTime(10, 0)", "absTime(\"1970-01-01T00:00:13-00:00\")"},
+      {"relTime(10) * true", "error"},
+      {"true * relTime(10)", "error"},
+      {"relTime(10) / false", "error"},
+      {"2.5 * relTime(10)", "relTime(\"00\")"},
+      {"relTime(10) * 2.5", "relTime(\"25\")"},
+      {"relTime(10) / 4.0", "relTime(\"2.5\")"},
+  };
+  EXPECT_CASES(cases);
+}
+
 TEST(OperatorsComparison, ByType) {
   const Case cases[] = {
       {"1 == 1.0", "true"},
