@@ -480,16 +480,17 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
         return;
       }
       if (base.is_classad() && index.is_string()) {
+        // HTCondor looks the name up in that ad alone, not in the ads
+        // enclosing it.
         const ClassAd* ad = base.as_classad();
         uint32_t id = intern_find(index.as_string());
-        const ClassAd* where = nullptr;
-        const Expr* e = id ? lookup_in_scope(ad, id, &where) : nullptr;
+        const Expr* e = id ? ad->lookup_id(id) : nullptr;
         if (!e) {
           out = Value::undefined();
           return;
         }
         Value keep = base;
-        eval_bound(ctx, where, e, out);
+        eval_bound(ctx, ad, e, out);
         return;
       }
       out = Value::error();

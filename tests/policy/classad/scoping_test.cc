@@ -143,6 +143,10 @@ TEST(ScopingNested, ListElementsResolveInTheAdHoldingTheList) {
   // A list written in the expression itself: the expression's own ad.
   EXPECT_EQ(eval_match("[x = 1]", "[x = 3]", "{x}[0]"), "1");
   EXPECT_EQ(eval_text("{x}[0]"), "undefined");
+  // An ad subscripted by a name looks in that ad alone.
+  EXPECT_EQ(eval_text("[x = 1; n = [y = 2]].n[\"y\"]"), "2");
+  EXPECT_EQ(eval_text("[x = 1; n = [y = 2]].n[\"x\"]"), "undefined");
+  EXPECT_EQ(eval_text("[x = 1; n = [y = x]].n[\"Y\"]"), "1");
   // The index is read as a C int: only its low 32 bits count.
   EXPECT_EQ(eval_text("{1, 2, 3}[4294967297]"), "2");
   EXPECT_EQ(eval_text("{1, 2, 3}[4294967296]"), "1");
