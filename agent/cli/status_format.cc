@@ -296,20 +296,10 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   for (const auto& r : rows) emit(r);
 }
 
-// `-l` prints literal reals as condor_status does (%.16G, with ".0" on whole numbers), not in
-// the %.15E of the canonical unparser.
+// `-l` prints values as condor_status does, in old ClassAd syntax (reals as %.16G, with ".0"
+// on whole numbers; =?= and =!= as written).
 void append_long_value(std::string* out, const classad::Expr* e) {
-  if (e->kind == classad::ExprKind::kLiteral && classad::paren_count(e) == 0) {
-    const classad::Value& v = classad::as_literal(e)->value;
-    if (v.is_real() && std::isfinite(v.as_real())) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.16G", v.as_real());
-      *out += buf;
-      if (!std::strpbrk(buf, ".EN")) *out += ".0";
-      return;
-    }
-  }
-  classad::unparse_expr(*out, e);
+  classad::unparse_expr_old(*out, e);
 }
 
 std::string unescape(const std::string& s) {

@@ -229,18 +229,18 @@ ClassAd* ClassAd::copy() const {
   return ad;
 }
 
-Value ClassAd::evaluate_attr(std::string_view name) const {
+Value ClassAd::evaluate_attr(std::string_view name, const EvalEnv* env) const {
   uint32_t id = intern_find(name);  // never interns names nobody defined
   const Entry* entry = id ? find_entry(id) : nullptr;
   if (!entry) return Value::undefined();
   // Evaluate through a reference so cycle detection sees the attribute.
   AttrExpr ref(id, entry->name);
-  EvalContext ctx(this);
+  EvalContext ctx(this, env);
   return ctx.eval(&ref);
 }
 
-Value ClassAd::evaluate_expr(const Expr* e) const {
-  EvalContext ctx(this);
+Value ClassAd::evaluate_expr(const Expr* e, const EvalEnv* env) const {
+  EvalContext ctx(this, env);
   return ctx.eval(e);
 }
 

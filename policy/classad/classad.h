@@ -14,6 +14,8 @@
 
 namespace kite::classad {
 
+struct EvalEnv;
+
 class ClassAd {
  public:
   struct Entry {
@@ -77,9 +79,9 @@ class ClassAd {
   ClassAd* copy() const;
 
   // Evaluates the attribute/expression with this ad as MY (and its partner,
-  // if any, as TARGET).
-  Value evaluate_attr(std::string_view name) const;
-  Value evaluate_expr(const Expr* e) const;
+  // if any, as TARGET); `env` gives time and randomness (eval_env.h).
+  Value evaluate_attr(std::string_view name, const EvalEnv* env = nullptr) const;
+  Value evaluate_expr(const Expr* e, const EvalEnv* env = nullptr) const;
   // Typed helpers: false if missing or not of the type (ints convert to
   // real; booleans do not convert).
   bool evaluate_bool(std::string_view name, bool& out) const;

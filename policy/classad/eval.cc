@@ -4,18 +4,11 @@
 // HTCONDOR: classad-mechanism "Evaluation Semantics", "Attribute References".
 #include "policy/classad/eval.h"
 
-#include <ctime>
-
 #include "policy/classad/functions.h"
 #include "policy/classad/operators.h"
 
 namespace kite::classad {
 namespace {
-
-int64_t real_clock() {
-  return static_cast<int64_t>(std::time(nullptr));
-}
-int64_t (*g_time_source)() = real_clock;
 
 enum class Truth { kFalse, kTrue, kUndefined, kError };
 
@@ -122,6 +115,25 @@ inline const ClassAd* root_of(const ClassAd* ad) {
   return ad;
 }
 
+// TARGET and `other` name the match partner when no ad from `ad` up
+// defines them: HTCondor's match puts each ad inside a context ad holding
+// `target` and `other` (and the partner as the place unqualified names fall
+// back to).
+inline bool names_partner(uint32_t id) {
+  return id == kIdTarget || id == kIdOther;
+}
+
+// The partner ad as a value for a TARGET/`other` that no ad defines.
+inline void partner_value(const ClassAd* ad, Value& out) {
+  const ClassAd* root = root_of(ad);
+  const ClassAd* t = root ? root->partner() : nullptr;
+  if (t) {
+    out = Value::classad(const_cast<ClassAd*>(t));
+  } else {
+    out.set_undefined();
+  }
+}
+
 }  // namespace
 
 struct Evaluator {
@@ -177,6 +189,14 @@ struct Evaluator {
     return tmp;
   }
   static const ClassAd* target_of(const EvalContext& ctx);
+  // Remembers the ad an attribute's list value comes from; the innermost
+  // attribute that produced the list is the ad holding it.
+  static inline void note_list_scope(EvalContext& ctx, const ClassAd* where, const Value& v) {
+    if (v.is_list() && v.as_list() != ctx.list_obj_) {
+      ctx.list_obj_ = v.as_list();
+      ctx.list_scope_ = where;
+    }
+  }
 };
 
 const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
@@ -187,6 +207,7 @@ const ClassAd* Evaluator::target_of(const EvalContext& ctx) {
 void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e, Value& out) {
   if (e->kind == ExprKind::kLiteral) {  // cannot refer back to anything
     out = as_literal(e)->value;
+    note_list_scope(ctx, where, out);
     return;
   }
   for (int i = ctx.stack_size_ - 1; i >= 0; --i) {
@@ -205,6 +226,7 @@ void Evaluator::eval_bound(EvalContext& ctx, const ClassAd* where, const Expr* e
   eval(ctx, e, out);
   ctx.scope_ = saved;
   --ctx.stack_size_;
+  note_list_scope(ctx, where, out);
 }
 
 void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, Value& out) {
@@ -222,6 +244,11 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
       e = lookup_in_scope(ad, a->name_id, &where);
     }
     if (!e) {
+      if (names_partner(a->name_id)) {  // MY.TARGET, TARGET.TARGET, x.other
+        Value keep = base;
+        partner_value(ad, out);
+        return;
+      }
       out = Value::undefined();
       return;
     }
@@ -256,7 +283,6 @@ void Evaluator::select(EvalContext& ctx, const Value& base, const AttrExpr* a, V
 // The value of a special name (self/MY, parent, root/toplevel, CurrentTime)
 // that `ad` does not define.
 void Evaluator::special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, Value& out) {
-  (void)ctx;
   const ClassAd* r = nullptr;
   switch (id) {
     case kIdMy:
@@ -264,7 +290,7 @@ void Evaluator::special_name(EvalContext& ctx, const ClassAd* ad, uint32_t id, V
     case kIdParent: r = ad ? ad->parent() : nullptr; break;
     case kIdRoot:
     case kIdTopLevel: r = root_of(ad); break;
-    case kIdCurrentTime: out.set_integer(EvalContext::now()); return;
+    case kIdCurrentTime: out.set_integer(ctx.now()); return;
     default: break;
   }
   if (r) {
@@ -294,7 +320,11 @@ void Evaluator::eval_in_ad(EvalContext& ctx, const ClassAd* ad, const AttrExpr* 
     }
   }
   if (!e) {
-    out.set_undefined();
+    if (names_partner(a->name_id)) {
+      partner_value(ad, out);
+    } else {
+      out.set_undefined();
+    }
     return;
   }
   eval_bound(ctx, where, e, out);
@@ -356,13 +386,8 @@ void Evaluator::eval_attr(EvalContext& ctx, const AttrExpr* a, Value& out) {
     }
   }
   if (!e) {
-    if (a->name_id == kIdTarget) {
-      const ClassAd* t = target_of(ctx);
-      if (t) {
-        out = Value::classad(const_cast<ClassAd*>(t));
-      } else {
-        out = Value::undefined();
-      }
+    if (names_partner(a->name_id)) {
+      partner_value(scope, out);
       return;
     }
     // Old-ClassAd semantics: an unqualified name missing from MY falls back to TARGET.
@@ -417,7 +442,10 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
     }
     case Op::kSubscript: {
       Value base, index;
+      ctx.list_obj_ = nullptr;
       eval(ctx, o->a, base);
+      const ClassAd* item_scope =
+          base.is_list() && base.as_list() == ctx.list_obj_ ? ctx.list_scope_ : ctx.scope_;
       eval(ctx, o->b, index);
       if (base.is_error() || index.is_error()) {
         out = Value::error();
@@ -433,26 +461,36 @@ void Evaluator::eval_op(EvalContext& ctx, const OpExpr* o, Value& out) {
           return;
         }
         const auto& items = base.as_list()->items;
-        int64_t i = index.as_integer();
-        if (i < 0 || static_cast<uint64_t>(i) >= items.size()) {
+        // HTCondor reads the index as a C int (the low 32 bits).
+        int32_t i = static_cast<int32_t>(index.as_integer());
+        if (i < 0 || static_cast<size_t>(i) >= items.size()) {
+          out = Value::error();
+          return;
+        }
+        if (ctx.stack_exhausted()) {  // an element that subscripts its own list
           out = Value::error();
           return;
         }
         Value keep = base;
+        const ClassAd* saved = ctx.scope_;
+        ctx.scope_ = item_scope;
         eval(ctx, items[static_cast<size_t>(i)], out);
+        ctx.scope_ = saved;
+        note_list_scope(ctx, item_scope, out);  // a list inside the list
         return;
       }
       if (base.is_classad() && index.is_string()) {
+        // HTCondor looks the name up in that ad alone, not in the ads
+        // enclosing it.
         const ClassAd* ad = base.as_classad();
         uint32_t id = intern_find(index.as_string());
-        const ClassAd* where = nullptr;
-        const Expr* e = id ? lookup_in_scope(ad, id, &where) : nullptr;
+        const Expr* e = id ? ad->lookup_id(id) : nullptr;
         if (!e) {
           out = Value::undefined();
           return;
         }
         Value keep = base;
-        eval_bound(ctx, where, e, out);
+        eval_bound(ctx, ad, e, out);
         return;
       }
       out = Value::error();
@@ -514,15 +552,8 @@ const Expr* EvalContext::resolve(const AttrExpr* ref, const ClassAd** where) {
   return e;
 }
 
-void EvalContext::set_time_source(int64_t (*now)()) {
-  g_time_source = now ? now : real_clock;
-}
-int64_t EvalContext::now() {
-  return g_time_source();
-}
-
-Value evaluate(const Expr* e) {
-  EvalContext ctx(nullptr);
+Value evaluate(const Expr* e, const EvalEnv* env) {
+  EvalContext ctx(nullptr, env);
   return ctx.eval(e);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/eval_env.h"
 #include "policy/classad/expr.h"
 #include "policy/classad/value.h"
 
@@ -14,8 +15,11 @@ namespace kite::classad {
 
 class EvalContext {
  public:
-  // `scope` is MY (may be null); in a match its partner is TARGET.
-  explicit EvalContext(const ClassAd* scope) : scope_(scope) {
+  // `scope` is MY (may be null); in a match its partner is TARGET. `env`
+  // gives the time and randomness (null: the real clock and the process's
+  // random stream); it must outlive the context.
+  explicit EvalContext(const ClassAd* scope, const EvalEnv* env = nullptr)
+      : scope_(scope), env_(env) {
     char probe;
     stack_base_ = reinterpret_cast<uintptr_t>(&probe);
   }
@@ -33,10 +37,15 @@ class EvalContext {
   // Evaluates `e` with `scope` as the current ad (evalInEachContext).
   void eval_in(const ClassAd* scope, const Expr* e, Value& out);
 
-  // Seconds since the epoch for time(); defaults to the real clock. The
-  // startd's virtual Clock installs its own source here.
-  static void set_time_source(int64_t (*now)());
-  static int64_t now();
+  // Seconds since the epoch for time() and CurrentTime, from the environment.
+  int64_t now() const {
+    return env_ && env_->now_fn ? env_->now_fn(env_->clock) : real_clock_now();
+  }
+  // Random bits for random(), from the environment's stream.
+  uint64_t random_bits() const {
+    return env_ && env_->random ? env_->random->next() : process_random().next();
+  }
+  const EvalEnv* env() const { return env_; }
 
   // Resolves an attribute reference without evaluating it: the bound
   // expression and the ad it lives in (for unparse() and friends).
@@ -45,6 +54,7 @@ class EvalContext {
  private:
   friend struct Evaluator;
   const ClassAd* scope_;
+  const EvalEnv* env_;
   // Where this evaluation's stack starts: attribute references and function
   // calls give up with ERROR past a fixed budget instead of overflowing.
   uintptr_t stack_base_;
@@ -59,13 +69,18 @@ class EvalContext {
     const ClassAd* ad;
     const Expr* expr;
   };
+  // The last list an attribute evaluated to and the ad that attribute is
+  // in: a subscript evaluates the chosen element there, as HTCondor
+  // evaluates a list element in the scope of the ad holding the list.
+  const ListObj* list_obj_ = nullptr;
+  const ClassAd* list_scope_ = nullptr;
   static constexpr int kMaxFrames = 200;
   Frame stack_[kMaxFrames];
   int stack_size_ = 0;
 };
 
 // Evaluates a standalone expression with no ad in scope.
-Value evaluate(const Expr* e);
+Value evaluate(const Expr* e, const EvalEnv* env = nullptr);
 
 // Truth value the way a policy reads an expression: boolean true, or a
 // non-zero number (integer or real). Anything else (undefined, error,

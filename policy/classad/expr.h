@@ -36,8 +36,8 @@ enum class Op : uint8_t {
   kBitAnd,
   kEqual,
   kNotEqual,
-  kMetaEqual,     // =?= and `is`
-  kMetaNotEqual,  // =!= and `isnt`
+  kMetaEqual,     // =?= and `is` (prints as `is`)
+  kMetaNotEqual,  // =!= and `isnt` (prints as `isnt`)
   kLess,
   kLessEq,
   kGreater,
@@ -56,8 +56,6 @@ enum class Op : uint8_t {
   kElvis,    // a ?: b
 };
 
-// Flags on OpExpr (spelling to keep for unparse).
-enum : uint8_t { kSpelledIs = 1, kSpelledIsnt = 2 };
 // Expr::bits.
 enum : uint8_t {
   kBitAbsolute = 1,    // AttrExpr: `.name`, looked up from the root scope

@@ -36,6 +36,11 @@ FunctionTable functions_stringlist();  // stringListMember, stringListSize, ...
 FunctionTable functions_time();        // time, absTime, relTime, formatTime, ...
 FunctionTable functions_env();         // envV1ToV2, mergeEnvironment, argsToList, userHome, ...
 
+// absTime("...") or relTime("...") with one string literal that reads as a
+// time: the constant HTCondor's parser makes of it (an abstime or reltime
+// value), which is how such a call prints. False for any other call.
+bool time_literal_value(const CallExpr& call, Value& out);
+
 // Null if there is no such function.
 const FunctionEntry* function_find(std::string_view name);
 

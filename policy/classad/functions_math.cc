@@ -311,20 +311,6 @@ void fn_quantize(const CallExpr& call, EvalContext& ctx, Value& out) {
   }
 }
 
-uint64_t random_next() {
-  static uint64_t state = 0;
-  if (state == 0) {
-    state = static_cast<uint64_t>(time(nullptr)) * 0x9E3779B97F4A7C15ull ^
-            reinterpret_cast<uintptr_t>(&state);
-    if (state == 0) state = 1;
-  }
-  // xorshift64*
-  state ^= state >> 12;
-  state ^= state << 25;
-  state ^= state >> 27;
-  return state * 0x2545F4914F6CDD1Dull;
-}
-
 // HTCONDOR: classad-builtin-functions "random": an integer in [0, n) for an
 // integer n, a real in [0, x) for a real x (default 1.0); others ERROR.
 void fn_random(const CallExpr& call, EvalContext& ctx, Value& out) {
@@ -341,14 +327,15 @@ void fn_random(const CallExpr& call, EvalContext& ctx, Value& out) {
       out = Value::error();
       return;
     }
-    out = Value::integer(static_cast<int64_t>((random_next() >> 33) % static_cast<uint64_t>(n)));
+    out =
+        Value::integer(static_cast<int64_t>((ctx.random_bits() >> 33) % static_cast<uint64_t>(n)));
   } else if (arg.is_real()) {
     double x = arg.as_real();
     if (!(x > 0)) {
       out = Value::error();
       return;
     }
-    out = Value::real(x * (static_cast<double>(random_next() >> 11) * 0x1.0p-53));
+    out = Value::real(x * (static_cast<double>(ctx.random_bits() >> 11) * 0x1.0p-53));
   } else {
     out = Value::error();
   }
@@ -401,10 +388,10 @@ void sum_avg(const CallExpr& call, EvalContext& ctx, Value& out, bool avg) {
       result = static_cast<Value&&>(sum);
     }
   }
-  if (!avg) {
+  if (!avg || count == 0) {
+    // avg of no numbers is the starting 0 (the reference documents 0 for an
+    // empty list, and HTCondor answers the same for a list of only UNDEFINED).
     out = result;
-  } else if (count == 0) {
-    out = Value::undefined();
   } else {
     op_binary(Op::kDiv, result, Value::real(static_cast<double>(count)), out);
   }

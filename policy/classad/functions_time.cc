@@ -62,39 +62,39 @@ bool to_integer(const Value& v, int64_t* out) {
 }
 
 // HTCONDOR: classad-builtin-functions "time"
-void fn_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  out = Value::integer(EvalContext::now());
+  out = Value::integer(ctx.now());
 }
 
-void fn_current_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_current_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  int64_t now = EvalContext::now();
+  int64_t now = ctx.now();
   out = Value::abs_time(now, local_zone_offset(now));
 }
 
-void fn_time_zone_offset(const CallExpr& call, EvalContext&, Value& out) {
+void fn_time_zone_offset(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
-  out = Value::rel_time(local_zone_offset(EvalContext::now()));
+  out = Value::rel_time(local_zone_offset(ctx.now()));
 }
 
 // Seconds since local midnight, as a relative time.
-void fn_day_time(const CallExpr& call, EvalContext&, Value& out) {
+void fn_day_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs != 0) {
     out = Value::error();
     return;
   }
   struct tm lt;
-  local_fields(EvalContext::now(), &lt);
+  local_fields(ctx.now(), &lt);
   out = Value::rel_time(lt.tm_hour * 3600 + lt.tm_min * 60 + lt.tm_sec);
 }
 
@@ -102,18 +102,13 @@ void fn_day_time(const CallExpr& call, EvalContext&, Value& out) {
 // reference folds while parsing: the abstime value, or for relTime a plain
 // Real (its reltime literal evaluates as a real). A bad string is an error.
 bool fold_literal(const CallExpr& call, bool relative, Value& out) {
-  if (call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
-  const Value& lit = as_literal(call.args[0])->value;
-  if (!lit.is_string()) return false;
-  if (relative) {
-    double secs;
-    out = parse_rel_time(lit.as_string(), &secs) ? Value::real(secs) : Value::error();
-  } else {
-    int64_t secs;
-    int32_t offset;
-    out = parse_abs_time(lit.as_string(), &secs, &offset) ? Value::abs_time(secs, offset)
-                                                          : Value::error();
+  if (!time_literal_value(call, out)) {
+    if (call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
+    if (!as_literal(call.args[0])->value.is_string()) return false;
+    out = Value::error();
+    return true;
   }
+  if (relative) out = Value::real(out.as_rel_time());
   return true;
 }
 
@@ -324,7 +319,7 @@ int ad_int(const ClassAd& ad, std::string_view name) {
 void fn_format_time(const CallExpr& call, EvalContext& ctx, Value& out) {
   if (call.nargs == 0) {
     struct tm lt;
-    local_fields(EvalContext::now(), &lt);
+    local_fields(ctx.now(), &lt);
     format_tm(lt, "%c", out);
     return;
   }
@@ -418,6 +413,24 @@ void fn_get_field(const CallExpr& call, EvalContext& ctx, Value& out) {
 }
 
 }  // namespace
+
+bool time_literal_value(const CallExpr& call, Value& out) {
+  if (!call.fn || call.nargs != 1 || call.args[0]->kind != ExprKind::kLiteral) return false;
+  const Value& lit = as_literal(call.args[0])->value;
+  if (!lit.is_string()) return false;
+  if (call.fn->fn == fn_rel_time) {
+    double secs;
+    if (!parse_rel_time(lit.as_string(), &secs)) return false;
+    out = Value::rel_time(secs);
+    return true;
+  }
+  if (call.fn->fn != fn_abs_time) return false;
+  int64_t secs;
+  int32_t offset;
+  if (!parse_abs_time(lit.as_string(), &secs, &offset)) return false;
+  out = Value::abs_time(secs, offset);
+  return true;
+}
 
 FunctionTable functions_time() {
   static const FunctionEntry k[] = {

@@ -81,7 +81,7 @@ struct Table {
 [[gnu::noinline]] Table* make_table() {
   auto* tbl = new Table();  // never destroyed: names outlive every ad
   for (const char* reserved :
-       {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime"}) {
+       {"MY", "TARGET", "self", "parent", "root", "toplevel", "CurrentTime", "other"}) {
     StringObj* s = StringObj::make(reserved);
     tbl->ids.insert(s, tbl->next_id++, hash_bytes(reserved, std::strlen(reserved), true));
   }

@@ -65,6 +65,10 @@ constexpr uint32_t kIdRoot = 5;
 constexpr uint32_t kIdTopLevel = 6;
 constexpr uint32_t kIdCurrentTime = 7;
 constexpr uint32_t kIdLastReserved = 7;
+// `other`: in a match, what an ad's context calls its partner (as TARGET
+// does) when the ad and its enclosing ads do not define it. Not special
+// otherwise, so it is looked up like any name.
+constexpr uint32_t kIdOther = 8;
 inline uint32_t intern_id_my() {
   return kIdMy;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "policy/classad/classad.h"
+#include "policy/classad/eval_env.h"
 #include "policy/classad/value.h"
 
 namespace kite::classad {
@@ -12,7 +13,8 @@ namespace kite::classad {
 // names in each fall back to the other). Restores both on destruction.
 class MatchPair {
  public:
-  MatchPair(ClassAd& left, ClassAd& right);
+  // `env`: time and randomness for every evaluation (null: the defaults).
+  MatchPair(ClassAd& left, ClassAd& right, const EvalEnv* env = nullptr);
   ~MatchPair();
   MatchPair(const MatchPair&) = delete;
   MatchPair& operator=(const MatchPair&) = delete;
@@ -30,6 +32,7 @@ class MatchPair {
  private:
   ClassAd& left_;
   ClassAd& right_;
+  const EvalEnv* env_;
   const ClassAd* saved_left_partner_;
   const ClassAd* saved_right_partner_;
 };

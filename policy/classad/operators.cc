@@ -7,8 +7,10 @@
 
 #include <strings.h>
 #include <cmath>
+#include <cstdint>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/time_format.h"
 
 namespace kite::classad {
 namespace {
@@ -65,43 +67,46 @@ Value real_result(double r) {
   return Value::real(r);
 }
 
+// HTCONDOR: classad-mechanism "Operators" on absolute and relative times, as
+// HTCondor's operator code computes them: a relative time added to an
+// absolute one counts as a C int of seconds; a relative time times or
+// divided by an integer or a real scales; an integer times a relative time
+// scales, but a real times a relative time gives relTime(0) there (it reads
+// its operands the wrong way round); booleans are not numbers here.
+void time_arithmetic(Op op, const Value& a, const Value& b, Value& out) {
+  if (a.is_abs_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
+    int64_t d = double_to_int32(b.as_rel_time());
+    out = Value::abs_time(op == Op::kAdd ? a.as_abs_time().secs + d : a.as_abs_time().secs - d,
+                          a.as_abs_time().offset);
+  } else if (a.is_rel_time() && b.is_abs_time() && op == Op::kAdd) {
+    out = Value::abs_time(b.as_abs_time().secs + double_to_int32(a.as_rel_time()),
+                          b.as_abs_time().offset);
+  } else if (a.is_abs_time() && b.is_abs_time() && op == Op::kSub) {
+    out = Value::rel_time(static_cast<double>(a.as_abs_time().secs - b.as_abs_time().secs));
+  } else if (a.is_rel_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
+    out = Value::rel_time(op == Op::kAdd ? a.as_rel_time() + b.as_rel_time()
+                                         : a.as_rel_time() - b.as_rel_time());
+  } else if (a.is_rel_time() && (b.is_integer() || b.is_real()) &&
+             (op == Op::kMul || op == Op::kDiv)) {
+    double n = b.is_integer() ? static_cast<double>(b.as_integer()) : b.as_real();
+    if (op == Op::kDiv && n == 0) {
+      out = Value::error();
+      return;
+    }
+    out = Value::rel_time(op == Op::kMul ? a.as_rel_time() * n : a.as_rel_time() / n);
+  } else if (a.is_integer() && b.is_rel_time() && op == Op::kMul) {
+    out = Value::rel_time(static_cast<double>(a.as_integer()) * b.as_rel_time());
+  } else if (a.is_real() && b.is_rel_time() && op == Op::kMul) {
+    out = Value::rel_time(0);
+  } else {
+    out = Value::error();
+  }
+}
+
 void arithmetic(Op op, const Value& a, const Value& b, Value& out) {
   // Time arithmetic first.
   if (a.is_abs_time() || b.is_abs_time() || a.is_rel_time() || b.is_rel_time()) {
-    int64_t ib = 0;
-    double rb = 0;
-    if (a.is_abs_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
-      double d = op == Op::kAdd ? b.as_rel_time() : -b.as_rel_time();
-      out = Value::abs_time(a.as_abs_time().secs + static_cast<int64_t>(d), a.as_abs_time().offset);
-      return;
-    }
-    if (a.is_rel_time() && b.is_abs_time() && op == Op::kAdd) {
-      out = Value::abs_time(b.as_abs_time().secs + static_cast<int64_t>(a.as_rel_time()),
-                            b.as_abs_time().offset);
-      return;
-    }
-    if (a.is_abs_time() && b.is_abs_time() && op == Op::kSub) {
-      out = Value::rel_time(static_cast<double>(a.as_abs_time().secs - b.as_abs_time().secs));
-      return;
-    }
-    if (a.is_rel_time() && b.is_rel_time() && (op == Op::kAdd || op == Op::kSub)) {
-      out = Value::rel_time(op == Op::kAdd ? a.as_rel_time() + b.as_rel_time()
-                                           : a.as_rel_time() - b.as_rel_time());
-      return;
-    }
-    if (a.is_rel_time() && numeric(b, ib, rb) != Num::kNone && (op == Op::kMul || op == Op::kDiv)) {
-      if (op == Op::kDiv && rb == 0) {
-        out = Value::error();
-        return;
-      }
-      out = Value::rel_time(op == Op::kMul ? a.as_rel_time() * rb : a.as_rel_time() / rb);
-      return;
-    }
-    if (b.is_rel_time() && numeric(a, ib, rb) != Num::kNone && op == Op::kMul) {
-      out = Value::rel_time(b.as_rel_time() * rb);
-      return;
-    }
-    out = Value::error();
+    time_arithmetic(op, a, b, out);
     return;
   }
   NumPair p;
@@ -121,7 +126,9 @@ void arithmetic(Op op, const Value& a, const Value& b, Value& out) {
         if (ib == 0) {
           out = Value::error();
         } else if (ib == -1) {
-          out = Value::integer(static_cast<int64_t>(0 - ua));  // INT64_MIN / -1 wraps
+          // HTCondor answers INT64_MAX for the one quotient that overflows,
+          // INT64_MIN / -1, instead of trapping or wrapping.
+          out = Value::integer(ia == INT64_MIN ? INT64_MAX : -ia);
         } else {
           out = Value::integer(ia / ib);
         }
@@ -189,24 +196,38 @@ void comparison(Op op, const Value& a, const Value& b, Value& out) {
   out = Value::boolean(r);
 }
 
+// Shifts as HTCondor computes them on x86-64, where the hardware uses the
+// low six bits of the count: `<<` and a non-negative `>>`/`>>>` shift by
+// count & 63; a negative `>>` repeats an arithmetic one-bit shift
+// min(count, 64) times (none for a count <= 0); a negative `>>>` shifts one
+// bit with the sign cleared, then by (count - 1) & 63.
+int64_t shift_left(int64_t x, int64_t n) {
+  return static_cast<int64_t>(static_cast<uint64_t>(x) << (static_cast<uint64_t>(n) & 63u));
+}
+int64_t shift_right(int64_t x, int64_t n) {
+  if (x >= 0) return x >> (static_cast<uint64_t>(n) & 63u);
+  if (n <= 0) return x;
+  return x >> (n < 63 ? n : 63);
+}
+int64_t shift_right_unsigned(int64_t x, int64_t n) {
+  if (x >= 0) return x >> (static_cast<uint64_t>(n) & 63u);
+  int64_t cleared = (x >> 1) & INT64_MAX;
+  return cleared >> ((static_cast<uint64_t>(n) - 1u) & 63u);
+}
+
 void bitwise(Op op, const Value& a, const Value& b, Value& out) {
   if (!a.is_integer() || !b.is_integer()) {
     out = Value::error();
     return;
   }
   int64_t x = a.as_integer(), y = b.as_integer();
-  unsigned shift = static_cast<unsigned>(y) & 63u;
   switch (op) {
     case Op::kBitOr: out = Value::integer(x | y); return;
     case Op::kBitXor: out = Value::integer(x ^ y); return;
     case Op::kBitAnd: out = Value::integer(x & y); return;
-    case Op::kShiftLeft:
-      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) << shift));
-      return;
-    case Op::kShiftRight: out = Value::integer(x >> shift); return;
-    case Op::kShiftRightUnsigned:
-      out = Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) >> shift));
-      return;
+    case Op::kShiftLeft: out = Value::integer(shift_left(x, y)); return;
+    case Op::kShiftRight: out = Value::integer(shift_right(x, y)); return;
+    case Op::kShiftRightUnsigned: out = Value::integer(shift_right_unsigned(x, y)); return;
     default: out = Value::error(); return;
   }
 }

@@ -154,7 +154,7 @@ class Parser {
     return nullptr;
   }
 
-  static Expr* make_op(Op op, Expr* a, Expr* b = nullptr, Expr* c = nullptr, uint8_t flags = 0) {
+  static Expr* make_op(Op op, Expr* a, Expr* b = nullptr, Expr* c = nullptr) {
     // Fold strict operations on numeric constants (`15 * 60`): same result
     // as evaluating them every time, computed once.
     if (!c && op != Op::kAnd && op != Op::kOr && op != Op::kSubscript && op != Op::kParens &&
@@ -171,7 +171,6 @@ class Parser {
         auto* f = new FoldedOpExpr(op, static_cast<Value&&>(r));
         f->a = a;
         f->b = b;
-        f->flags = flags;
         return hashed(f);
       }
     }
@@ -179,7 +178,6 @@ class Parser {
     o->a = a;
     o->b = b;
     o->c = c;
-    o->flags = flags;
     return hashed(o);
   }
 
@@ -279,35 +277,34 @@ Expr* Parser::parse_ternary() {
 struct BinInfo {
   uint8_t prec;
   Op op;
-  uint8_t flags;
 };
 
 constexpr BinInfo bin_info(Tok t) {
   switch (t) {
-    case Tok::kOrOr: return {1, Op::kOr, 0};
-    case Tok::kAndAnd: return {2, Op::kAnd, 0};
-    case Tok::kBar: return {3, Op::kBitOr, 0};
-    case Tok::kCaret: return {4, Op::kBitXor, 0};
-    case Tok::kAmp: return {5, Op::kBitAnd, 0};
-    case Tok::kEq: return {6, Op::kEqual, 0};
-    case Tok::kNe: return {6, Op::kNotEqual, 0};
-    case Tok::kMetaEq: return {6, Op::kMetaEqual, 0};
-    case Tok::kMetaNe: return {6, Op::kMetaNotEqual, 0};
-    case Tok::kIs: return {6, Op::kMetaEqual, kSpelledIs};
-    case Tok::kIsnt: return {6, Op::kMetaNotEqual, kSpelledIsnt};
-    case Tok::kLt: return {7, Op::kLess, 0};
-    case Tok::kLe: return {7, Op::kLessEq, 0};
-    case Tok::kGt: return {7, Op::kGreater, 0};
-    case Tok::kGe: return {7, Op::kGreaterEq, 0};
-    case Tok::kShl: return {8, Op::kShiftLeft, 0};
-    case Tok::kShr: return {8, Op::kShiftRight, 0};
-    case Tok::kShrU: return {8, Op::kShiftRightUnsigned, 0};
-    case Tok::kPlus: return {9, Op::kAdd, 0};
-    case Tok::kMinus: return {9, Op::kSub, 0};
-    case Tok::kStar: return {10, Op::kMul, 0};
-    case Tok::kSlash: return {10, Op::kDiv, 0};
-    case Tok::kPercent: return {10, Op::kMod, 0};
-    default: return {0, Op::kNone, 0};
+    case Tok::kOrOr: return {1, Op::kOr};
+    case Tok::kAndAnd: return {2, Op::kAnd};
+    case Tok::kBar: return {3, Op::kBitOr};
+    case Tok::kCaret: return {4, Op::kBitXor};
+    case Tok::kAmp: return {5, Op::kBitAnd};
+    case Tok::kEq: return {6, Op::kEqual};
+    case Tok::kNe: return {6, Op::kNotEqual};
+    case Tok::kMetaEq: return {6, Op::kMetaEqual};
+    case Tok::kMetaNe: return {6, Op::kMetaNotEqual};
+    case Tok::kIs: return {6, Op::kMetaEqual};
+    case Tok::kIsnt: return {6, Op::kMetaNotEqual};
+    case Tok::kLt: return {7, Op::kLess};
+    case Tok::kLe: return {7, Op::kLessEq};
+    case Tok::kGt: return {7, Op::kGreater};
+    case Tok::kGe: return {7, Op::kGreaterEq};
+    case Tok::kShl: return {8, Op::kShiftLeft};
+    case Tok::kShr: return {8, Op::kShiftRight};
+    case Tok::kShrU: return {8, Op::kShiftRightUnsigned};
+    case Tok::kPlus: return {9, Op::kAdd};
+    case Tok::kMinus: return {9, Op::kSub};
+    case Tok::kStar: return {10, Op::kMul};
+    case Tok::kSlash: return {10, Op::kDiv};
+    case Tok::kPercent: return {10, Op::kMod};
+    default: return {0, Op::kNone};
   }
 }
 
@@ -331,7 +328,7 @@ Expr* Parser::parse_binary(int min_prec) {
       expr_unref(lhs);
       return nullptr;
     }
-    lhs = make_op(bi.op, lhs, rhs, nullptr, bi.flags);
+    lhs = make_op(bi.op, lhs, rhs);
   }
 }
 

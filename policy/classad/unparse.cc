@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "policy/classad/functions.h"
+
 namespace kite::classad {
 namespace {
 
-const char* op_text(Op op, uint8_t flags) {
+const char* op_text(Op op) {
   switch (op) {
     case Op::kUnaryPlus: return " +";
     case Op::kUnaryMinus: return " -";
@@ -25,8 +27,10 @@ const char* op_text(Op op, uint8_t flags) {
     case Op::kBitAnd: return " & ";
     case Op::kEqual: return " == ";
     case Op::kNotEqual: return " != ";
-    case Op::kMetaEqual: return (flags & kSpelledIs) ? " is " : " =?= ";
-    case Op::kMetaNotEqual: return (flags & kSpelledIsnt) ? " isnt " : " =!= ";
+    // HTCondor's unparser prints the meta-comparisons as `is`/`isnt`
+    // however they were spelled.
+    case Op::kMetaEqual: return " is ";
+    case Op::kMetaNotEqual: return " isnt ";
     case Op::kLess: return " < ";
     case Op::kLessEq: return " <= ";
     case Op::kGreater: return " > ";
@@ -72,8 +76,28 @@ void escape_into(std::string& out, std::string_view s, char delimiter) {
   }
 }
 
+bool equal_nocase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Names HTCondor's unparser quotes although they look like identifiers: the
+// keywords, and `parent`.
+bool is_reserved_word(std::string_view name) {
+  for (std::string_view w : {"error", "false", "is", "isnt", "parent", "true", "undefined"}) {
+    if (equal_nocase(name, w)) return true;
+  }
+  return false;
+}
+
 bool needs_quoting(std::string_view name) {
-  if (name.empty()) return true;
+  if (name.empty() || is_reserved_word(name)) return true;
   char c = name[0];
   if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return true;
   for (char ch : name.substr(1)) {
@@ -89,7 +113,15 @@ struct Unparser {
   std::string& out;
   bool pretty;
   int indent = 0;
-  bool old_reals = false;  // unparse_expr_old: reals as old ClassAd syntax prints them
+  // unparse_expr_old: as old ClassAd syntax prints (condor_status -l, condor_submit -dry-run):
+  // reals as %.16G, and the meta-comparisons spelt =?= / =!=.
+  bool old_syntax = false;
+
+  const char* op(Op o) const {
+    if (old_syntax && o == Op::kMetaEqual) return " =?= ";
+    if (old_syntax && o == Op::kMetaNotEqual) return " =!= ";
+    return op_text(o);
+  }
 
   void list(const ListObj* l) {
     if (pretty) {
@@ -164,7 +196,7 @@ struct Unparser {
         return;
       }
       case ValueType::kReal:
-        old_reals ? unparse_real_old(out, v.as_real()) : unparse_real(out, v.as_real());
+        old_syntax ? unparse_real_old(out, v.as_real()) : unparse_real(out, v.as_real());
         return;
       case ValueType::kString: unparse_string(out, v.as_string()); return;
       case ValueType::kList: list(v.as_list()); return;
@@ -206,6 +238,11 @@ struct Unparser {
       }
       case ExprKind::kCall: {
         const CallExpr* c = as_call(e);
+        Value folded;
+        if (time_literal_value(*c, folded)) {  // the reference folds these while parsing
+          value(folded);
+          return;
+        }
         out += c->name->view();
         out += '(';
         for (uint32_t i = 0; i < c->nargs; ++i) {
@@ -227,7 +264,7 @@ struct Unparser {
           case Op::kUnaryMinus:
           case Op::kLogicalNot:
           case Op::kBitwiseNot:
-            out += op_text(o->op, o->flags);
+            out += op(o->op);
             expr(o->a);
             return;
           case Op::kTernary:
@@ -250,7 +287,7 @@ struct Unparser {
             return;
           default:
             expr(o->a);
-            out += op_text(o->op, o->flags);
+            out += op(o->op);
             expr(o->b);
             return;
         }
@@ -314,7 +351,7 @@ void unparse_expr(std::string& out, const Expr* e) {
 }
 void unparse_expr_old(std::string& out, const Expr* e) {
   Unparser u{out, false};
-  u.old_reals = true;
+  u.old_syntax = true;
   u.expr(e);
 }
 void unparse_classad(std::string& out, const ClassAd& ad) {

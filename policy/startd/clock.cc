@@ -1,5 +1,4 @@
-// The core's clock hookup (time() and CurrentTime follow the Clock), action names, and the
-// ISO 8601 parser for SIMULATION_START.
+// Action names and the ISO 8601 parser for SIMULATION_START.
 #include "policy/startd/engine.h"
 #include "policy/startd/text_util.h"
 
@@ -12,11 +11,6 @@ namespace kite::startd {
 
 namespace {
 
-const Clock* g_clock = nullptr;
-int64_t clock_now_fn() {
-  return g_clock->now();
-}
-
 const char* const kActionNames[] = {
 #define X(n, s) s,
     KITE_STARTD_ACTIONS(X)
@@ -24,11 +18,6 @@ const char* const kActionNames[] = {
 };
 
 }  // namespace
-
-void clock_install(const Clock* clock) {
-  g_clock = clock;
-  classad::EvalContext::set_time_source(clock ? clock_now_fn : nullptr);
-}
 
 const char* action_name(ActionKind k) {
   return kActionNames[static_cast<int>(k)];

@@ -25,17 +25,4 @@ class VirtualClock final : public Clock {
   int64_t now_;
 };
 
-/// Routes the ClassAd time() function (and CurrentTime) to `clock`; null restores the real clock.
-void clock_install(const Clock* clock);
-
-/// Installs `clock` for as long as it lives and restores the real clock when it goes, also when
-/// a test returns early on a failed ASSERT.
-class ScopedClockInstall {
- public:
-  explicit ScopedClockInstall(const Clock* clock) { clock_install(clock); }
-  ~ScopedClockInstall() { clock_install(nullptr); }
-  ScopedClockInstall(const ScopedClockInstall&) = delete;
-  ScopedClockInstall& operator=(const ScopedClockInstall&) = delete;
-};
-
 }  // namespace kite::startd

@@ -14,8 +14,8 @@ ClassAd* Engine::target(SlotImpl& s) {
 
 Value Engine::eval_with(SlotImpl& s, const Expr* e, ClassAd* t) {
   if (!e) return Value::undefined();
-  if (!t) return s.ad->evaluate_expr(e);
-  classad::MatchPair mp(*s.ad, *t);
+  if (!t) return s.ad->evaluate_expr(e, &sd.eval_env_);
+  classad::MatchPair mp(*s.ad, *t, &sd.eval_env_);
   return mp.evaluate_left(e);
 }
 

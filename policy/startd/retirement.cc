@@ -12,7 +12,7 @@ double Engine::max_retirement(SlotImpl& s) {
     const Expr* je = s.job.ad->lookup("MaxJobRetirementTime");
     if (je) {
       double j;
-      if (number(s.job.ad->evaluate_expr(je), &j) && j < m) m = j;
+      if (number(s.job.ad->evaluate_expr(je, &sd.eval_env_), &j) && j < m) m = j;
     }
   }
   return m > 0 ? m : 0;  // negative or NaN: no retirement

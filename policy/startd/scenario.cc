@@ -295,7 +295,7 @@ class Runner {
            st.slot.c_str());
       return;
     }
-    classad::Value val = v.ad->evaluate_expr(st.expr.get());
+    classad::Value val = v.ad->evaluate_expr(st.expr.get(), &sd_.eval_env());
     if (val.is_boolean() && val.as_boolean()) {
       r_->passed++;
       return;
@@ -320,7 +320,7 @@ class Runner {
         p = q;
       }
       if (named) {
-        why += " " + n + " = " + classad::to_string(v.ad->evaluate_attr(n)) + ";";
+        why += " " + n + " = " + classad::to_string(v.ad->evaluate_attr(n, &sd_.eval_env())) + ";";
       }
     }
     line("FAIL line %d: t=%lld %s: got %s;%s", st.line, t, st.text.c_str(),
@@ -425,7 +425,6 @@ void scenario_run(std::string_view text, const std::string& name, ScenarioResult
   }
   VirtualClock clock(origin);
   {
-    ScopedClockInstall installed(&clock);
     Startd sd(cfg, facts, clock);
     std::string err;
     if (!sd.init(&err)) {

@@ -349,10 +349,10 @@ void Engine::latch(SlotImpl& s) {
   for (const std::string& n : sd.latch_exprs_) {
     const Expr* e = s.ad->lookup(n);
     if (!e) continue;
-    Value v = s.ad->evaluate_expr(e);
+    Value v = s.ad->evaluate_expr(e, &sd.eval_env_);
     std::string vn = n + "Value", tn = n + "Time";
     const Expr* old = s.ad->lookup(vn);
-    std::string before = old ? classad::to_string(s.ad->evaluate_attr(vn)) : "";
+    std::string before = old ? classad::to_string(s.ad->evaluate_attr(vn, &sd.eval_env_)) : "";
     Value num = v;
     if (v.is_boolean()) num = Value::integer(v.as_boolean() ? 1 : 0);
     std::string after = classad::to_string(num);

@@ -14,7 +14,10 @@
 namespace kite::startd {
 
 Startd::Startd(const config::Config& cfg, const MachineFacts& facts, const Clock& clock)
-    : cfg_(cfg), facts_(facts), clock_(clock) {}
+    : cfg_(cfg), facts_(facts), clock_(clock) {
+  eval_env_.now_fn = [](const void* c) { return static_cast<const Clock*>(c)->now(); };
+  eval_env_.clock = &clock_;
+}
 
 Startd::~Startd() = default;
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/eval_env.h"
 #include "policy/config/config.h"
 #include "policy/startd/clock.h"
 #include "policy/startd/machine.h"
@@ -189,6 +190,8 @@ class Startd {
   bool shut_down() const { return shut_down_; }
 
   const Layout& layout() const { return layout_; }
+  /// What the startd's evaluations read for time() and CurrentTime (its Clock) and random().
+  const classad::EvalEnv& eval_env() const { return eval_env_; }
 
   /// The resource invariant: no slot has a negative amount of anything; each static or
   /// partitionable slot's free resources plus its dynamic slots' equal what it was given; the
@@ -201,6 +204,7 @@ class Startd {
   const config::Config& cfg_;
   MachineFacts facts_;
   const Clock& clock_;
+  classad::EvalEnv eval_env_;
   Layout layout_;
   std::vector<std::unique_ptr<SlotImpl>> slots_;
   std::vector<std::pair<std::string, std::string>> machine_inputs_;

@@ -78,7 +78,7 @@ void Engine::start_job(SlotImpl& s) {
   if (s.job.ad) {
     const Expr* je = s.job.ad->lookup("JobMaxVacateTime");
     double j;
-    if (je && number(s.job.ad->evaluate_expr(je), &j)) s.job.jmvt = duration(j);
+    if (je && number(s.job.ad->evaluate_expr(je, &sd.eval_env_), &j)) s.job.jmvt = duration(j);
   }
   // HTCONDOR: ep-policy "The length of the claim lease is the job's ClassAd attribute
   // JobLeaseDuration": a job that brings one sets the lease from its start.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <string>
 
 #include "policy/classad/parser.h"
@@ -79,19 +81,72 @@ TEST(EvalTruth, PolicyReading) {
   EXPECT_FALSE(value_is_true(Value::string("true")));
 }
 
-int64_t fixed_now() {
-  return 1700000000;
-}
-
-TEST(EvalTime, InstalledTimeSource) {
-  EvalContext::set_time_source(fixed_now);
-  EXPECT_EQ(eval_text("time()"), "1700000000");
-  EXPECT_EQ(eval_text("time() - 1699999400"), "600");
-  EvalContext::set_time_source(nullptr);
+// Time reaches the evaluator through its context: two contexts with
+// different clocks evaluate side by side, and one without reads the real one.
+TEST(EvalTime, ClockComesFromTheContext) {
+  const int64_t early = 1700000000, late = 1800000000;
+  const EvalEnv at_early = fixed_time_env(&early);
+  const EvalEnv at_late = fixed_time_env(&late);
+  EXPECT_EQ(eval_text("time()", &at_early), "1700000000");
+  EXPECT_EQ(eval_text("time() - 1699999400", &at_early), "600");
+  EXPECT_EQ(eval_text("time()", &at_late), "1800000000");
   ExprPtr e = parse_expr("time()");
+  AdPtr ad = parse_classad("[ t = time() ]");
+  ASSERT_TRUE(e && ad);
+  EvalContext a(ad.get(), &at_early), b(ad.get(), &at_late);
+  EXPECT_EQ(to_string(a.eval(e.get())), "1700000000");
+  EXPECT_EQ(to_string(b.eval(e.get())), "1800000000");
+  EXPECT_EQ(to_string(ad->evaluate_attr("t", &at_late)), "1800000000");
   Value v = evaluate(e.get());
   ASSERT_TRUE(v.is_integer());
-  EXPECT_GT(v.as_integer(), 1700000000);  // the real clock again
+  EXPECT_GT(v.as_integer(), 1764000000);  // the real clock: after 2025-11-24
+}
+
+// random() draws from the context's stream: equal seeds give equal draws,
+// and without a stream the process's own (seeded per process) is used.
+TEST(EvalRandom, StreamComesFromTheContext) {
+  ExprPtr e = parse_expr("random(1000000000)");
+  ASSERT_TRUE(e);
+  RandomStream s1(42), s2(42), s3(43);
+  EvalEnv e1, e2, e3;
+  e1.random = &s1;
+  e2.random = &s2;
+  e3.random = &s3;
+  std::string a, b, c;
+  for (int i = 0; i < 4; ++i) {
+    a += to_string(evaluate(e.get(), &e1)) + ",";
+    b += to_string(evaluate(e.get(), &e2)) + ",";
+    c += to_string(evaluate(e.get(), &e3)) + ",";
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // The process stream: draws vary (four equal draws of 10^9 would be a
+  // broken stream) and stay in range.
+  bool all_same = true;
+  Value first = evaluate(e.get());
+  for (int i = 0; i < 4; ++i) {
+    Value v = evaluate(e.get());
+    ASSERT_TRUE(v.is_integer());
+    EXPECT_GE(v.as_integer(), 0);
+    EXPECT_LT(v.as_integer(), 1000000000);
+    if (v.as_integer() != first.as_integer()) all_same = false;
+  }
+  EXPECT_FALSE(all_same);
+}
+
+// Each process seeds its own stream: three runs of `kite classad eval`
+// do not all draw the same first number out of 10^9.
+TEST(EvalRandom, EachProcessDrawsItsOwnSequence) {
+  std::string draws[3];
+  for (std::string& d : draws) {
+    FILE* p = popen(KITE_BINARY " classad eval 'random(1000000000)'", "r");
+    ASSERT_NE(p, nullptr);
+    char buf[64] = {0};
+    ASSERT_NE(std::fgets(buf, sizeof buf, p), nullptr);
+    ASSERT_EQ(pclose(p), 0);
+    d = buf;
+  }
+  EXPECT_FALSE(draws[0] == draws[1] && draws[1] == draws[2]) << draws[0];
 }
 
 TEST(EvalContextApi, EvalInAnotherScope) {

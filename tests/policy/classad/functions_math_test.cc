@@ -143,7 +143,14 @@ TEST(FunctionsMath, SumAvg) {
   EXPECT_EQ(Eval("avg({1, 2, 3})"), "2.000000000000000E+00");
   EXPECT_EQ(Eval("avg({1, undefined})"), "1.000000000000000E+00");
   EXPECT_EQ(Eval("avg({true, 2})"), "1.500000000000000E+00");
-  EXPECT_EQ(Eval("avg({ })"), "undefined");
+  // classad-builtin-functions "avg": "If the list is empty, the result is 0."
+  EXPECT_EQ(Eval("avg({ })"), "0");
+  // The same page says UNDEFINED for a list of only UNDEFINED, but
+  // HTCondor's avg drops the UNDEFINED elements and then answers as for the
+  // empty list (its sum starts at Integer 0): Kite agrees with HTCondor.
+  EXPECT_EQ(Eval("avg({ undefined })"), "0");
+  EXPECT_EQ(Eval("avg({ undefined, undefined })"), "0");
+  EXPECT_EQ(Eval("avg(undefined)"), "undefined");
   EXPECT_EQ(Eval("avg({ 1,\"2\" })"), "error");
   EXPECT_EQ(Eval("avg(\"1,2\")"), "error");
   EXPECT_EQ(Eval("avg({ 1 }, { 2 })"), "error");

@@ -25,14 +25,14 @@ class FunctionsTime : public ::testing::Test {
     setenv("TZ", "UTC", 1);
     tzset();
   }
-  void SetUp() override {
-    EvalContext::set_time_source([]() -> int64_t { return 1600000000; });
-  }
-  void TearDown() override { EvalContext::set_time_source(nullptr); }
 };
 
+const int64_t kNow = 1600000000;
+
+// Evaluates with the clock at kNow.
 std::string Eval(const char* text) {
-  return eval_text(text);
+  const EvalEnv env = fixed_time_env(&kNow);
+  return eval_text(text, &env);
 }
 
 TEST_F(FunctionsTime, TableListsEveryName) {

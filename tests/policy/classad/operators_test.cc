@@ -305,6 +305,25 @@ TEST(OperatorsArithmetic, Times) {
   EXPECT_CASES(cases);
 }
 
+// The corners of HTCondor's time arithmetic: the relative time added to an
+// absolute one is cast to a C int (fractions dropped); booleans are not
+// numbers for a time; a real on the left of `*` with a relative time gives
+// relTime(0) (HTCondor's code reads each operand as the other's type).
+TEST(OperatorsArithmetic, TimeCorners) {
+  const Case cases[] = {
+      {"absTime(10, 0) + relTime(5.9)", "absTime(\"1970-01-01T00:00:15-00:00\")"},
+      {"absTime(10, 0) - relTime(5.9)", "absTime(\"1970-01-01T00:00:05-00:00\")"},
+      {"relTime(3.5) + absTime(10, 0)", "absTime(\"1970-01-01T00:00:13-00:00\")"},
+      {"relTime(10) * true", "error"},
+      {"true * relTime(10)", "error"},
+      {"relTime(10) / false", "error"},
+      {"2.5 * relTime(10)", "relTime(\"00\")"},
+      {"relTime(10) * 2.5", "relTime(\"25\")"},
+      {"relTime(10) / 4.0", "relTime(\"2.5\")"},
+  };
+  EXPECT_CASES(cases);
+}
+
 TEST(OperatorsComparison, ByType) {
   const Case cases[] = {
       {"1 == 1.0", "true"},
@@ -361,6 +380,52 @@ TEST(OperatorsBitwise, IntegersOnly) {
       {"[ ] ^ 1", "error"},
       {"relTime(1) << 1", "error"},
       {"absTime(0, 0) & 1", "error"},
+  };
+  EXPECT_CASES(cases);
+}
+
+// The integer edges HTCondor defines in its operator code: the one quotient
+// that overflows, INT64_MIN / -1, is INT64_MAX (and its remainder 0), never a
+// trap or a wrap.
+TEST(OperatorsArithmetic, Int64MinDividedByMinusOne) {
+  const Case cases[] = {
+      {"(-9223372036854775807 - 1) / -1", "9223372036854775807"},
+      {"(-9223372036854775807 - 1) % -1", "0"},
+      {"9223372036854775807 / -1", "-9223372036854775807"},
+      {"-7 / -1", "7"},
+      {"(-9223372036854775807 - 1) / 1", "-9223372036854775808"},
+      {"(-9223372036854775807 - 1) / 0", "error"},
+      {"(-9223372036854775807 - 1) % 0", "error"},
+  };
+  EXPECT_CASES(cases);
+}
+
+// Shift counts of 64 or more, or negative: HTCondor shifts with the
+// machine's instruction, which uses the count's low six bits, except that a
+// negative number shifted right with `>>` repeats a one-bit arithmetic
+// shift min(count, 64) times (none for a count <= 0), and `>>>` of a
+// negative number first shifts one bit clearing the sign, then by count - 1.
+TEST(OperatorsBitwise, ShiftCountsOutOfRange) {
+  const Case cases[] = {
+      {"1 << 64", "1"},  // 64 & 63 = 0
+      {"1 << 65", "2"},
+      {"1 << -1", "-9223372036854775808"},  // -1 & 63 = 63
+      {"3 << -62", "12"},                   // -62 & 63 = 2
+      {"8 >> 64", "8"},
+      {"8 >> 67", "1"},
+      {"8 >> -1", "0"},
+      {"-8 >> 64", "-1"},  // 64 sign-filling steps
+      {"-8 >> 1000", "-1"},
+      {"-8 >> 2", "-2"},
+      {"-8 >> 0", "-8"},
+      {"-8 >> -1", "-8"},  // no step for a negative count
+      {"1 >>> 64", "1"},
+      {"16 >>> 66", "4"},
+      {"-1 >>> 63", "1"},
+      {"-8 >>> 64", "0"},                    // (2^63 - 4) >> 63
+      {"-8 >>> 65", "9223372036854775804"},  // (2^63 - 4) >> 0
+      {"-8 >>> 0", "0"},                     // (2^63 - 4) >> (-1 & 63)
+      {"-9223372036854775807 - 1 >>> 1", "4611686018427387904"},
   };
   EXPECT_CASES(cases);
 }

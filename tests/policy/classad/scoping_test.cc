@@ -129,13 +129,77 @@ TEST(ScopingNested, ParentScopeSurvivesCopyAndInsert) {
   EXPECT_EQ(to_string(copy->evaluate_expr(e.get())), "2");
 }
 
+// HTCondor evaluates the element a subscript picks in the scope of the ad
+// that holds the list (the element's parent scope), not in the ad of the
+// expression doing the subscript.
+TEST(ScopingNested, ListElementsResolveInTheAdHoldingTheList) {
+  EXPECT_EQ(eval_text("[x = 5; l = {x, x + 1}].l[1]"), "6");
+  EXPECT_EQ(eval_text("[x = 5; l = {x, [y = x]}].l[1].y"), "5");
+  EXPECT_EQ(eval_text("[x = 5; a = [x = 7; l = {x}]; l = a.l].l[0]"), "7");
+  EXPECT_EQ(eval_text("[x = 5; l = {{x}}].l[0][0]"), "5");
+  // The partner's list: its names are the partner's.
+  EXPECT_EQ(eval_match("[x = 1]", "[x = 3; l = {x, x * 10}]", "TARGET.l[1]"), "30");
+  EXPECT_EQ(eval_match("[x = 1; l = {x, x + 1}]", "[x = 3]", "l[1]"), "2");
+  // A list written in the expression itself: the expression's own ad.
+  EXPECT_EQ(eval_match("[x = 1]", "[x = 3]", "{x}[0]"), "1");
+  EXPECT_EQ(eval_text("{x}[0]"), "undefined");
+  // An ad subscripted by a name looks in that ad alone.
+  EXPECT_EQ(eval_text("[x = 1; n = [y = 2]].n[\"y\"]"), "2");
+  EXPECT_EQ(eval_text("[x = 1; n = [y = 2]].n[\"x\"]"), "undefined");
+  EXPECT_EQ(eval_text("[x = 1; n = [y = x]].n[\"Y\"]"), "1");
+  // The index is read as a C int: only its low 32 bits count.
+  EXPECT_EQ(eval_text("{1, 2, 3}[4294967297]"), "2");
+  EXPECT_EQ(eval_text("{1, 2, 3}[4294967296]"), "1");
+}
+
+// In a match HTCondor places each ad in a context ad that defines `target`
+// and `other` as the partner; names the ad itself (or an ad it is nested
+// in) defines come first.
+TEST(ScopingPrefixes, OtherIsTheMatchPartner) {
+  EXPECT_EQ(
+      eval_match("[Requirements = other.Memory >= 512]", "[Memory = 1024]", "MY.Requirements"),
+      "true");
+  EXPECT_EQ(eval_match("[]", "[Memory = 1024]", "other.Memory"), "1024");
+  EXPECT_EQ(eval_match("[]", "[Memory = 1024]", "OTHER.Memory"), "1024");
+  EXPECT_EQ(eval_match("[x = 1]", "[y = other.x]", "TARGET.y"), "1");
+  EXPECT_EQ(eval_match("[other = [Memory = 2]]", "[Memory = 1024]", "other.Memory"), "2");
+  EXPECT_EQ(eval_text("other.Memory"), "undefined");  // no match: nothing defines it
+  AdPtr ad = ad_of("[x = other.Memory]");
+  EXPECT_EQ(to_string(ad->evaluate_attr("x")), "undefined");
+}
+
+// A selection chain looks TARGET up from the selected ad: MY.TARGET is the
+// partner, TARGET.TARGET is MY again; an ad that defines TARGET (or one it
+// is nested in) keeps its own.
+TEST(ScopingPrefixes, ChainsThroughTarget) {
+  const char* left = "[x = 1; n = [TARGET = [x = 7]; y = TARGET.x; z = MY.TARGET.x; w = x]]";
+  const char* right = "[x = 3; Memory = 512]";
+  EXPECT_EQ(eval_match(left, right, "MY.TARGET.x"), "3");
+  EXPECT_EQ(eval_match(left, right, "TARGET.TARGET.x"), "1");
+  EXPECT_EQ(eval_match(left, right, "TARGET.MY.x"), "3");
+  EXPECT_EQ(eval_match(left, right, "MY.other.x"), "3");
+  EXPECT_EQ(eval_match(left, right, "TARGET.other.x"), "1");
+  EXPECT_EQ(eval_match(left, right, "TARGET.other.Memory"), "undefined");
+  EXPECT_EQ(eval_match(left, right, "n.y"), "7");
+  EXPECT_EQ(eval_match(left, right, "n.z"), "7");
+  EXPECT_EQ(eval_match(left, right, "n.TARGET.x"), "7");
+  EXPECT_EQ(eval_match("[n = [m = 1]]", right, "n.TARGET.Memory"), "512");
+  EXPECT_EQ(eval_text("[TARGET = [x = 3]].TARGET.x"), "3");
+  EXPECT_EQ(eval_text("[a = 1].TARGET"), "undefined");
+}
+
 TEST(ScopingCycles, SelfReferencesAreUndefined) {
   // Vectors: `[ a = a + 1 ].a` is undefined (HTCondor's evaluator returns
   // UNDEFINED for a reference to an attribute being evaluated).
   EXPECT_EQ(eval_text("[ a = a + 1 ].a"), "undefined");
   EXPECT_EQ(eval_text("[ a = b; b = a ].a"), "undefined");
   EXPECT_EQ(eval_text("[ a = b + 1; b = c + 1; c = a + 1 ].b"), "undefined");
-  EXPECT_EQ(eval_text("[ a = { a } ].a[0]"), "undefined");
+  // A list element is evaluated after the attribute holding the list is
+  // done, in that attribute's ad: `a` there is the list again, not a cycle.
+  EXPECT_EQ(eval_text("[ a = { a } ].a[0]"), "{ a }");
+  // An element that subscripts its own list never ends: HTCondor's depth
+  // limit turns it into ERROR.
+  EXPECT_EQ(eval_text("[ a = { a[0] } ].a[0]"), "error");
   AdPtr ad = ad_of("[ s = s ]");
   EXPECT_EQ(to_string(ad->evaluate_attr("s")), "undefined");
   // A cycle through the match partner.
@@ -199,11 +263,13 @@ TEST(ScopingSpecialNames, SelfParentRootAndCurrentTime) {
   EXPECT_EQ(eval_text("[ parent = 3 ].parent"), "3");
 }
 
-TEST(ScopingSpecialNames, CurrentTimeFollowsTheTimeSource) {
-  EvalContext::set_time_source([]() -> int64_t { return 1700000000; });
-  EXPECT_EQ(eval_text("CurrentTime"), "1700000000");
-  EXPECT_EQ(eval_text("CurrentTime == time()"), "true");
-  EvalContext::set_time_source(nullptr);
+TEST(ScopingSpecialNames, CurrentTimeFollowsTheContextsClock) {
+  const int64_t now = 1700000000;
+  const EvalEnv env = fixed_time_env(&now);
+  EXPECT_EQ(eval_text("CurrentTime", &env), "1700000000");
+  EXPECT_EQ(eval_text("CurrentTime == time()", &env), "true");
+  AdPtr ad = ad_of("[ age = CurrentTime - 1699999400 ]");
+  EXPECT_EQ(to_string(ad->evaluate_attr("age", &env)), "600");
 }
 
 }  // namespace

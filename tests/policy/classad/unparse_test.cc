@@ -40,7 +40,12 @@ TEST(UnparseExpr, CanonicalForms) {
       {"a << 2 >> 1 >>> 3", "a << 2 >> 1 >>> 3"},
       {"a is b", "a is b"},
       {"a isnt b", "a isnt b"},
-      {"a =?= b", "a =?= b"},
+      // HTCondor's unparser prints both spellings of the meta-comparisons as
+      // `is` / `isnt` (the reference's prose says the opposite; its
+      // unparser and its vectors, such as x-unparse-016, say this).
+      {"a =?= b", "a is b"},
+      {"a =!= b", "a isnt b"},
+      {"a IS b", "a is b"},
       {"a[1][2]", "a[1][2]"},
       {"1.5", "1.500000000000000E+00"},
       {"true && false", "true && false"},
@@ -138,6 +143,48 @@ TEST(UnparseAd, EmptyAndNested) {
   unparse_classad(out, *empty);
   EXPECT_EQ(out, "[  ]");
   EXPECT_EQ(value_text("[a = [b = 1]]"), "[ a = [ b = 1 ] ]");
+}
+
+// HTCondor's unparser quotes an attribute name that is not a plain
+// identifier ([A-Za-z_][A-Za-z0-9_]*) or that is one of its reserved words
+// (error, false, is, isnt, parent, true, undefined, in any case); a name
+// selected from a base (`x.name`) prints as it is.
+TEST(UnparseAd, QuotedNames) {
+  EXPECT_EQ(value_text("[ 'true' = 1 ]"), "[ 'true' = 1 ]");
+  EXPECT_EQ(value_text("[ 'FALSE' = 1 ]"), "[ 'FALSE' = 1 ]");
+  EXPECT_EQ(value_text("[ 'Undefined' = 1 ]"), "[ 'Undefined' = 1 ]");
+  EXPECT_EQ(value_text("[ 'error' = 1 ]"), "[ 'error' = 1 ]");
+  EXPECT_EQ(value_text("[ 'is' = 1 ]"), "[ 'is' = 1 ]");
+  EXPECT_EQ(value_text("[ 'isnt' = 1 ]"), "[ 'isnt' = 1 ]");
+  EXPECT_EQ(value_text("[ 'Parent' = 1 ]"), "[ 'Parent' = 1 ]");
+  EXPECT_EQ(value_text("[ 'TrueName' = 1 ]"), "[ TrueName = 1 ]");
+  EXPECT_EQ(value_text("[ '1x' = 1 ]"), "[ '1x' = 1 ]");
+  EXPECT_EQ(value_text("[ 'a.b' = 1 ]"), "[ 'a.b' = 1 ]");
+  EXPECT_EQ(value_text("[ '_a1' = 1 ]"), "[ _a1 = 1 ]");
+  EXPECT_EQ(reparsed("'true' + 'is'"), "'true' + 'is'");
+  EXPECT_EQ(reparsed("parent.x"), "'parent'.x");
+  EXPECT_EQ(reparsed("x.'true'"), "x.true");
+  EXPECT_EQ(reparsed(".'undefined'"), ".'undefined'");
+}
+
+// absTime("...") and relTime("...") with one string literal are constants
+// that HTCondor's parser makes while reading, so they print in the value's
+// canonical form: an absolute time with its offset (a zero offset as
+// "-00:00"), a relative time as [days+]hh:mm:ss.
+TEST(UnparseExpr, TimeLiteralsPrintCanonically) {
+  EXPECT_EQ(reparsed("absTime(\"2020-01-01T00:00:00Z\")"),
+            "absTime(\"2020-01-01T00:00:00-00:00\")");
+  EXPECT_EQ(reparsed("ABSTIME(\"2020-01-01T01:02:03+01:30\")"),
+            "absTime(\"2020-01-01T01:02:03+01:30\")");
+  EXPECT_EQ(reparsed("relTime(\"1d\")"), "relTime(\"1+00:00:00\")");
+  EXPECT_EQ(reparsed("relTime(\"90\") + 1"), "relTime(\"01:30\") + 1");
+  // Anything else stays a call as written.
+  EXPECT_EQ(reparsed("absTime(0)"), "absTime(0)");
+  EXPECT_EQ(reparsed("absTime(\"2020-01-01T00:00:00Z\", 0)"),
+            "absTime(\"2020-01-01T00:00:00Z\",0)");
+  EXPECT_EQ(reparsed("relTime(x)"), "relTime(x)");
+  EXPECT_EQ(value_text("[ e = absTime(\"1970-01-01T00:00:00Z\") ]"),
+            "[ e = absTime(\"1970-01-01T00:00:00-00:00\") ]");
 }
 
 TEST(UnparsePretty, ListsOnIndentedLines) {

@@ -17,8 +17,6 @@ struct StartdRig {
   config::Config cfg;
   MachineFacts facts;
   VirtualClock clock{1000};
-  ScopedClockInstall installed{
-      &clock};  // before sd: removed after sd is gone, however the test ends
   std::unique_ptr<Startd> sd;
   Output out;
 

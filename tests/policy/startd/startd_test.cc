@@ -355,7 +355,6 @@ TEST(MachineAd, ListedAttributesArePresent) {
   facts.memory_mb = 4096;
   facts.gpus = {{"GPU-aaaa0001", "Capability = 8.0"}, {"GPU-bbbb0002", "Capability = 7.5"}};
   VirtualClock clock(1700000000);
-  ScopedClockInstall installed(&clock);
   Startd sd(cfg, facts, clock);
   std::string err;
   ASSERT_TRUE(sd.init(&err)) << err;
@@ -448,8 +447,11 @@ TEST(MachineAd, ListedAttributesArePresent) {
   // Per-device property ad of the assigned GPU.
   classad::Value g = d.ad->evaluate_attr("GPUs_GPU_aaaa0001");
   EXPECT_TRUE(g.is_classad());
-  EXPECT_TRUE(d.ad->evaluate_int("ClockMin", v));
-  EXPECT_EQ(v, (1700000000 % 86400) / 60);
+  // ClockMin is an expression of time(): it reads the startd's clock when
+  // evaluated with the startd's environment.
+  classad::Value clock_min = d.ad->evaluate_attr("ClockMin", &sd.eval_env());
+  ASSERT_TRUE(clock_min.is_integer());
+  EXPECT_EQ(clock_min.as_integer(), (1700000000 % 86400) / 60);
 }
 
 }  // namespace
