@@ -365,22 +365,19 @@ bool Cgroups::frozen(const JobCgroup& job) const {
   return it != job.v1_dirs.end() && cgroup_v1::frozen(root_, it->second);
 }
 
-Status Cgroups::freeze(const JobCgroup& job) const {
+Status Cgroups::freeze_request(const JobCgroup& job) const {
+  if (job.v2_freeze) return cgroup_v2::freeze(root_, job.v2_dir);
   auto v1 = job.v1_dirs.find("freezer");
-  Status st;
-  if (job.v2_freeze) {
-    st = cgroup_v2::freeze(root_, job.v2_dir);
-  } else if (v1 != job.v1_dirs.end()) {
-    st = cgroup_v1::freeze(root_, v1->second);
-  } else {
-    return Status::Error("cgroups: no freezer (no v2 cgroup.freeze, no v1 freezer controller)");
-  }
+  if (v1 != job.v1_dirs.end()) return cgroup_v1::freeze(root_, v1->second);
+  return Status::Error("cgroups: no freezer (no v2 cgroup.freeze, no v1 freezer controller)");
+}
+
+Status Cgroups::freeze(const JobCgroup& job) const {
+  Status st = freeze_request(job);
   if (!st.ok || !root_.live()) return st;
-  // Freezing completes asynchronously; wait (bounded) until the kernel reports it. A v1
-  // freezer can stay FREEZING when a task is busy in the kernel: asking again retries.
   for (int i = 0; i < 2000; ++i) {
     if (frozen(job)) return Status::Ok();
-    if (!job.v2_freeze) cgroup_v1::freeze(root_, v1->second);
+    if (!job.v2_freeze) freeze_request(job);
     sleep_ms(1);
   }
   return Status::Error("cgroups: " + job.name + " did not freeze within 2 s");
@@ -393,64 +390,79 @@ Status Cgroups::thaw(const JobCgroup& job) const {
   return cgroup_v1::thaw(root_, it->second);
 }
 
-Status Cgroups::kill_all(const JobCgroup& job, int timeout_ms) const {
+Status Cgroups::kill_step(const JobCgroup& job) const {
   if (!root_.live()) {
     // A fake root has no processes to signal; record the request like the kernel file.
     if (job.v2_kill) return cgroup_v2::kill(root_, job.v2_dir);
     return Status::Ok();
   }
-  bool via_kill_file = job.v2_kill;
-  if (via_kill_file) {
-    Status st = cgroup_v2::kill(root_, job.v2_dir);
-    if (!st.ok) via_kill_file = false;
+  if (job.v2_kill && cgroup_v2::kill(root_, job.v2_dir).ok) return Status::Ok();
+  // Frozen processes cannot fork between our read of the list and the signal; SIGKILL is
+  // delivered to frozen tasks once thawed. A freeze still in progress is good enough: what
+  // escapes it is caught by the next step.
+  bool can_freeze = job.v2_freeze || job.v1_dirs.count("freezer");
+  if (can_freeze) freeze_request(job);
+  for (pid_t p : procs(job)) {
+    if (p > 0) ::kill(p, SIGKILL);
   }
+  if (can_freeze) thaw(job);
+  return Status::Ok();
+}
+
+Status Cgroups::kill_all(const JobCgroup& job, int timeout_ms) const {
+  Status st = kill_step(job);
+  if (!st.ok || !root_.live()) return st;
   for (int waited = 0;; waited += 2) {
-    std::vector<pid_t> left = procs(job);
-    if (left.empty()) return Status::Ok();
+    if (is_empty(job)) return Status::Ok();
     if (waited >= timeout_ms) {
-      return Status::Error("cgroups: " + std::to_string(left.size()) + " process(es) left in " +
-                           job.name + " after " + std::to_string(timeout_ms) + " ms");
+      return Status::Error("cgroups: " + std::to_string(procs(job).size()) +
+                           " process(es) left in " + job.name + " after " +
+                           std::to_string(timeout_ms) + " ms");
     }
-    if (!via_kill_file) {
-      // Frozen processes cannot fork between our read of the list and the signal; SIGKILL
-      // is delivered to frozen tasks once thawed.
-      bool can_freeze = job.v2_freeze || job.v1_dirs.count("freezer");
-      if (can_freeze) freeze(job);
-      for (pid_t p : procs(job)) {
-        if (p > 0) ::kill(p, SIGKILL);
-      }
-      if (can_freeze) thaw(job);
-    }
+    if (!job.v2_kill) kill_step(job);
     sleep_ms(2);
   }
 }
 
-Status Cgroups::destroy(JobCgroup* job) const {
-  Status st = kill_all(*job);
-  if (!st.ok) return st;
+Status Cgroups::remove(JobCgroup* job, bool* busy) const {
+  *busy = false;
   std::vector<std::string> dirs;
   if (!job->v2_dir.empty()) dirs.push_back(job->v2_dir);
   for (const auto& [ctl, dir] : job->v1_dirs) {
     if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
   }
+  std::vector<std::string> left;
   for (const std::string& d : dirs) {
     std::string p = root_.path(d);
     if (!root_.live()) {
       // Fixture directories hold ordinary files the kernel would not have.
       for (const std::string& f : root_.list(d)) ::unlink((p + "/" + f).c_str());
     }
-    // A cgroup can be busy for a moment after its last task exits.
-    int rc = -1;
-    for (int i = 0; i < 100; ++i) {
-      rc = ::rmdir(p.c_str());
-      if (rc == 0 || errno == ENOENT) break;
-      if (errno != EBUSY) break;
-      sleep_ms(5);
-    }
-    if (rc != 0 && errno != ENOENT) return Status::Errno("rmdir", p, errno);
+    if (::rmdir(p.c_str()) == 0 || errno == ENOENT) continue;
+    if (errno != EBUSY) return Status::Errno("rmdir", p, errno);
+    *busy = true;
+    left.push_back(d);
   }
-  job->v2_dir.clear();
-  job->v1_dirs.clear();
+  // What is gone is forgotten, so a later attempt only retries what is left.
+  auto kept = [&](const std::string& d) { return std::find(left.begin(), left.end(), d) != left.end(); };
+  if (!kept(job->v2_dir)) job->v2_dir.clear();
+  for (auto it = job->v1_dirs.begin(); it != job->v1_dirs.end();) {
+    it = kept(it->second) ? std::next(it) : job->v1_dirs.erase(it);
+  }
+  return Status::Ok();
+}
+
+Status Cgroups::destroy(JobCgroup* job) const {
+  Status st = kill_all(*job);
+  if (!st.ok) return st;
+  // A cgroup can be busy for a moment after its last task exits.
+  bool busy = true;
+  for (int i = 0; i < 100 && busy; ++i) {
+    st = remove(job, &busy);
+    if (!st.ok) return st;
+    if (busy) sleep_ms(5);
+  }
+  if (busy) return Status::Error("cgroups: " + job->name + " still busy after 500 ms");
   return Status::Ok();
 }
 

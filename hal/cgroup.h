@@ -137,12 +137,27 @@ class Cgroups {
   Status set_pids_max(const JobCgroup& job, int64_t max) const;  // <= 0: "max"
   Status set_cpuset(const JobCgroup& job, const std::vector<int>& pus) const;
 
-  /// Freezes (v2 cgroup.freeze, else v1 freezer) and waits until the kernel says frozen.
+  /// Asks the kernel to freeze (v2 cgroup.freeze, else v1 freezer) and returns at once;
+  /// freezing completes asynchronously: poll frozen(), asking again on v1 (a v1 freezer can
+  /// stay FREEZING while a task is busy in the kernel).
+  Status freeze_request(const JobCgroup& job) const;
+  /// freeze_request(), then waits (up to 2 s) until the kernel says frozen. Blocks: not for
+  /// an event loop.
   Status freeze(const JobCgroup& job) const;
   Status thaw(const JobCgroup& job) const;
   bool frozen(const JobCgroup& job) const;
-  /// SIGKILLs every process: v2 cgroup.kill when present, else freeze, signal every pid,
-  /// thaw, until empty. Waits up to `timeout_ms` for the cgroup to empty.
+  /// One non-blocking kill pass: v2 cgroup.kill when present, else freeze (without waiting),
+  /// SIGKILL every pid, thaw. Processes die asynchronously: poll is_empty() and step again
+  /// until it is (a process forked during the pass survives it).
+  Status kill_step(const JobCgroup& job) const;
+  /// No process left in any hierarchy of the job.
+  bool is_empty(const JobCgroup& job) const { return procs(job).empty(); }
+  /// One non-blocking attempt to remove the job's directories (deepest first). *busy is set
+  /// when the kernel still holds one (EBUSY for a moment after the last task exits): try
+  /// again later. Kills nothing.
+  Status remove(JobCgroup* job, bool* busy) const;
+  /// kill_step() until empty, waiting up to `timeout_ms`. Blocks: an event loop uses
+  /// kill_step()/is_empty() on a timer instead.
   Status kill_all(const JobCgroup& job, int timeout_ms = 5000) const;
 
   CgroupUsage usage(const JobCgroup& job) const;

@@ -14,6 +14,8 @@
 
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
+#include "agent/startd/loop_lag_probe.h"
+#include "agent/starter/deadline_poll.h"
 #include "hal/cgroup.h"
 #include "hal/machine_ad.h"
 #include "policy/classad/classad.h"
@@ -52,6 +54,7 @@ struct StarterRec {
   bool gone = false;          // process no longer exists
   bool connecting = false;    // a connect is in flight (the record must outlive it)
   bool doomed = false;        // forgotten while connecting: the connect callback frees it
+  bool killing = false;       // the agent is killing it and its cgroup (KILLING_TIMEOUT)
   class Agent* agent = nullptr;
   std::vector<core::Json> outbox;  // frames waiting for the connection
   std::string last_usage;          // the last usage frame, JSON
@@ -106,6 +109,18 @@ class Agent final : public core::ConnHandler {
   void starter_gone(StarterRec* s, const std::string& why);
   void starter_exited(StarterRec* s, core::Json exit);
   void release_starter(StarterRec* s);
+  /// KILLING_TIMEOUT: SIGKILL the starter, kill and remove the job's cgroup without blocking
+  /// the loop, then report the job evicted.
+  void kill_starter(const std::string& slot);
+  void killed_starter(const std::string& slot, StarterRec* s);
+  /// Loop-side helpers started with the loop and stopped before it closes (agent_starters.cc):
+  /// the loop-lag probe and cgroup reapers.
+  void start_helpers();
+  void stop_helpers();
+  /// RunBenchmarks: Mips and KFlops measured in a child process (agent_benchmarks.cc).
+  void run_benchmarks();
+  void benchmarks_done(struct BenchmarkRun* b);
+  void stop_benchmarks();
   void adopt_starters();
   StarterRec* starter_of(const std::string& slot);
   void forget_starter(StarterRec* s);
@@ -144,6 +159,9 @@ class Agent final : public core::ConnHandler {
   startd::MachineFacts facts_;
   std::unique_ptr<startd::Startd> sd_;
   std::unique_ptr<hal::Cgroups> cgroups_;
+  std::map<std::string, std::unique_ptr<starter::CgroupReaper>> reapers_;  // by slot
+  LoopLagProbe lag_probe_;
+  struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
   std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
 
   uv_pipe_t control_{};

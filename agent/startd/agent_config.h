@@ -23,6 +23,10 @@ struct AgentConfig {
   std::string slot_user = "nobody";  // SLOT_USER (SLOT<N>_USER per slot)
   bool allow_root_jobs = false;      // ALLOW_ROOT_JOBS
   bool use_pid_namespaces = false;   // USE_PID_NAMESPACES
+  /// ALLOW_UNCONFINED_JOBS (Kite): run a job whose configured cgroup limits cannot be applied
+  /// (no cgroup, no memory controller) instead of holding it.
+  bool allow_unconfined_jobs = false;
+  bool loop_lag_probe = false;  // AGENT_LOOP_LAG_PROBE (Kite): log loop stalls of 5 ms or more
   hal::CgroupConfig cgroup;          // BASE_CGROUP, CGROUP_MEMORY_LIMIT_POLICY, ...
   std::string cgroup_root = "/";     // KITE_CGROUP_ROOT (tests)
   int64_t pids_limit = 1024;         // JOB_PIDS_LIMIT per job (<= 0: none)

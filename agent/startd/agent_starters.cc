@@ -25,6 +25,9 @@
 namespace kite::agent {
 namespace {
 
+// How long the agent waits for a killed job's cgroup to empty.
+constexpr uint64_t kKillWaitMs = 2000;
+
 int64_t mono_ms() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -401,6 +404,7 @@ void Agent::release_starter(StarterRec* s) {
 }
 
 void Agent::starter_gone(StarterRec* s, const std::string& why) {
+  if (s->killing) return;  // kill_starter reports the exit once the cgroup is empty
   if (s->exited) {
     forget_starter(s);
     return;
@@ -443,6 +447,53 @@ void Agent::forget_starter(StarterRec* s) {
     owned.release();
   }
   schedule_runs();
+}
+
+void Agent::kill_starter(const std::string& slot) {
+  StarterRec* s = starter_of(slot);
+  if (s) {
+    if (s->killing) return;
+    s->killing = true;
+    if (s->pid > 0) ::kill(s->pid, SIGKILL);
+  }
+  hal::JobCgroup job;
+  if (!cgroups_ || !cgroups_->create(slot, &job).ok) return killed_starter(slot, s);
+  // The kill and the wait for the cgroup to empty run on a timer: 64 of them at once must
+  // not stall the loop.
+  std::unique_ptr<starter::CgroupReaper>& r = reapers_[slot];
+  if (!r) r = std::make_unique<starter::CgroupReaper>();
+  r->start(&loop_, cgroups_.get(), std::move(job), true, kKillWaitMs,
+           [this, slot, s](bool ok, const std::string& msg) {
+             if (!ok) KLOG_ERROR("%s: killing the job's cgroup: %s", slot.c_str(), msg.c_str());
+             reapers_.erase(slot);  // destroys the reaper: nothing of it is used below
+             killed_starter(slot, s);
+           });
+}
+
+void Agent::killed_starter(const std::string& slot, StarterRec* s) {
+  // The record may have been replaced meanwhile; only the one that was killed is reported.
+  if (!s || starter_of(slot) != s) return;
+  s->killing = false;
+  remove_starter_leftovers(s->dir);
+  s->gone = true;
+  core::Json ex = core::Json::object();
+  ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
+  starter_exited(s, std::move(ex));
+}
+
+void Agent::start_helpers() {
+  if (ac_.loop_lag_probe) {
+    lag_probe_.start(&loop_);
+    KLOG_INFO("loop-lag probe on (every %llu ms)",
+              static_cast<unsigned long long>(LoopLagProbe::kIntervalMs));
+  }
+}
+
+void Agent::stop_helpers() {
+  lag_probe_.stop();
+  for (auto& [slot, r] : reapers_) r->cancel();
+  reapers_.clear();
+  stop_benchmarks();
 }
 
 bool Agent::cleaning(const std::string& slot) const {
