@@ -144,6 +144,7 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     user = startd::trim(v2);
   j.set("slot_user", user).set_bool("allow_root_jobs", ac_.allow_root_jobs);
   j.set_bool("use_pid_namespace", ac_.use_pid_namespaces);
+  j.set_bool("allow_unconfined", ac_.allow_unconfined_jobs);
   int64_t lease = 0, alive = 300, missed = 6;
   if (!job.evaluate_int("JobLeaseDuration", lease) || lease <= 0) {
     startd::cfg_int(*cfg_, "ALIVE_INTERVAL", &alive);

@@ -223,6 +223,7 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
   if (f.ok() && out->slot_user.empty()) f.fail("slot_user", "must not be empty");
   f.flag("allow_root_jobs", &out->allow_root_jobs);
   f.flag("use_pid_namespace", &out->use_pid_namespace);
+  f.flag("allow_unconfined", &out->allow_unconfined);
   const int64_t year = 366 * 86400;
   f.integer("lease", &out->lease, 1, year);
   f.integer("update_interval", &out->update_interval, 1, year);

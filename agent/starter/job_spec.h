@@ -42,6 +42,7 @@ struct JobSpec {
   std::string slot_user = "nobody";
   bool allow_root_jobs = false;
   bool use_pid_namespace = false;
+  bool allow_unconfined = false;  // ALLOW_UNCONFINED_JOBS: run when a cgroup limit cannot be set
   int64_t lease = 1800;
   int64_t update_interval = 300;
   int64_t initial_update_interval = 2;
