@@ -316,6 +316,55 @@ TEST_F(LiveCgroup, KillAllBySignallingEveryPid) {
   EXPECT_NE(reap(c.pid, 2000), -1);
 }
 
+// The loop-friendly form: kill_step() returns at once; the caller polls is_empty() with its
+// own deadline (stepping again without cgroup.kill) and then remove()s the directories.
+void step_until_empty_and_remove(Cgroups* cg, JobCgroup* job) {
+  size_t n = 0;
+  for (int i = 0; i < 400 && (n = cg->procs(*job).size()) < 10; ++i) sleep_ms(5);
+  ASSERT_GE(n, 10u) << "the tree did not grow";
+  std::string dir = job->v2_dir.empty() ? job->v1_dirs.begin()->second : job->v2_dir;
+  ASSERT_TRUE(cg->kill_step(*job).ok);
+  bool empty = false;
+  for (int i = 0; i < 1000 && !(empty = cg->is_empty(*job)); ++i) {
+    if (!job->v2_kill) ASSERT_TRUE(cg->kill_step(*job).ok);
+    sleep_ms(5);
+  }
+  ASSERT_TRUE(empty) << cg->procs(*job).size() << " process(es) left";
+  bool busy = true;
+  for (int i = 0; i < 100 && busy; ++i) {
+    Status st = cg->remove(job, &busy);
+    ASSERT_TRUE(st.ok) << st.message;
+    if (busy) sleep_ms(5);
+  }
+  EXPECT_FALSE(busy);
+  EXPECT_TRUE(job->v2_dir.empty());
+  EXPECT_TRUE(job->v1_dirs.empty());
+  EXPECT_FALSE(Root("/").exists(dir)) << dir;
+}
+
+TEST_F(LiveCgroup, KillStepThenPollEmptiesAndRemovesAForkingTree) {
+  MAKE_JOB_OR_SKIP();
+  Status st = cg_->set_pids_max(job_, 64);
+  if (!st.ok) GTEST_SKIP() << "no pids limit, refusing to run a fork storm: " << st.message;
+  Child c = spawn(fork_forever);
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  step_until_empty_and_remove(cg_.get(), &job_);
+  EXPECT_NE(reap(c.pid, 2000), -1);
+}
+
+TEST_F(LiveCgroup, KillStepBySignallingEveryPid) {
+  MAKE_JOB_OR_SKIP();
+  job_.v2_kill = false;  // as on kernels before 5.14 or v1-only nodes
+  Status st = cg_->set_pids_max(job_, 64);
+  if (!st.ok) GTEST_SKIP() << "no pids limit, refusing to run a fork storm: " << st.message;
+  Child c = spawn(fork_forever);
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  step_until_empty_and_remove(cg_.get(), &job_);
+  EXPECT_NE(reap(c.pid, 2000), -1);
+}
+
 TEST_F(LiveCgroup, UsageOfABusyJob) {
   MAKE_JOB_OR_SKIP();
   int done[2];
