@@ -15,6 +15,7 @@
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
 #include "agent/startd/loop_lag_probe.h"
+#include "agent/startd/sliced_queue.h"
 #include "agent/starter/deadline_poll.h"
 #include "hal/cgroup.h"
 #include "hal/machine_ad.h"
@@ -71,8 +72,10 @@ struct RunRec {
   bool told_queued = false;
 };
 
-/// Removes the sandbox and directory of a starter that died without cleaning up.
+/// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
 void remove_starter_leftovers(const std::string& dir);
+/// The same without logging, safe on a thread-pool thread: false with *err on a failure.
+bool remove_starter_files(const std::string& dir, std::string* err);
 
 class Agent final : public core::ConnHandler {
  public:
@@ -112,6 +115,10 @@ class Agent final : public core::ConnHandler {
   /// KILLING_TIMEOUT: SIGKILL the starter, kill and remove the job's cgroup without blocking
   /// the loop, then report the job evicted.
   void kill_starter(const std::string& slot);
+  void begin_kill(const std::string& slot, StarterRec* s);
+  /// Removes the job cgroup and the starter's files on libuv's thread pool (the disk may
+  /// block on unlink), then reports the exit from the loop.
+  void cleanup_after_kill(const std::string& slot, StarterRec* s, hal::JobCgroup job);
   void killed_starter(const std::string& slot, StarterRec* s);
   /// Loop-side helpers started with the loop and stopped before it closes (agent_starters.cc):
   /// the loop-lag probe and cgroup reapers.
@@ -161,6 +168,7 @@ class Agent final : public core::ConnHandler {
   std::unique_ptr<hal::Cgroups> cgroups_;
   std::map<std::string, std::unique_ptr<starter::CgroupReaper>> reapers_;  // by slot
   LoopLagProbe lag_probe_;
+  SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices
   struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
   std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
 

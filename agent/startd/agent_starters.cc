@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <functional>
 
 #include "agent/core/ad_json.h"
 #include "agent/core/files.h"
@@ -58,14 +59,21 @@ int64_t boot_time() {
 }  // namespace
 
 // What a starter that died without cleaning up leaves: its sandbox and its directory.
-void remove_starter_leftovers(const std::string& dir) {
-  std::string text, err;
-  if (core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
-    core::Json st = core::json_parse(text, &err);
+bool remove_starter_files(const std::string& dir, std::string* err) {
+  std::string text, e;
+  bool ok = true;
+  if (core::read_file(dir + "/" + starter::kStateFile, &text, &e)) {
+    core::Json st = core::json_parse(text, &e);
     std::string sandbox = st ? st.str("sandbox") : "";
-    if (!sandbox.empty() && !core::remove_tree(sandbox, &err)) KLOG_WARN("%s", err.c_str());
+    if (!sandbox.empty() && !core::remove_tree(sandbox, err)) ok = false;
   }
-  if (!core::remove_tree(dir, &err)) KLOG_WARN("%s", err.c_str());
+  if (!core::remove_tree(dir, ok ? err : &e)) ok = false;
+  return ok;
+}
+
+void remove_starter_leftovers(const std::string& dir) {
+  std::string err;
+  if (!remove_starter_files(dir, &err)) KLOG_WARN("%s", err.c_str());
 }
 
 StarterRec* Agent::starter_of(const std::string& slot) {
@@ -454,28 +462,84 @@ void Agent::kill_starter(const std::string& slot) {
   StarterRec* s = starter_of(slot);
   if (s) {
     if (s->killing) return;
-    s->killing = true;
-    if (s->pid > 0) ::kill(s->pid, SIGKILL);
+    s->killing = true;  // its exit is reported once the kill and the cleanup are done
   }
+  // 64 of these can come at once: each runs in a slice of a later turn of the loop.
+  kill_queue_.push([this, slot, s] { begin_kill(slot, s); });
+}
+
+void Agent::begin_kill(const std::string& slot, StarterRec* s) {
+  if (s && starter_of(slot) != s) return;
+  if (s && s->pid > 0) ::kill(s->pid, SIGKILL);
   hal::JobCgroup job;
-  if (!cgroups_ || !cgroups_->create(slot, &job).ok) return killed_starter(slot, s);
-  // The kill and the wait for the cgroup to empty run on a timer: 64 of them at once must
-  // not stall the loop.
+  if (!cgroups_ || !cgroups_->create(slot, &job).ok) return cleanup_after_kill(slot, s, {});
+  // The kill and the wait for the cgroup to empty run on a timer.
   std::unique_ptr<starter::CgroupReaper>& r = reapers_[slot];
   if (!r) r = std::make_unique<starter::CgroupReaper>();
-  r->start(&loop_, cgroups_.get(), std::move(job), true, kKillWaitMs,
-           [this, slot, s](bool ok, const std::string& msg) {
+  r->start(&loop_, cgroups_.get(), job, false, kKillWaitMs,
+           [this, slot, s, job](bool ok, const std::string& msg) {
              if (!ok) KLOG_ERROR("%s: killing the job's cgroup: %s", slot.c_str(), msg.c_str());
              reapers_.erase(slot);  // destroys the reaper: nothing of it is used below
-             killed_starter(slot, s);
-           });
+             cleanup_after_kill(slot, s, job);
+           },
+           /*check_now=*/false);
+}
+
+// The blocking part of a kill's cleanup, carried to a thread-pool thread and back.
+struct KillCleanup {
+  uv_work_t req{};
+  Agent* agent = nullptr;
+  const hal::Cgroups* cg = nullptr;
+  hal::JobCgroup job;
+  std::string dir;
+  std::string error;
+  std::function<void(const std::string& error)> done;
+};
+
+void Agent::cleanup_after_kill(const std::string& slot, StarterRec* s, hal::JobCgroup job) {
+  auto* k = new KillCleanup;
+  k->req.data = k;
+  k->cg = cgroups_.get();
+  k->job = std::move(job);
+  if (s && starter_of(slot) == s) k->dir = s->dir;
+  k->done = [this, slot, s](const std::string& error) {
+    kill_queue_.push([this, slot, s, error] {
+      if (!error.empty()) KLOG_WARN("%s: cleanup after the kill: %s", slot.c_str(), error.c_str());
+      killed_starter(slot, s);
+    });
+  };
+  uv_queue_work(
+      &loop_, &k->req,
+      [](uv_work_t* req) {
+        // Thread-pool thread: files and the kernel only, nothing of the agent.
+        auto* k = static_cast<KillCleanup*>(req->data);
+        bool busy = !k->job.v2_dir.empty() || !k->job.v1_dirs.empty();
+        for (int i = 0; i < 100 && busy; ++i) {
+          hal::Status st = k->cg->remove(&k->job, &busy);
+          if (!st.ok) k->error = st.message;
+          if (!st.ok) break;
+          if (busy) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, nullptr);
+          }
+        }
+        if (busy && k->error.empty()) k->error = "cgroup " + k->job.name + " still busy";
+        std::string err;
+        if (!k->dir.empty() && !remove_starter_files(k->dir, &err)) {
+          k->error += (k->error.empty() ? "" : "; ") + err;
+        }
+      },
+      [](uv_work_t* req, int) {
+        auto* k = static_cast<KillCleanup*>(req->data);
+        k->done(k->error);
+        delete k;
+      });
 }
 
 void Agent::killed_starter(const std::string& slot, StarterRec* s) {
   // The record may have been replaced meanwhile; only the one that was killed is reported.
   if (!s || starter_of(slot) != s) return;
   s->killing = false;
-  remove_starter_leftovers(s->dir);
   s->gone = true;
   core::Json ex = core::Json::object();
   ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
@@ -483,6 +547,10 @@ void Agent::killed_starter(const std::string& slot, StarterRec* s) {
 }
 
 void Agent::start_helpers() {
+  // Blocking cleanups (cgroup rmdir, removing sandboxes) go to libuv's thread pool; two
+  // threads suffice, and each costs memory on a small node.
+  ::setenv("UV_THREADPOOL_SIZE", "2", 0);
+  kill_queue_.start(&loop_);
   if (ac_.loop_lag_probe) {
     lag_probe_.start(&loop_);
     KLOG_INFO("loop-lag probe on (every %llu ms)",
@@ -494,6 +562,7 @@ void Agent::stop_helpers() {
   lag_probe_.stop();
   for (auto& [slot, r] : reapers_) r->cancel();
   reapers_.clear();
+  kill_queue_.stop();
   stop_benchmarks();
 }
 

@@ -4,11 +4,11 @@
 namespace kite::starter {
 
 void DeadlinePoll::start(uv_loop_t* loop, uint64_t interval_ms, uint64_t deadline_ms, Step step,
-                         Done done) {
+                         Done done, bool step_now) {
   cancel();
   step_ = std::move(step);
   done_ = std::move(done);
-  if (step_()) return finish(true);
+  if (step_now && step_()) return finish(true);
   timer_ = new uv_timer_t{};
   uv_timer_init(loop, timer_);
   timer_->data = this;
@@ -39,7 +39,7 @@ void DeadlinePoll::finish(bool ok) {
 }
 
 void CgroupReaper::start(uv_loop_t* loop, const hal::Cgroups* cg, hal::JobCgroup job,
-                         bool remove, uint64_t deadline_ms, Done done) {
+                         bool remove, uint64_t deadline_ms, Done done, bool check_now) {
   cg_ = cg;
   job_ = std::move(job);
   remove_ = remove;
@@ -71,7 +71,8 @@ void CgroupReaper::start(uv_loop_t* loop, const hal::Cgroups* cg, hal::JobCgroup
                      : "cgroup " + job_.name + " still busy";
         }
         done(ok && error_.empty(), msg);  // last: it may destroy this object
-      });
+      },
+      check_now);
 }
 
 }  // namespace kite::starter
