@@ -60,6 +60,7 @@ struct StarterRec {
   std::vector<core::Json> outbox;  // frames waiting for the connection
   std::string last_usage;          // the last usage frame, JSON
   std::vector<int> cpu_list;       // PUs the job is bound to (ASSIGN_CPU_AFFINITY), else empty
+  std::string user;                // the slot user its job runs as
 };
 
 /// One `kite run --local` request.
@@ -132,7 +133,11 @@ class Agent final : public core::ConnHandler {
   StarterRec* starter_of(const std::string& slot);
   void forget_starter(StarterRec* s);
   std::string starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                               const std::string& claim_id, const std::vector<int>& cpu_list);
+                               const std::string& claim_id, const std::vector<int>& cpu_list,
+                               const std::string& user);
+  /// The user a job on `slot` (SlotID `slot_id`) runs as: with a pool of SLOT<N>_USER
+  /// accounts, one no other starter is using (its own SLOT<N>_USER first), else SLOT_USER.
+  std::string pick_slot_user(const std::string& slot, int64_t slot_id);
   std::vector<int> cpu_binding(const std::string& slot, const classad::ClassAd& job);
 
   // Local control (agent_control.cc).

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <strings.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -105,15 +108,54 @@ std::vector<int> Agent::cpu_binding(const std::string& slot, const classad::Clas
   return pus;
 }
 
+// HTCONDOR: ep-configuration / security "slot users": SLOT<N>_USER gives slot N its own
+// account, so jobs of different slots cannot signal or ptrace each other or read each other's
+// files. Kite treats the SLOT<N>_USER accounts as a pool: dynamic slots (which share their
+// partitionable slot's N) each get a distinct free one too.
+std::string Agent::pick_slot_user(const std::string& slot, int64_t slot_id) {
+  std::vector<std::pair<int64_t, std::string>> pool;  // (N, user), by N
+  for (const config::Entry& e : cfg_->entries()) {
+    const std::string& n = e.name;
+    if (n.size() < 10 || strncasecmp(n.c_str(), "SLOT", 4) != 0 ||
+        strcasecmp(n.c_str() + n.size() - 5, "_USER") != 0)
+      continue;
+    std::string digits = n.substr(4, n.size() - 9);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string user;
+    if (cfg_->get(n, &user) && !startd::trim(user).empty())
+      pool.emplace_back(std::atoll(digits.c_str()), startd::trim(user));
+  }
+  if (pool.empty()) return ac_.slot_user;
+  std::sort(pool.begin(), pool.end());
+  auto in_use = [&](const std::string& user) {
+    for (const auto& [name, s] : starters_)
+      if (name != slot && s->user == user) return true;
+    for (const auto& f : finished_)
+      if (f->user == user) return true;  // still cleaning up: its processes may linger
+    return false;
+  };
+  for (const auto& [n, user] : pool) {
+    if (n == slot_id && !in_use(user)) return user;
+  }
+  for (const auto& [n, user] : pool) {
+    if (!in_use(user)) return user;
+  }
+  KLOG_WARN("%s: every SLOT<N>_USER account is in use; running as SLOT_USER %s, shared with "
+            "other slots",
+            slot.c_str(), ac_.slot_user.c_str());
+  return ac_.slot_user;
+}
+
 std::string Agent::starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                                    const std::string& claim_id, const std::vector<int>& cpu_list) {
+                                    const std::string& claim_id, const std::vector<int>& cpu_list,
+                                    const std::string& user) {
   startd::SlotView v;
   sd_->slot(slot, &v);
   core::Json j = core::Json::object();
   j.set("slot", slot).set("claim_id", claim_id);
   j.set_json("job", core::Json(core::ad_raw_item(job)));
   double cpus = 1;
-  int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0, slot_id = 1;
+  int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0;
   std::string assigned_gpus;
   if (v.ad) {
     j.set_json("machine", core::Json(core::ad_raw_item(*v.ad)));
@@ -121,7 +163,6 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     v.ad->evaluate_int("Memory", mem);
     v.ad->evaluate_int("TotalMemory", total_mem);
     v.ad->evaluate_int("VirtualMemory", vm);
-    v.ad->evaluate_int("SlotID", slot_id);
     v.ad->evaluate_string("AssignedGPUs", assigned_gpus);
   }
   j.set_real("cpus", cpus).set("memory_mb", mem).set("total_memory_mb", total_mem);
@@ -146,10 +187,6 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
   if (ac_.cgroup.policy == hal::MemoryPolicy::kHard) policy = "hard";
   j.set("memory_policy", policy).set_bool("disable_swap", ac_.cgroup.disable_swap);
   j.set("pids_max", ac_.pids_limit);
-  // SLOT<N>_USER wins over SLOT_USER.
-  std::string user = ac_.slot_user, v2;
-  if (cfg_->get("SLOT" + std::to_string(slot_id) + "_USER", &v2) && !startd::trim(v2).empty())
-    user = startd::trim(v2);
   j.set("slot_user", user).set_bool("allow_root_jobs", ac_.allow_root_jobs);
   j.set_bool("use_pid_namespace", ac_.use_pid_namespaces);
   j.set_bool("allow_unconfined", ac_.allow_unconfined_jobs);
@@ -210,9 +247,12 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
                     std::to_string(++seq);
   if (!core::make_dirs(dir, 0700, err)) return false;
   std::vector<int> cpu_list = cpu_binding(slot, *run->job);
+  int64_t slot_id = 1;
+  if (v.ad) v.ad->evaluate_int("SlotID", slot_id);
+  std::string user = pick_slot_user(slot, slot_id);
   // Only process crashes matter here: a power cut ends the job anyway.
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
-                               starter_job_file(slot, *run->job, claim_id, cpu_list), 0600, err,
+                               starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600, err,
                                core::Durability::kProcessCrash)) {
     return false;
   }
@@ -224,6 +264,7 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   s->run_id = run->id;
   s->spawned_ms = mono_ms();
   s->cpu_list = std::move(cpu_list);
+  s->user = user;
 
   std::vector<std::string> words = split_words(starter_cmd_);
   words.push_back("starter");
@@ -619,7 +660,10 @@ void Agent::adopt_starters() {
     s->claim_id = st.str("claim_id");
     s->pid = pid;
     s->adopted = true;
-    if (have_spec) s->cpu_list = spec.cpu_list;
+    if (have_spec) {
+      s->cpu_list = spec.cpu_list;
+      s->user = spec.slot_user;
+    }
     s->spawned_ms = mono_ms();
     std::string state = st.str("state");
     if (state == "running" || state == "suspended" || state == "preparing") {
