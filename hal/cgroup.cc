@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,14 +251,7 @@ Status Cgroups::create(const std::string& name, JobCgroup* out) const {
   if (name.empty() || name.find("..") != std::string::npos || name[0] == '/') {
     return Status::Error("cgroups: bad job cgroup name '" + name + "'");
   }
-  // Every level from the hierarchy root down to the job, so nested bases work.
-  std::vector<std::string> levels;
-  std::string rel;
-  std::string full = base_ + "/" + name;
-  for (std::string_view part : split(full, "/")) {
-    rel = rel.empty() ? std::string(part) : rel + "/" + std::string(part);
-    levels.push_back(rel);
-  }
+  std::vector<std::string> levels = levels_of(name);
   if (!layout_.v2_mount.empty()) {
     std::string parent = layout_.v2_mount;
     std::string enable;
@@ -284,21 +278,67 @@ Status Cgroups::create(const std::string& name, JobCgroup* out) const {
   }
   for (int i = 0; i < kFacilities; ++i) {
     if (layout_.place[i] != CgroupPlace::kV1) continue;
-    const char* ctl = kV1Controller[i];
-    const std::string& mount = layout_.v1_mounts.at(ctl);
-    std::string parent = mount;
-    for (const std::string& lv : levels) {
-      std::string d = join(mount, lv);
-      bool fresh = !root_.is_dir(d);
-      Status st = mkdir_root(root_, d);
+    Status st = make_v1_dir(kV1Controller[i], levels, out);
+    if (!st.ok) return st;
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> Cgroups::levels_of(const std::string& name) const {
+  // Every level from the hierarchy root down to the job, so nested bases work.
+  std::vector<std::string> levels;
+  std::string rel;
+  std::string full = base_ + "/" + name;
+  for (std::string_view part : split(full, "/")) {
+    rel = rel.empty() ? std::string(part) : rel + "/" + std::string(part);
+    levels.push_back(rel);
+  }
+  return levels;
+}
+
+Status Cgroups::make_v1_dir(const std::string& ctl, const std::vector<std::string>& levels,
+                            JobCgroup* job) const {
+  const std::string& mount = layout_.v1_mounts.at(ctl);
+  std::string parent = mount;
+  for (const std::string& lv : levels) {
+    std::string d = join(mount, lv);
+    bool fresh = !root_.is_dir(d);
+    Status st = mkdir_root(root_, d);
+    if (!st.ok) return st;
+    if (fresh && ctl == "cpuset") {
+      st = cgroup_v1::cpuset_init(root_, parent, d);
       if (!st.ok) return st;
-      if (fresh && std::string(ctl) == "cpuset") {
-        st = cgroup_v1::cpuset_init(root_, parent, d);
-        if (!st.ok) return st;
-      }
-      parent = d;
     }
-    out->v1_dirs[ctl] = parent;
+    parent = d;
+  }
+  job->v1_dirs[ctl] = parent;
+  return Status::Ok();
+}
+
+Status Cgroups::deny_devices(JobCgroup* job, const std::vector<std::string>& paths) const {
+  if (paths.empty()) return Status::Ok();
+  if (!layout_.v1_mounts.count("devices")) {
+    return Status::Error(
+        "cgroups: no v1 devices controller, devices cannot be denied (on a v2-only node that "
+        "takes a BPF device program, which Kite does not load)");
+  }
+  std::vector<std::string> rules;
+  for (const std::string& p : paths) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;  // no such node: nothing to reach
+    if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+      return Status::Error("cgroups: " + p + " is not a device node");
+    }
+    rules.push_back(std::string(S_ISCHR(st.st_mode) ? "c " : "b ") +
+                    std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)) +
+                    " rwm");
+  }
+  if (rules.empty()) return Status::Ok();
+  Status st = make_v1_dir("devices", levels_of(job->name), job);
+  if (!st.ok) return st;
+  for (const std::string& r : rules) {
+    st = root_.write(job->v1_dirs["devices"] + "/devices.deny", r);
+    if (!st.ok) return st;
   }
   return Status::Ok();
 }

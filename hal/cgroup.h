@@ -162,10 +162,19 @@ class Cgroups {
 
   CgroupUsage usage(const JobCgroup& job) const;
 
+  /// Denies the job the device nodes at `paths` (the /dev/nvidiaN of GPUs not assigned to
+  /// it): the v1 devices controller, a devices.deny line per node; the job's devices
+  /// directory is made here (add_pid then covers it). Paths that do not exist are skipped.
+  /// Without a v1 devices hierarchy, an error (a v2-only node needs a BPF device program).
+  Status deny_devices(JobCgroup* job, const std::vector<std::string>& paths) const;
+
   Status oom_watch(const JobCgroup& job, OomWatch* out) const;
 
  private:
   std::string dir_of(const JobCgroup& job, CgroupFacility f) const;
+  std::vector<std::string> levels_of(const std::string& name) const;
+  Status make_v1_dir(const std::string& ctl, const std::vector<std::string>& levels,
+                     JobCgroup* job) const;
   Root root_;
   CgroupLayout layout_;
   std::string base_;

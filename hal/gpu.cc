@@ -1,4 +1,5 @@
 // GPU discovery order, HTCondor ids, the nested property ads and the visibility variables.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -148,6 +149,18 @@ void gpu_ad_insert(const std::vector<GpuDevice>& gpus, classad::ClassAd* ad) {
   ad->insert_value("GPUs", Value::integer(static_cast<int64_t>(gpus.size())));
   if (util_n > 0) ad->insert_value("GPUsAverageUsage", Value::real(util_sum / util_n));
   if (have_mem_used) ad->insert_value("GPUsMemoryUsage", Value::integer(mem_used));
+}
+
+std::vector<std::string> gpu_nodes_to_deny(const std::vector<GpuDevice>& all,
+                                           const std::vector<std::string>& assigned) {
+  std::vector<std::string> out;
+  for (const GpuDevice& g : all) {
+    if (g.vendor != "nvidia" || g.integrated) continue;
+    if (std::find(assigned.begin(), assigned.end(), g.id) != assigned.end()) continue;
+    int minor = g.minor >= 0 ? g.minor : g.index;
+    if (minor >= 0) out.push_back("/dev/nvidia" + std::to_string(minor));
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> gpu_visibility_env(

@@ -43,7 +43,7 @@ void gpu_discover_proc_nvidia(const Root& root, std::vector<GpuDevice>* out) {
     if (find_key(info, "GPU UUID", &uuid)) {
       g.uuid = uuid.rfind("GPU-", 0) == 0 ? uuid.substr(4) : uuid;
     }
-    if (find_key(info, "Device Minor", &minor)) g.index = std::atoi(minor.c_str());
+    if (find_key(info, "Device Minor", &minor)) g.index = g.minor = std::atoi(minor.c_str());
     g.pci_bus_id = upper_hex_bus(find_key(info, "Bus Location", &loc) ? loc : bus);
     gpu_model_lookup(g.name, &g.capability, &g.global_memory_mb);
     g.nvidia_driver = driver;

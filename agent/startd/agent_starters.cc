@@ -179,6 +179,11 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     for (auto& [k, val] : hal::gpu_visibility_env(gpus)) genv.set(k.c_str(), val);
   }
   j.set_json("gpu_env", std::move(genv));
+  // The environment only asks CUDA to hide the other GPUs; the devices cgroup enforces it.
+  cJSON* deny = cJSON_CreateArray();
+  for (const std::string& d : hal::gpu_nodes_to_deny(report_.gpus, gpus))
+    cJSON_AddItemToArray(deny, cJSON_CreateString(d.c_str()));
+  j.set_json("deny_devices", core::Json(deny));
   j.set("execute", ac_.execute);
   j.set("cgroup_base", cgroups_ ? ac_.cgroup.base : std::string());
   j.set("cgroup_root", ac_.cgroup_root);

@@ -179,15 +179,18 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
       out->cpu_list.push_back(static_cast<int>(e->valuedouble));
     }
   }
-  if (const cJSON* l = f.get("gpus"); l && !cJSON_IsNull(l)) {
-    if (!cJSON_IsArray(l)) f.fail("gpus", "must be an array of strings");
+  for (auto [key, list] : {std::pair<const char*, std::vector<std::string>*>{"gpus", &out->gpus},
+                           {"deny_devices", &out->deny_devices}}) {
+    const cJSON* l = f.get(key);
+    if (!l || cJSON_IsNull(l)) continue;
+    if (!cJSON_IsArray(l)) f.fail(key, "must be an array of strings");
     const cJSON* e;
     cJSON_ArrayForEach(e, l) {
       if (!cJSON_IsString(e)) {
-        f.fail("gpus", "must be an array of strings");
+        f.fail(key, "must be an array of strings");
         break;
       }
-      out->gpus.emplace_back(e->valuestring);
+      list->emplace_back(e->valuestring);
     }
   }
   if (const cJSON* o = f.get("gpu_env"); o && !cJSON_IsNull(o)) {

@@ -32,6 +32,8 @@ struct JobSpec {
   int64_t virtual_memory_kb = 0;
   std::vector<int> cpu_list;
   std::vector<std::string> gpus;
+  /// Device nodes the job's devices cgroup denies (the GPUs of the node not assigned to it).
+  std::vector<std::string> deny_devices;
   std::vector<std::pair<std::string, std::string>> gpu_env;
   std::string execute;
   std::string cgroup_base;  // "" = no cgroups

@@ -389,6 +389,15 @@ bool Starter::setup_cgroup(std::string* why) {
     st = cg_->set_cpuset(job_cg_, spec_.cpu_list);
     if (!st.ok) KLOG_WARN("cpu binding: %s", st.message.c_str());
   }
+  if (!spec_.deny_devices.empty()) {
+    st = cg_->deny_devices(&job_cg_, spec_.deny_devices);
+    if (!st.ok) {
+      KLOG_WARN("GPU isolation by environment variables only: %s", st.message.c_str());
+    } else {
+      KLOG_INFO("devices cgroup denies %zu device node(s) of GPUs not assigned to the job",
+                spec_.deny_devices.size());
+    }
+  }
   st = cg_->oom_watch(job_cg_, &oom_);
   if (st.ok) {
     uv_poll_init(&loop_, &oom_poll_, oom_.fd);

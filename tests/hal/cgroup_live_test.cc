@@ -365,6 +365,37 @@ TEST_F(LiveCgroup, KillStepBySignallingEveryPid) {
   EXPECT_NE(reap(c.pid, 2000), -1);
 }
 
+// GPU isolation's mechanism on a real v1 devices controller, with /dev/full standing in for an
+// unassigned /dev/nvidiaN: a process in the job cannot open it; other devices still open.
+TEST_F(LiveCgroup, DeniedDeviceCannotBeOpenedFromTheJob) {
+  if (!layout_.v1_mounts.count("devices")) {
+    GTEST_SKIP() << "no v1 devices controller here (a v2-only kernel needs a BPF device filter)";
+  }
+  MAKE_JOB_OR_SKIP();
+  Status st = cg_->deny_devices(&job_, {"/dev/full", "/dev/does-not-exist"});
+  ASSERT_TRUE(st.ok) << st.message;
+  ASSERT_TRUE(job_.v1_dirs.count("devices"));
+  int result[2];
+  ASSERT_EQ(pipe2(result, O_CLOEXEC), 0);
+  Child c = spawn([&result] {
+    int full = ::open("/dev/full", O_RDONLY);
+    char r[2] = {full < 0 && errno == EPERM ? 'D' : 'O', 0};
+    int null = ::open("/dev/null", O_RDONLY);
+    r[1] = null >= 0 ? 'O' : 'D';
+    (void)!::write(result[1], r, 2);
+  });
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  ::close(result[1]);
+  char r[2] = {0, 0};
+  ASSERT_EQ(::read(result[0], r, 2), 2);
+  ::close(result[0]);
+  EXPECT_EQ(r[0], 'D') << "/dev/full was opened despite devices.deny";
+  EXPECT_EQ(r[1], 'O') << "/dev/null was denied too";
+  EXPECT_NE(reap(c.pid, 2000), -1);
+  EXPECT_FALSE(cg_->deny_devices(&job_, {"/etc/passwd"}).ok);  // not a device node
+}
+
 TEST_F(LiveCgroup, UsageOfABusyJob) {
   MAKE_JOB_OR_SKIP();
   int done[2];
