@@ -36,8 +36,7 @@ int64_t benchmark_mips(int ms) {
   sink = acc;
   (void)sink;
   double us = static_cast<double>(t - start) / 1000.0;
-  return us > 0 ? static_cast<int64_t>(static_cast<double>(iterations * kOpsPerIteration) / us)
-                : 0;
+  return us > 0 ? static_cast<int64_t>(static_cast<double>(iterations * kOpsPerIteration) / us) : 0;
 }
 
 int64_t benchmark_kflops(int ms) {

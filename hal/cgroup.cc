@@ -27,14 +27,14 @@ namespace {
 constexpr int kFacilities = static_cast<int>(CgroupFacility::kCount);
 
 // v1 controller (and v2 controller) names serving each facility.
-const char* const kV1Controller[kFacilities] = {"memory", "cpu", "cpuacct",
+const char* const kV1Controller[kFacilities] = {"memory", "cpu",  "cpuacct",
                                                 "cpuset", "pids", "freezer"};
-const char* const kV2Controller[kFacilities] = {"memory", "cpu", nullptr /* core cpu.stat */,
+const char* const kV2Controller[kFacilities] = {"memory", "cpu",  nullptr /* core cpu.stat */,
                                                 "cpuset", "pids", nullptr /* core freeze */};
 
-const char* const kKnownV1[] = {"cpu",        "cpuacct", "cpuset",   "memory", "devices",
-                                "freezer",    "net_cls", "blkio",    "perf_event",
-                                "net_prio",   "hugetlb", "pids",     "rdma",   "misc"};
+const char* const kKnownV1[] = {"cpu",     "cpuacct", "cpuset", "memory",     "devices",
+                                "freezer", "net_cls", "blkio",  "perf_event", "net_prio",
+                                "hugetlb", "pids",    "rdma",   "misc"};
 
 void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -81,7 +81,8 @@ std::vector<pid_t> read_pids(const Root& root, const std::string& dir) {
   std::vector<pid_t> v;
   std::string text;
   if (!root.read(dir + "/cgroup.procs", &text).ok) return v;
-  for (std::string_view t : split(text, "\n ")) v.push_back(static_cast<pid_t>(std::atol(std::string(t).c_str())));
+  for (std::string_view t : split(text, "\n "))
+    v.push_back(static_cast<pid_t>(std::atol(std::string(t).c_str())));
   return v;
 }
 
@@ -142,9 +143,13 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
     for (std::string_view c : split(ctl, " \n")) out->v2_controllers.emplace_back(c);
   }
   bool v2 = !out->v2_mount.empty(), v1 = !out->v1_mounts.empty();
-  out->mode = v2 && v1 ? CgroupMode::kHybrid : v2 ? CgroupMode::kV2 : v1 ? CgroupMode::kV1 : CgroupMode::kNone;
+  out->mode = v2 && v1 ? CgroupMode::kHybrid
+              : v2     ? CgroupMode::kV2
+              : v1     ? CgroupMode::kV1
+                       : CgroupMode::kNone;
   auto v2_has = [&](const char* c) {
-    return std::find(out->v2_controllers.begin(), out->v2_controllers.end(), c) != out->v2_controllers.end();
+    return std::find(out->v2_controllers.begin(), out->v2_controllers.end(), c) !=
+           out->v2_controllers.end();
   };
   for (int i = 0; i < kFacilities; ++i) {
     CgroupPlace p = CgroupPlace::kNone;
@@ -158,9 +163,12 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
     }
     out->place[i] = p;
   }
-  static const char* const kLoss[kFacilities] = {
-      "no memory limits, memory usage or OOM events", "no cpu weight", "no cpu usage",
-      "no cpu binding", "no process limit", "no freeze/thaw"};
+  static const char* const kLoss[kFacilities] = {"no memory limits, memory usage or OOM events",
+                                                 "no cpu weight",
+                                                 "no cpu usage",
+                                                 "no cpu binding",
+                                                 "no process limit",
+                                                 "no freeze/thaw"};
   for (int i = 0; i < kFacilities; ++i) {
     if (out->place[i] == CgroupPlace::kNone) {
       out->missing.push_back(std::string(kV1Controller[i]) + ": no controller (" + kLoss[i] + ")");
@@ -173,10 +181,14 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
 bool memory_policy_parse(std::string_view s, MemoryPolicy* out) {
   std::string l;
   for (char c : trim(s)) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  if (l == "none" || l.empty()) *out = MemoryPolicy::kNone;
-  else if (l == "soft") *out = MemoryPolicy::kSoft;
-  else if (l == "hard") *out = MemoryPolicy::kHard;
-  else return false;
+  if (l == "none" || l.empty())
+    *out = MemoryPolicy::kNone;
+  else if (l == "soft")
+    *out = MemoryPolicy::kSoft;
+  else if (l == "hard")
+    *out = MemoryPolicy::kHard;
+  else
+    return false;
   return true;
 }
 
@@ -207,8 +219,7 @@ MemoryLimits memory_limits_compute(const MemoryLimitInput& in) {
   MemoryLimits l;
   const int64_t mib = 1 << 20;
   switch (in.policy) {
-    case MemoryPolicy::kNone:
-      return l;
+    case MemoryPolicy::kNone: return l;
     case MemoryPolicy::kHard:
       l.hard = in.slot_memory_mib * mib;
       l.soft = l.hard * 9 / 10;
@@ -247,7 +258,8 @@ std::string Cgroups::dir_of(const JobCgroup& job, CgroupFacility f) const {
 Status Cgroups::create(const std::string& name, JobCgroup* out) const {
   *out = JobCgroup();
   out->name = name;
-  if (layout_.mode == CgroupMode::kNone) return Status::Error("cgroups: no cgroup filesystem mounted");
+  if (layout_.mode == CgroupMode::kNone)
+    return Status::Error("cgroups: no cgroup filesystem mounted");
   if (name.empty() || name.find("..") != std::string::npos || name[0] == '/') {
     return Status::Error("cgroups: bad job cgroup name '" + name + "'");
   }
@@ -375,20 +387,24 @@ Status Cgroups::set_memory(const JobCgroup& job, const MemoryLimits& lim) const 
     if (lim.hard < 0 && lim.soft < 0 && lim.swap < 0) return Status::Ok();
     return Status::Error("cgroups: memory controller not available, cannot limit memory");
   }
-  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) return cgroup_v2::set_memory(root_, d, lim);
+  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2)
+    return cgroup_v2::set_memory(root_, d, lim);
   return cgroup_v1::set_memory(root_, d, lim);
 }
 
 Status Cgroups::set_cpu_weight(const JobCgroup& job, double cpus) const {
   std::string d = dir_of(job, CgroupFacility::kCpu);
-  if (d.empty()) return Status::Error("cgroups: cpu controller not available, cannot set cpu weight");
-  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2) return cgroup_v2::set_cpu_weight(root_, d, cpus);
+  if (d.empty())
+    return Status::Error("cgroups: cpu controller not available, cannot set cpu weight");
+  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2)
+    return cgroup_v2::set_cpu_weight(root_, d, cpus);
   return cgroup_v1::set_cpu_shares(root_, d, cpus);
 }
 
 Status Cgroups::set_pids_max(const JobCgroup& job, int64_t max) const {
   std::string d = dir_of(job, CgroupFacility::kPids);
-  if (d.empty()) return Status::Error("cgroups: pids controller not available, cannot limit processes");
+  if (d.empty())
+    return Status::Error("cgroups: pids controller not available, cannot limit processes");
   return root_.write(d + "/pids.max", max <= 0 ? std::string("max") : std::to_string(max));
 }
 
@@ -484,7 +500,9 @@ Status Cgroups::remove(JobCgroup* job, bool* busy) const {
     left.push_back(d);
   }
   // What is gone is forgotten, so a later attempt only retries what is left.
-  auto kept = [&](const std::string& d) { return std::find(left.begin(), left.end(), d) != left.end(); };
+  auto kept = [&](const std::string& d) {
+    return std::find(left.begin(), left.end(), d) != left.end();
+  };
   if (!kept(job->v2_dir)) job->v2_dir.clear();
   for (auto it = job->v1_dirs.begin(); it != job->v1_dirs.end();) {
     it = kept(it->second) ? std::next(it) : job->v1_dirs.erase(it);
@@ -530,8 +548,9 @@ Status Cgroups::oom_watch(const JobCgroup& job, OomWatch* out) const {
   *out = OomWatch();
   std::string d = dir_of(job, CgroupFacility::kMemory);
   if (d.empty()) return Status::Error("cgroups: memory controller not available, no OOM events");
-  Status st = layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2 ? cgroup_v2::oom_watch(root_, d, out)
-                                                                          : cgroup_v1::oom_watch(root_, d, out);
+  Status st = layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2
+                  ? cgroup_v2::oom_watch(root_, d, out)
+                  : cgroup_v1::oom_watch(root_, d, out);
   if (!st.ok) return st;
   std::string text;
   if (root_.read(out->file, &text).ok) find_key_int(text, "oom_kill", &out->base);

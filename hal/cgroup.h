@@ -5,10 +5,10 @@
 // does not. HTCONDOR: ep-configuration "Slot Isolation and Protection" (cgroup limits).
 #pragma once
 
+#include <sys/types.h>
 #include <cstdint>
 #include <map>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "hal/root.h"
@@ -34,9 +34,9 @@ const char* cgroup_facility_name(CgroupFacility f);
 /// Mount points are node paths ("/sys/fs/cgroup/memory").
 struct CgroupLayout {
   CgroupMode mode = CgroupMode::kNone;
-  std::string v2_mount;                           // "" if no cgroup2 mount
-  std::vector<std::string> v2_controllers;        // the v2 root's cgroup.controllers
-  std::map<std::string, std::string> v1_mounts;   // controller name -> mount point
+  std::string v2_mount;                          // "" if no cgroup2 mount
+  std::vector<std::string> v2_controllers;       // the v2 root's cgroup.controllers
+  std::map<std::string, std::string> v1_mounts;  // controller name -> mount point
   CgroupPlace place[static_cast<int>(CgroupFacility::kCount)] = {};
   /// Human-readable notes on what is missing ("memory: no controller (no memory limits,
   /// usage or OOM events)").
@@ -95,8 +95,8 @@ struct CgroupUsage {
 /// memory.oom_control). Then call cgroup_oom_read().
 struct OomWatch {
   int fd = -1;
-  int aux_fd = -1;    // v1: the open memory.oom_control
-  std::string file;   // the file holding the oom_kill counter (node path)
+  int aux_fd = -1;       // v1: the open memory.oom_control
+  std::string file;      // the file holding the oom_kill counter (node path)
   int64_t base = 0;      // oom_kill count when the watch started
   int64_t events = 0;    // v1 eventfd notifications so far
   int64_t reported = 0;  // OOM kills already returned by cgroup_oom_read()
@@ -105,11 +105,11 @@ struct OomWatch {
 
 /// One job's cgroup: a directory under the base in each hierarchy it uses.
 struct JobCgroup {
-  std::string name;                             // relative to the base, e.g. "slot1_1"
-  std::string v2_dir;                           // node path, "" if none
-  std::map<std::string, std::string> v1_dirs;   // controller -> node path
-  bool v2_freeze = false;                       // cgroup.freeze present
-  bool v2_kill = false;                         // cgroup.kill present
+  std::string name;                            // relative to the base, e.g. "slot1_1"
+  std::string v2_dir;                          // node path, "" if none
+  std::map<std::string, std::string> v1_dirs;  // controller -> node path
+  bool v2_freeze = false;                      // cgroup.freeze present
+  bool v2_kill = false;                        // cgroup.kill present
 };
 
 /// Per-job cgroups under BASE_CGROUP on one root.

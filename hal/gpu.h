@@ -20,15 +20,15 @@ namespace kite::hal {
 
 /// One GPU. Unknown numbers are -1 (0 for capability); unknown strings empty.
 struct GpuDevice {
-  std::string id;           // "GPU-6a96bd13" (from the UUID), else "CUDA0"/"AMD0"/"INTEL0"
-  std::string uuid;         // DeviceUuid without the "GPU-" prefix
-  std::string name;         // DeviceName
-  std::string vendor;       // "nvidia", "amd", "intel"
-  std::string source;       // "nvml", "proc", "drm", "tegra"
-  std::string pci_bus_id;   // DevicePciBusId "0000:AF:00.0"
-  int index = -1;           // CUDA/NVML ordinal
-  int minor = -1;           // the driver's device minor (/dev/nvidia<minor>), -1 = unknown
-  double capability = 0;    // Capability (CUDA compute capability)
+  std::string id;                 // "GPU-6a96bd13" (from the UUID), else "CUDA0"/"AMD0"/"INTEL0"
+  std::string uuid;               // DeviceUuid without the "GPU-" prefix
+  std::string name;               // DeviceName
+  std::string vendor;             // "nvidia", "amd", "intel"
+  std::string source;             // "nvml", "proc", "drm", "tegra"
+  std::string pci_bus_id;         // DevicePciBusId "0000:AF:00.0"
+  int index = -1;                 // CUDA/NVML ordinal
+  int minor = -1;                 // the driver's device minor (/dev/nvidia<minor>), -1 = unknown
+  double capability = 0;          // Capability (CUDA compute capability)
   int64_t global_memory_mb = -1;  // GlobalMemoryMb
   int clock_mhz = -1;             // ClockMhz
   std::string nvidia_driver;      // NvidiaDriver "535.129.03"

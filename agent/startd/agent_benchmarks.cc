@@ -5,10 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cerrno>
 
 #include "agent/core/log.h"
 #include "agent/startd/agent.h"
@@ -101,8 +101,7 @@ void Agent::benchmarks_done(BenchmarkRun* b) {
   b->pid = 0;
   long long mips = 0, kflops = 0;
   bool ok = r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-            std::sscanf(b->out.c_str(), "%lld %lld", &mips, &kflops) == 2 && mips > 0 &&
-            kflops > 0;
+            std::sscanf(b->out.c_str(), "%lld %lld", &mips, &kflops) == 2 && mips > 0 && kflops > 0;
   benchmark_ = nullptr;
   close_run(b);
   if (!ok) {

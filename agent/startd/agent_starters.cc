@@ -140,9 +140,10 @@ std::string Agent::pick_slot_user(const std::string& slot, int64_t slot_id) {
   for (const auto& [n, user] : pool) {
     if (!in_use(user)) return user;
   }
-  KLOG_WARN("%s: every SLOT<N>_USER account is in use; running as SLOT_USER %s, shared with "
-            "other slots",
-            slot.c_str(), ac_.slot_user.c_str());
+  KLOG_WARN(
+      "%s: every SLOT<N>_USER account is in use; running as SLOT_USER %s, shared with "
+      "other slots",
+      slot.c_str(), ac_.slot_user.c_str());
   return ac_.slot_user;
 }
 
@@ -257,8 +258,8 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   std::string user = pick_slot_user(slot, slot_id);
   // Only process crashes matter here: a power cut ends the job anyway.
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
-                               starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600, err,
-                               core::Durability::kProcessCrash)) {
+                               starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600,
+                               err, core::Durability::kProcessCrash)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
@@ -522,13 +523,14 @@ void Agent::begin_kill(const std::string& slot, StarterRec* s) {
   // The kill and the wait for the cgroup to empty run on a timer.
   std::unique_ptr<starter::CgroupReaper>& r = reapers_[slot];
   if (!r) r = std::make_unique<starter::CgroupReaper>();
-  r->start(&loop_, cgroups_.get(), job, false, kKillWaitMs,
-           [this, slot, s, job](bool ok, const std::string& msg) {
-             if (!ok) KLOG_ERROR("%s: killing the job's cgroup: %s", slot.c_str(), msg.c_str());
-             reapers_.erase(slot);  // destroys the reaper: nothing of it is used below
-             cleanup_after_kill(slot, s, job);
-           },
-           /*check_now=*/false);
+  r->start(
+      &loop_, cgroups_.get(), job, false, kKillWaitMs,
+      [this, slot, s, job](bool ok, const std::string& msg) {
+        if (!ok) KLOG_ERROR("%s: killing the job's cgroup: %s", slot.c_str(), msg.c_str());
+        reapers_.erase(slot);  // destroys the reaper: nothing of it is used below
+        cleanup_after_kill(slot, s, job);
+      },
+      /*check_now=*/false);
 }
 
 // The blocking part of a kill's cleanup, carried to a thread-pool thread and back.

@@ -22,7 +22,8 @@ void SlicedQueue::stop() {
 void SlicedQueue::push(std::function<void()> fn) {
   if (!on_) return;
   items_.push_back(std::move(fn));
-  if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&timer_))) uv_timer_start(&timer_, on_timer, 0, 0);
+  if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&timer_)))
+    uv_timer_start(&timer_, on_timer, 0, 0);
 }
 
 void SlicedQueue::on_timer(uv_timer_t* t) {

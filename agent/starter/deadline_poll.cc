@@ -38,8 +38,8 @@ void DeadlinePoll::finish(bool ok) {
   if (done) done(ok);  // last: it may destroy this object
 }
 
-void CgroupReaper::start(uv_loop_t* loop, const hal::Cgroups* cg, hal::JobCgroup job,
-                         bool remove, uint64_t deadline_ms, Done done, bool check_now) {
+void CgroupReaper::start(uv_loop_t* loop, const hal::Cgroups* cg, hal::JobCgroup job, bool remove,
+                         uint64_t deadline_ms, Done done, bool check_now) {
   cg_ = cg;
   job_ = std::move(job);
   remove_ = remove;

@@ -20,8 +20,8 @@ namespace kite::starter {
 namespace {
 
 constexpr int kHoldJobOutOfResources = 34;
-constexpr size_t kMaxTail = 64 * 1024;  // per stream: the exit frame stays under 1 MiB
-constexpr uint64_t kKillWaitMs = 5000;   // for the job cgroup to empty after a kill
+constexpr size_t kMaxTail = 64 * 1024;    // per stream: the exit frame stays under 1 MiB
+constexpr uint64_t kKillWaitMs = 5000;    // for the job cgroup to empty after a kill
 constexpr uint64_t kFreezeWaitMs = 2000;  // for the cgroup freezer to report frozen
 constexpr uint64_t kStopWaitMs = 200;     // for SIGSTOP to stop every process of the session
 
@@ -104,9 +104,10 @@ void Starter::kill_job_processes() {
     // The kill is asynchronous: the reaper re-kills and watches the cgroup empty on a timer;
     // the job's exit arrives by SIGCHLD.
     if (!reaper_.active()) {
-      reaper_.start(&loop_, cg_.get(), job_cg_, false, kKillWaitMs, [](bool ok, const std::string& m) {
-        if (!ok) KLOG_ERROR("hard kill: %s", m.c_str());
-      });
+      reaper_.start(&loop_, cg_.get(), job_cg_, false, kKillWaitMs,
+                    [](bool ok, const std::string& m) {
+                      if (!ok) KLOG_ERROR("hard kill: %s", m.c_str());
+                    });
     } else {
       cg_->kill_step(job_cg_);
     }

@@ -36,8 +36,9 @@ std::string starter_without_memory(const TestAgent& a, std::string* why) {
   std::string kite;
   for (const std::string& w : kite_command()) kite += (kite.empty() ? "" : " ") + w;
   std::string path = a.dir() + "/starter-without-memory";
-  std::string script = "#!/bin/sh\nexec unshare -m /bin/sh -c 'umount /sys/fs/cgroup/memory && exec " +
-                       kite + " \"$@\"' starter \"$@\"\n";
+  std::string script =
+      "#!/bin/sh\nexec unshare -m /bin/sh -c 'umount /sys/fs/cgroup/memory && exec " + kite +
+      " \"$@\"' starter \"$@\"\n";
   std::string err;
   if (!core::write_file_atomic(path, script, 0755, &err)) {
     *why = err;
@@ -76,9 +77,11 @@ TEST(StarterConfinement, AllowUnconfinedJobsRunsItWithoutTheLimit) {
   std::string why, wrapper = starter_without_memory(a, &why);
   if (wrapper.empty()) GTEST_SKIP() << why;
   a.stop();
-  ASSERT_TRUE(a.start("CGROUP_MEMORY_LIMIT_POLICY = hard\nALLOW_UNCONFINED_JOBS = true\n"
-                      "STARTER = " + wrapper + "\n",
-                      &err))
+  ASSERT_TRUE(
+      a.start("CGROUP_MEMORY_LIMIT_POLICY = hard\nALLOW_UNCONFINED_JOBS = true\n"
+              "STARTER = " +
+                  wrapper + "\n",
+              &err))
       << err;
   CmdResult r = a.kite({"run", "--local", "--json", "--memory", "64", "--", "/bin/echo", "ran"});
   core::Json ex = exit_json(r.out);
@@ -103,7 +106,8 @@ TEST(StarterConfinement, BenchmarksPublishMeasuredMipsAndKFlops) {
         return std::atoll(mips.c_str()) > 0 && std::atoll(kflops.c_str()) > 0;
       },
       20000))
-      << "Mips " << mips << ", KFlops " << kflops << "\n" << a.log();
+      << "Mips " << mips << ", KFlops " << kflops << "\n"
+      << a.log();
   // Plausible for any CPU this runs on, emulators included: at least 10 million integer
   // operations and 10 million floating-point operations a second, and not beyond 10^6 MIPS.
   EXPECT_GE(std::atoll(mips.c_str()), 10);

@@ -22,8 +22,8 @@ TEST(StarterSlotUsers, ConcurrentJobsGetDistinctAccountsFromThePool) {
   }
   TestAgent a;
   std::string err;
-  ASSERT_TRUE(a.start("NUM_CPUS = 4\nSLOT1_USER = daemon\nSLOT2_USER = bin\nSLOT_USER = nobody\n",
-                      &err))
+  ASSERT_TRUE(
+      a.start("NUM_CPUS = 4\nSLOT1_USER = daemon\nSLOT2_USER = bin\nSLOT_USER = nobody\n", &err))
       << err;
   // Three jobs at once: each prints its account, then waits for the marker file so that all
   // three overlap.

@@ -66,7 +66,9 @@ TEST(StateFiles, AShortWriteIsAnErrorAndKeepsTheOldFile) {
     setrlimit(RLIMIT_FSIZE, &rl);
     std::string e;
     bool ok = write_file_atomic(p, std::string(4096, 'x'), 0600, &e);
-    _exit(ok ? 1 : e.find("cannot write") != std::string::npos && e.find(d) != std::string::npos ? 0 : 2);
+    _exit(ok                                                                              ? 1
+          : e.find("cannot write") != std::string::npos && e.find(d) != std::string::npos ? 0
+                                                                                          : 2);
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);

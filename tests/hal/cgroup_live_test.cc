@@ -75,7 +75,7 @@ class LiveCgroup : public ::testing::Test {
     // Reap what the job's processes left to us (killed above); stop when none is left.
     for (int i = 0; i < 400; ++i) {
       pid_t r = waitpid(-1, nullptr, WNOHANG);
-      if (r < 0) break;        // ECHILD: no children at all
+      if (r < 0) break;         // ECHILD: no children at all
       if (r == 0) sleep_ms(5);  // some still exiting
     }
     // The base directories, deepest hierarchy first.
@@ -141,9 +141,9 @@ class LiveCgroup : public ::testing::Test {
   std::vector<pid_t> children_;
 };
 
-#define MAKE_JOB_OR_SKIP(...)                                  \
-  do {                                                         \
-    if (!make_job(__VA_ARGS__)) GTEST_SKIP() << skip_reason_;  \
+#define MAKE_JOB_OR_SKIP(...)                                 \
+  do {                                                        \
+    if (!make_job(__VA_ARGS__)) GTEST_SKIP() << skip_reason_; \
   } while (0)
 
 TEST_F(LiveCgroup, ProcessJoinsEveryHierarchyAndDestroyRemovesAll) {
@@ -191,8 +191,8 @@ TEST_F(LiveCgroup, MemoryHogIsOomKilledAndTheEventArrives) {
   ASSERT_TRUE(st.ok) << st.message;
   Child c = spawn([] {
     const size_t size = 512u << 20;
-    char* p = static_cast<char*>(mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    char* p = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (p == MAP_FAILED) _exit(3);
     for (size_t i = 0; i < size; i += 4096) p[i] = 1;
     _exit(0);  // survived: the limit did not hold
@@ -252,7 +252,8 @@ TEST_F(LiveCgroup, FreezeAndThawWithTheDetectedFreezer) {
 }
 
 TEST_F(LiveCgroup, FreezeAndThawWithTheV1Freezer) {
-  if (!layout_.v1_mounts.count("freezer")) GTEST_SKIP() << "no v1 freezer hierarchy on this machine";
+  if (!layout_.v1_mounts.count("freezer"))
+    GTEST_SKIP() << "no v1 freezer hierarchy on this machine";
   layout_.place[static_cast<int>(CgroupFacility::kFreezer)] = CgroupPlace::kV1;
   MAKE_JOB_OR_SKIP();
   job_.v2_freeze = false;  // force freezer.state
@@ -408,8 +409,8 @@ TEST_F(LiveCgroup, UsageOfABusyJob) {
       clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 300);
     const size_t size = 32u << 20;
-    char* p = static_cast<char*>(mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    char* p = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (p != MAP_FAILED) std::memset(p, 1, size);
     if (::write(done[1], "d", 1) != 1) _exit(4);
     for (;;) pause();
@@ -424,7 +425,8 @@ TEST_F(LiveCgroup, UsageOfABusyJob) {
   ::close(done[0]);
   CgroupUsage u = cg_->usage(job_);
   if (layout_.where(CgroupFacility::kCpuAcct) != CgroupPlace::kNone) {
-    EXPECT_GE(u.cpu_user_usec + u.cpu_system_usec, 250000) << u.cpu_user_usec << " " << u.cpu_system_usec;
+    EXPECT_GE(u.cpu_user_usec + u.cpu_system_usec, 250000)
+        << u.cpu_user_usec << " " << u.cpu_system_usec;
   }
   if (layout_.where(CgroupFacility::kMemory) != CgroupPlace::kNone) {
     EXPECT_GE(u.memory_current, 32 << 20);
@@ -450,7 +452,8 @@ TEST_F(LiveCgroup, LimitsReadBackFromTheKernel) {
   if (layout_.where(CgroupFacility::kCpuset) != CgroupPlace::kNone) {
     ASSERT_TRUE(cg_->set_cpuset(job_, {0}).ok);
     bool v2 = layout_.where(CgroupFacility::kCpuset) == CgroupPlace::kV2;
-    EXPECT_EQ(root_.read_line((v2 ? job_.v2_dir : job_.v1_dirs.at("cpuset")) + "/cpuset.cpus"), "0");
+    EXPECT_EQ(root_.read_line((v2 ? job_.v2_dir : job_.v1_dirs.at("cpuset")) + "/cpuset.cpus"),
+              "0");
   }
   if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV1) {
     MemoryLimitInput in;

@@ -90,8 +90,7 @@ TEST(GpuDevices, UnassignedNvidiaGpusOfTheRecordedServerAreDenied) {
   EXPECT_EQ(gpu_nodes_to_deny(g, {"GPU-2fd1e5b4", "GPU-9b0e77c2"}),
             (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia2"}));
   EXPECT_EQ(gpu_nodes_to_deny(g, {}).size(), 4u);
-  EXPECT_TRUE(gpu_nodes_to_deny(g, {"GPU-c4a646d7", "GPU-2fd1e5b4", "GPU-6a96bd13",
-                                    "GPU-9b0e77c2"})
+  EXPECT_TRUE(gpu_nodes_to_deny(g, {"GPU-c4a646d7", "GPU-2fd1e5b4", "GPU-6a96bd13", "GPU-9b0e77c2"})
                   .empty());
 }
 
@@ -117,9 +116,9 @@ TEST(GpuTegra, JetsonOrinIntegratedGpu) {
   EXPECT_EQ(g[0].name, "Orin");
   EXPECT_DOUBLE_EQ(g[0].capability, 8.7);
   EXPECT_TRUE(g[0].integrated);
-  EXPECT_EQ(g[0].clock_mhz, 1300);             // max_freq 1300500000 Hz
+  EXPECT_EQ(g[0].clock_mhz, 1300);                    // max_freq 1300500000 Hz
   EXPECT_EQ(g[0].global_memory_mb, 64335836 / 1024);  // shares MemTotal
-  EXPECT_EQ(g[0].utilization_pct, 12);         // load 127 per mille
+  EXPECT_EQ(g[0].utilization_pct, 12);                // load 127 per mille
   EXPECT_EQ(g[0].nvidia_driver, "R36.3.0");
 }
 
