@@ -23,18 +23,19 @@ struct AgentConfig {
   std::string slot_user = "nobody";  // SLOT_USER (SLOT<N>_USER per slot)
   bool allow_root_jobs = false;      // ALLOW_ROOT_JOBS
   bool use_pid_namespaces = false;   // USE_PID_NAMESPACES
-  /// ALLOW_UNCONFINED_JOBS (Kite): run a job whose configured cgroup limits cannot be applied
-  /// (no cgroup, no memory controller) instead of holding it.
-  bool allow_unconfined_jobs = false;
-  bool loop_lag_probe = false;    // AGENT_LOOP_LAG_PROBE (Kite): log loop stalls of 5 ms or more
-  hal::CgroupConfig cgroup;       // BASE_CGROUP, CGROUP_MEMORY_LIMIT_POLICY, ...
-  std::string cgroup_root = "/";  // KITE_CGROUP_ROOT (tests)
-  int64_t pids_limit = 1024;      // JOB_PIDS_LIMIT per job (<= 0: none)
-  int64_t update_interval = 300;  // STARTER_UPDATE_INTERVAL
+  hal::CgroupConfig cgroup;          // BASE_CGROUP, CGROUP_MEMORY_LIMIT_POLICY, ...
+  std::string cgroup_root = "/";     // KITE_CGROUP_ROOT (tests)
+  int64_t pids_limit = 1024;         // JOB_PIDS_LIMIT per job (<= 0: none)
+  int64_t update_interval = 300;     // STARTER_UPDATE_INTERVAL
   int64_t initial_update_interval = 2;  // STARTER_INITIAL_UPDATE_INTERVAL
   int64_t hook_timeout = 120;           // JOB_HOOK_TIMEOUT (Kite): seconds a job hook may run
   int64_t local_claim_idle = 20;        // LOCAL_CLAIM_IDLE_TIME: idle local claims kept this long
   int64_t return_output = 65536;        // LOCAL_RUN_OUTPUT_BYTES: output tail sent to `kite run`
+  /// ALLOW_UNCONFINED_JOBS (Kite): run a job whose configured cgroup limits cannot be applied
+  /// (no cgroup, no memory controller) instead of holding it.
+  bool allow_unconfined_jobs = false;
+  /// AGENT_LOOP_LAG_PROBE (Kite): log every stall of the loop of 5 ms or more.
+  bool loop_lag_probe = false;
 };
 
 /// Reads the settings; errors name the variable and its bad value.
