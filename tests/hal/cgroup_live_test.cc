@@ -327,7 +327,9 @@ void step_until_empty_and_remove(Cgroups* cg, JobCgroup* job) {
   ASSERT_TRUE(cg->kill_step(*job).ok);
   bool empty = false;
   for (int i = 0; i < 1000 && !(empty = cg->is_empty(*job)); ++i) {
-    if (!job->v2_kill) ASSERT_TRUE(cg->kill_step(*job).ok);
+    if (!job->v2_kill) {
+      ASSERT_TRUE(cg->kill_step(*job).ok);
+    }
     sleep_ms(5);
   }
   ASSERT_TRUE(empty) << cg->procs(*job).size() << " process(es) left";
