@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,14 +28,14 @@ namespace {
 constexpr int kFacilities = static_cast<int>(CgroupFacility::kCount);
 
 // v1 controller (and v2 controller) names serving each facility.
-const char* const kV1Controller[kFacilities] = {"memory", "cpu", "cpuacct",
+const char* const kV1Controller[kFacilities] = {"memory", "cpu",  "cpuacct",
                                                 "cpuset", "pids", "freezer"};
-const char* const kV2Controller[kFacilities] = {"memory", "cpu", nullptr /* core cpu.stat */,
+const char* const kV2Controller[kFacilities] = {"memory", "cpu",  nullptr /* core cpu.stat */,
                                                 "cpuset", "pids", nullptr /* core freeze */};
 
-const char* const kKnownV1[] = {"cpu",        "cpuacct", "cpuset",   "memory", "devices",
-                                "freezer",    "net_cls", "blkio",    "perf_event",
-                                "net_prio",   "hugetlb", "pids",     "rdma",   "misc"};
+const char* const kKnownV1[] = {"cpu",     "cpuacct", "cpuset", "memory",     "devices",
+                                "freezer", "net_cls", "blkio",  "perf_event", "net_prio",
+                                "hugetlb", "pids",    "rdma",   "misc"};
 
 void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -81,7 +82,8 @@ std::vector<pid_t> read_pids(const Root& root, const std::string& dir) {
   std::vector<pid_t> v;
   std::string text;
   if (!root.read(dir + "/cgroup.procs", &text).ok) return v;
-  for (std::string_view t : split(text, "\n ")) v.push_back(static_cast<pid_t>(std::atol(std::string(t).c_str())));
+  for (std::string_view t : split(text, "\n "))
+    v.push_back(static_cast<pid_t>(std::atol(std::string(t).c_str())));
   return v;
 }
 
@@ -142,9 +144,13 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
     for (std::string_view c : split(ctl, " \n")) out->v2_controllers.emplace_back(c);
   }
   bool v2 = !out->v2_mount.empty(), v1 = !out->v1_mounts.empty();
-  out->mode = v2 && v1 ? CgroupMode::kHybrid : v2 ? CgroupMode::kV2 : v1 ? CgroupMode::kV1 : CgroupMode::kNone;
+  out->mode = v2 && v1 ? CgroupMode::kHybrid
+              : v2     ? CgroupMode::kV2
+              : v1     ? CgroupMode::kV1
+                       : CgroupMode::kNone;
   auto v2_has = [&](const char* c) {
-    return std::find(out->v2_controllers.begin(), out->v2_controllers.end(), c) != out->v2_controllers.end();
+    return std::find(out->v2_controllers.begin(), out->v2_controllers.end(), c) !=
+           out->v2_controllers.end();
   };
   for (int i = 0; i < kFacilities; ++i) {
     CgroupPlace p = CgroupPlace::kNone;
@@ -158,9 +164,12 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
     }
     out->place[i] = p;
   }
-  static const char* const kLoss[kFacilities] = {
-      "no memory limits, memory usage or OOM events", "no cpu weight", "no cpu usage",
-      "no cpu binding", "no process limit", "no freeze/thaw"};
+  static const char* const kLoss[kFacilities] = {"no memory limits, memory usage or OOM events",
+                                                 "no cpu weight",
+                                                 "no cpu usage",
+                                                 "no cpu binding",
+                                                 "no process limit",
+                                                 "no freeze/thaw"};
   for (int i = 0; i < kFacilities; ++i) {
     if (out->place[i] == CgroupPlace::kNone) {
       out->missing.push_back(std::string(kV1Controller[i]) + ": no controller (" + kLoss[i] + ")");
@@ -173,10 +182,14 @@ Status cgroup_detect(const Root& root, CgroupLayout* out) {
 bool memory_policy_parse(std::string_view s, MemoryPolicy* out) {
   std::string l;
   for (char c : trim(s)) l += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  if (l == "none" || l.empty()) *out = MemoryPolicy::kNone;
-  else if (l == "soft") *out = MemoryPolicy::kSoft;
-  else if (l == "hard") *out = MemoryPolicy::kHard;
-  else return false;
+  if (l == "none" || l.empty())
+    *out = MemoryPolicy::kNone;
+  else if (l == "soft")
+    *out = MemoryPolicy::kSoft;
+  else if (l == "hard")
+    *out = MemoryPolicy::kHard;
+  else
+    return false;
   return true;
 }
 
@@ -200,8 +213,7 @@ MemoryLimits memory_limits_compute(const MemoryLimitInput& in) {
   MemoryLimits l;
   const int64_t mib = 1 << 20;
   switch (in.policy) {
-    case MemoryPolicy::kNone:
-      return l;
+    case MemoryPolicy::kNone: return l;
     case MemoryPolicy::kHard:
       l.hard = in.slot_memory_mib * mib;
       l.soft = l.hard * 9 / 10;
@@ -240,18 +252,12 @@ std::string Cgroups::dir_of(const JobCgroup& job, CgroupFacility f) const {
 Status Cgroups::create(const std::string& name, JobCgroup* out) const {
   *out = JobCgroup();
   out->name = name;
-  if (layout_.mode == CgroupMode::kNone) return Status::Error("cgroups: no cgroup filesystem mounted");
+  if (layout_.mode == CgroupMode::kNone)
+    return Status::Error("cgroups: no cgroup filesystem mounted");
   if (name.empty() || name.find("..") != std::string::npos || name[0] == '/') {
     return Status::Error("cgroups: bad job cgroup name '" + name + "'");
   }
-  // Every level from the hierarchy root down to the job, so nested bases work.
-  std::vector<std::string> levels;
-  std::string rel;
-  std::string full = base_ + "/" + name;
-  for (std::string_view part : split(full, "/")) {
-    rel = rel.empty() ? std::string(part) : rel + "/" + std::string(part);
-    levels.push_back(rel);
-  }
+  std::vector<std::string> levels = levels_of(name);
   if (!layout_.v2_mount.empty()) {
     std::string parent = layout_.v2_mount;
     std::string enable;
@@ -278,21 +284,67 @@ Status Cgroups::create(const std::string& name, JobCgroup* out) const {
   }
   for (int i = 0; i < kFacilities; ++i) {
     if (layout_.place[i] != CgroupPlace::kV1) continue;
-    const char* ctl = kV1Controller[i];
-    const std::string& mount = layout_.v1_mounts.at(ctl);
-    std::string parent = mount;
-    for (const std::string& lv : levels) {
-      std::string d = join(mount, lv);
-      bool fresh = !root_.is_dir(d);
-      Status st = mkdir_root(root_, d);
+    Status st = make_v1_dir(kV1Controller[i], levels, out);
+    if (!st.ok) return st;
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> Cgroups::levels_of(const std::string& name) const {
+  // Every level from the hierarchy root down to the job, so nested bases work.
+  std::vector<std::string> levels;
+  std::string rel;
+  std::string full = base_ + "/" + name;
+  for (std::string_view part : split(full, "/")) {
+    rel = rel.empty() ? std::string(part) : rel + "/" + std::string(part);
+    levels.push_back(rel);
+  }
+  return levels;
+}
+
+Status Cgroups::make_v1_dir(const std::string& ctl, const std::vector<std::string>& levels,
+                            JobCgroup* job) const {
+  const std::string& mount = layout_.v1_mounts.at(ctl);
+  std::string parent = mount;
+  for (const std::string& lv : levels) {
+    std::string d = join(mount, lv);
+    bool fresh = !root_.is_dir(d);
+    Status st = mkdir_root(root_, d);
+    if (!st.ok) return st;
+    if (fresh && ctl == "cpuset") {
+      st = cgroup_v1::cpuset_init(root_, parent, d);
       if (!st.ok) return st;
-      if (fresh && std::string(ctl) == "cpuset") {
-        st = cgroup_v1::cpuset_init(root_, parent, d);
-        if (!st.ok) return st;
-      }
-      parent = d;
     }
-    out->v1_dirs[ctl] = parent;
+    parent = d;
+  }
+  job->v1_dirs[ctl] = parent;
+  return Status::Ok();
+}
+
+Status Cgroups::deny_devices(JobCgroup* job, const std::vector<std::string>& paths) const {
+  if (paths.empty()) return Status::Ok();
+  if (!layout_.v1_mounts.count("devices")) {
+    return Status::Error(
+        "cgroups: no v1 devices controller, devices cannot be denied (on a v2-only node that "
+        "takes a BPF device program, which Kite does not load)");
+  }
+  std::vector<std::string> rules;
+  for (const std::string& p : paths) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;  // no such node: nothing to reach
+    if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+      return Status::Error("cgroups: " + p + " is not a device node");
+    }
+    rules.push_back(std::string(S_ISCHR(st.st_mode) ? "c " : "b ") +
+                    std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)) +
+                    " rwm");
+  }
+  if (rules.empty()) return Status::Ok();
+  Status st = make_v1_dir("devices", levels_of(job->name), job);
+  if (!st.ok) return st;
+  for (const std::string& r : rules) {
+    st = root_.write(job->v1_dirs["devices"] + "/devices.deny", r);
+    if (!st.ok) return st;
   }
   return Status::Ok();
 }
@@ -329,20 +381,24 @@ Status Cgroups::set_memory(const JobCgroup& job, const MemoryLimits& lim) const 
     if (lim.hard < 0 && lim.soft < 0 && lim.swap < 0) return Status::Ok();
     return Status::Error("cgroups: memory controller not available, cannot limit memory");
   }
-  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2) return cgroup_v2::set_memory(root_, d, lim);
+  if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2)
+    return cgroup_v2::set_memory(root_, d, lim);
   return cgroup_v1::set_memory(root_, d, lim);
 }
 
 Status Cgroups::set_cpu_weight(const JobCgroup& job, double cpus) const {
   std::string d = dir_of(job, CgroupFacility::kCpu);
-  if (d.empty()) return Status::Error("cgroups: cpu controller not available, cannot set cpu weight");
-  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2) return cgroup_v2::set_cpu_weight(root_, d, cpus);
+  if (d.empty())
+    return Status::Error("cgroups: cpu controller not available, cannot set cpu weight");
+  if (layout_.where(CgroupFacility::kCpu) == CgroupPlace::kV2)
+    return cgroup_v2::set_cpu_weight(root_, d, cpus);
   return cgroup_v1::set_cpu_shares(root_, d, cpus);
 }
 
 Status Cgroups::set_pids_max(const JobCgroup& job, int64_t max) const {
   std::string d = dir_of(job, CgroupFacility::kPids);
-  if (d.empty()) return Status::Error("cgroups: pids controller not available, cannot limit processes");
+  if (d.empty())
+    return Status::Error("cgroups: pids controller not available, cannot limit processes");
   return root_.write(d + "/pids.max", max <= 0 ? std::string("max") : std::to_string(max));
 }
 
@@ -359,22 +415,19 @@ bool Cgroups::frozen(const JobCgroup& job) const {
   return it != job.v1_dirs.end() && cgroup_v1::frozen(root_, it->second);
 }
 
-Status Cgroups::freeze(const JobCgroup& job) const {
+Status Cgroups::freeze_request(const JobCgroup& job) const {
+  if (job.v2_freeze) return cgroup_v2::freeze(root_, job.v2_dir);
   auto v1 = job.v1_dirs.find("freezer");
-  Status st;
-  if (job.v2_freeze) {
-    st = cgroup_v2::freeze(root_, job.v2_dir);
-  } else if (v1 != job.v1_dirs.end()) {
-    st = cgroup_v1::freeze(root_, v1->second);
-  } else {
-    return Status::Error("cgroups: no freezer (no v2 cgroup.freeze, no v1 freezer controller)");
-  }
+  if (v1 != job.v1_dirs.end()) return cgroup_v1::freeze(root_, v1->second);
+  return Status::Error("cgroups: no freezer (no v2 cgroup.freeze, no v1 freezer controller)");
+}
+
+Status Cgroups::freeze(const JobCgroup& job) const {
+  Status st = freeze_request(job);
   if (!st.ok || !root_.live()) return st;
-  // Freezing completes asynchronously; wait (bounded) until the kernel reports it. A v1
-  // freezer can stay FREEZING when a task is busy in the kernel: asking again retries.
   for (int i = 0; i < 2000; ++i) {
     if (frozen(job)) return Status::Ok();
-    if (!job.v2_freeze) cgroup_v1::freeze(root_, v1->second);
+    if (!job.v2_freeze) freeze_request(job);
     sleep_ms(1);
   }
   return Status::Error("cgroups: " + job.name + " did not freeze within 2 s");
@@ -387,64 +440,81 @@ Status Cgroups::thaw(const JobCgroup& job) const {
   return cgroup_v1::thaw(root_, it->second);
 }
 
-Status Cgroups::kill_all(const JobCgroup& job, int timeout_ms) const {
+Status Cgroups::kill_step(const JobCgroup& job) const {
   if (!root_.live()) {
     // A fake root has no processes to signal; record the request like the kernel file.
     if (job.v2_kill) return cgroup_v2::kill(root_, job.v2_dir);
     return Status::Ok();
   }
-  bool via_kill_file = job.v2_kill;
-  if (via_kill_file) {
-    Status st = cgroup_v2::kill(root_, job.v2_dir);
-    if (!st.ok) via_kill_file = false;
+  if (job.v2_kill && cgroup_v2::kill(root_, job.v2_dir).ok) return Status::Ok();
+  // Frozen processes cannot fork between our read of the list and the signal; SIGKILL is
+  // delivered to frozen tasks once thawed. A freeze still in progress is good enough: what
+  // escapes it is caught by the next step.
+  bool can_freeze = job.v2_freeze || job.v1_dirs.count("freezer");
+  if (can_freeze) freeze_request(job);
+  for (pid_t p : procs(job)) {
+    if (p > 0) ::kill(p, SIGKILL);
   }
+  if (can_freeze) thaw(job);
+  return Status::Ok();
+}
+
+Status Cgroups::kill_all(const JobCgroup& job, int timeout_ms) const {
+  Status st = kill_step(job);
+  if (!st.ok || !root_.live()) return st;
   for (int waited = 0;; waited += 2) {
-    std::vector<pid_t> left = procs(job);
-    if (left.empty()) return Status::Ok();
+    if (is_empty(job)) return Status::Ok();
     if (waited >= timeout_ms) {
-      return Status::Error("cgroups: " + std::to_string(left.size()) + " process(es) left in " +
-                           job.name + " after " + std::to_string(timeout_ms) + " ms");
+      return Status::Error("cgroups: " + std::to_string(procs(job).size()) +
+                           " process(es) left in " + job.name + " after " +
+                           std::to_string(timeout_ms) + " ms");
     }
-    if (!via_kill_file) {
-      // Frozen processes cannot fork between our read of the list and the signal; SIGKILL
-      // is delivered to frozen tasks once thawed.
-      bool can_freeze = job.v2_freeze || job.v1_dirs.count("freezer");
-      if (can_freeze) freeze(job);
-      for (pid_t p : procs(job)) {
-        if (p > 0) ::kill(p, SIGKILL);
-      }
-      if (can_freeze) thaw(job);
-    }
+    if (!job.v2_kill) kill_step(job);
     sleep_ms(2);
   }
 }
 
-Status Cgroups::destroy(JobCgroup* job) const {
-  Status st = kill_all(*job);
-  if (!st.ok) return st;
+Status Cgroups::remove(JobCgroup* job, bool* busy) const {
+  *busy = false;
   std::vector<std::string> dirs;
   if (!job->v2_dir.empty()) dirs.push_back(job->v2_dir);
   for (const auto& [ctl, dir] : job->v1_dirs) {
     if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
   }
+  std::vector<std::string> left;
   for (const std::string& d : dirs) {
     std::string p = root_.path(d);
     if (!root_.live()) {
       // Fixture directories hold ordinary files the kernel would not have.
       for (const std::string& f : root_.list(d)) ::unlink((p + "/" + f).c_str());
     }
-    // A cgroup can be busy for a moment after its last task exits.
-    int rc = -1;
-    for (int i = 0; i < 100; ++i) {
-      rc = ::rmdir(p.c_str());
-      if (rc == 0 || errno == ENOENT) break;
-      if (errno != EBUSY) break;
-      sleep_ms(5);
-    }
-    if (rc != 0 && errno != ENOENT) return Status::Errno("rmdir", p, errno);
+    if (::rmdir(p.c_str()) == 0 || errno == ENOENT) continue;
+    if (errno != EBUSY) return Status::Errno("rmdir", p, errno);
+    *busy = true;
+    left.push_back(d);
   }
-  job->v2_dir.clear();
-  job->v1_dirs.clear();
+  // What is gone is forgotten, so a later attempt only retries what is left.
+  auto kept = [&](const std::string& d) {
+    return std::find(left.begin(), left.end(), d) != left.end();
+  };
+  if (!kept(job->v2_dir)) job->v2_dir.clear();
+  for (auto it = job->v1_dirs.begin(); it != job->v1_dirs.end();) {
+    it = kept(it->second) ? std::next(it) : job->v1_dirs.erase(it);
+  }
+  return Status::Ok();
+}
+
+Status Cgroups::destroy(JobCgroup* job) const {
+  Status st = kill_all(*job);
+  if (!st.ok) return st;
+  // A cgroup can be busy for a moment after its last task exits.
+  bool busy = true;
+  for (int i = 0; i < 100 && busy; ++i) {
+    st = remove(job, &busy);
+    if (!st.ok) return st;
+    if (busy) sleep_ms(5);
+  }
+  if (busy) return Status::Error("cgroups: " + job->name + " still busy after 500 ms");
   return Status::Ok();
 }
 
@@ -472,8 +542,9 @@ Status Cgroups::oom_watch(const JobCgroup& job, OomWatch* out) const {
   *out = OomWatch();
   std::string d = dir_of(job, CgroupFacility::kMemory);
   if (d.empty()) return Status::Error("cgroups: memory controller not available, no OOM events");
-  Status st = layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2 ? cgroup_v2::oom_watch(root_, d, out)
-                                                                          : cgroup_v1::oom_watch(root_, d, out);
+  Status st = layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV2
+                  ? cgroup_v2::oom_watch(root_, d, out)
+                  : cgroup_v1::oom_watch(root_, d, out);
   if (!st.ok) return st;
   std::string text;
   if (root_.read(out->file, &text).ok) find_key_int(text, "oom_kill", &out->base);

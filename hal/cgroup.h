@@ -5,10 +5,10 @@
 // does not. HTCONDOR: ep-configuration "Slot Isolation and Protection" (cgroup limits).
 #pragma once
 
+#include <sys/types.h>
 #include <cstdint>
 #include <map>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "hal/root.h"
@@ -34,9 +34,9 @@ const char* cgroup_facility_name(CgroupFacility f);
 /// Mount points are node paths ("/sys/fs/cgroup/memory").
 struct CgroupLayout {
   CgroupMode mode = CgroupMode::kNone;
-  std::string v2_mount;                           // "" if no cgroup2 mount
-  std::vector<std::string> v2_controllers;        // the v2 root's cgroup.controllers
-  std::map<std::string, std::string> v1_mounts;   // controller name -> mount point
+  std::string v2_mount;                          // "" if no cgroup2 mount
+  std::vector<std::string> v2_controllers;       // the v2 root's cgroup.controllers
+  std::map<std::string, std::string> v1_mounts;  // controller name -> mount point
   CgroupPlace place[static_cast<int>(CgroupFacility::kCount)] = {};
   /// Human-readable notes on what is missing ("memory: no controller (no memory limits,
   /// usage or OOM events)").
@@ -95,8 +95,8 @@ struct CgroupUsage {
 /// memory.oom_control). Then call cgroup_oom_read().
 struct OomWatch {
   int fd = -1;
-  int aux_fd = -1;    // v1: the open memory.oom_control
-  std::string file;   // the file holding the oom_kill counter (node path)
+  int aux_fd = -1;       // v1: the open memory.oom_control
+  std::string file;      // the file holding the oom_kill counter (node path)
   int64_t base = 0;      // oom_kill count when the watch started
   int64_t events = 0;    // v1 eventfd notifications so far
   int64_t reported = 0;  // OOM kills already returned by cgroup_oom_read()
@@ -105,11 +105,11 @@ struct OomWatch {
 
 /// One job's cgroup: a directory under the base in each hierarchy it uses.
 struct JobCgroup {
-  std::string name;                             // relative to the base, e.g. "slot1_1"
-  std::string v2_dir;                           // node path, "" if none
-  std::map<std::string, std::string> v1_dirs;   // controller -> node path
-  bool v2_freeze = false;                       // cgroup.freeze present
-  bool v2_kill = false;                         // cgroup.kill present
+  std::string name;                            // relative to the base, e.g. "slot1_1"
+  std::string v2_dir;                          // node path, "" if none
+  std::map<std::string, std::string> v1_dirs;  // controller -> node path
+  bool v2_freeze = false;                      // cgroup.freeze present
+  bool v2_kill = false;                        // cgroup.kill present
 };
 
 /// Per-job cgroups under BASE_CGROUP on one root.
@@ -137,20 +137,44 @@ class Cgroups {
   Status set_pids_max(const JobCgroup& job, int64_t max) const;  // <= 0: "max"
   Status set_cpuset(const JobCgroup& job, const std::vector<int>& pus) const;
 
-  /// Freezes (v2 cgroup.freeze, else v1 freezer) and waits until the kernel says frozen.
+  /// Asks the kernel to freeze (v2 cgroup.freeze, else v1 freezer) and returns at once;
+  /// freezing completes asynchronously: poll frozen(), asking again on v1 (a v1 freezer can
+  /// stay FREEZING while a task is busy in the kernel).
+  Status freeze_request(const JobCgroup& job) const;
+  /// freeze_request(), then waits (up to 2 s) until the kernel says frozen. Blocks: not for
+  /// an event loop.
   Status freeze(const JobCgroup& job) const;
   Status thaw(const JobCgroup& job) const;
   bool frozen(const JobCgroup& job) const;
-  /// SIGKILLs every process: v2 cgroup.kill when present, else freeze, signal every pid,
-  /// thaw, until empty. Waits up to `timeout_ms` for the cgroup to empty.
+  /// One non-blocking kill pass: v2 cgroup.kill when present, else freeze (without waiting),
+  /// SIGKILL every pid, thaw. Processes die asynchronously: poll is_empty() and step again
+  /// until it is (a process forked during the pass survives it).
+  Status kill_step(const JobCgroup& job) const;
+  /// No process left in any hierarchy of the job.
+  bool is_empty(const JobCgroup& job) const { return procs(job).empty(); }
+  /// One non-blocking attempt to remove the job's directories (deepest first). *busy is set
+  /// when the kernel still holds one (EBUSY for a moment after the last task exits): try
+  /// again later. Kills nothing.
+  Status remove(JobCgroup* job, bool* busy) const;
+  /// kill_step() until empty, waiting up to `timeout_ms`. Blocks: an event loop uses
+  /// kill_step()/is_empty() on a timer instead.
   Status kill_all(const JobCgroup& job, int timeout_ms = 5000) const;
 
   CgroupUsage usage(const JobCgroup& job) const;
+
+  /// Denies the job the device nodes at `paths` (the /dev/nvidiaN of GPUs not assigned to
+  /// it): the v1 devices controller, a devices.deny line per node; the job's devices
+  /// directory is made here (add_pid then covers it). Paths that do not exist are skipped.
+  /// Without a v1 devices hierarchy, an error (a v2-only node needs a BPF device program).
+  Status deny_devices(JobCgroup* job, const std::vector<std::string>& paths) const;
 
   Status oom_watch(const JobCgroup& job, OomWatch* out) const;
 
  private:
   std::string dir_of(const JobCgroup& job, CgroupFacility f) const;
+  std::vector<std::string> levels_of(const std::string& name) const;
+  Status make_v1_dir(const std::string& ctl, const std::vector<std::string>& levels,
+                     JobCgroup* job) const;
   Root root_;
   CgroupLayout layout_;
   std::string base_;

@@ -1,4 +1,5 @@
 // GPU discovery order, HTCondor ids, the nested property ads and the visibility variables.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -23,7 +24,8 @@ std::vector<GpuDevice> gpu_discover(const Root& root, const GpuOptions& opt,
   }
   if (out.empty() && opt.use_proc) {
     gpu_discover_proc_nvidia(root, &out);
-    if (!out.empty()) note("nvidia: " + std::to_string(out.size()) + " GPU(s) from /proc/driver/nvidia (no NVML)");
+    if (!out.empty())
+      note("nvidia: " + std::to_string(out.size()) + " GPU(s) from /proc/driver/nvidia (no NVML)");
   }
   if (opt.use_tegra) gpu_discover_tegra(root, &out);
   if (opt.use_drm) gpu_discover_drm(root, &out);
@@ -50,11 +52,12 @@ bool gpu_model_lookup(std::string_view name, double* capability, int64_t* memory
   };
   // NVIDIA's CUDA GPU table (developer.nvidia.com/cuda-gpus) and the boards' memory sizes.
   static const Model kModels[] = {
-      {"H100", 9.0, 0},  {"H200", 9.0, 0},   {"L40S", 8.9, 46068}, {"L40", 8.9, 46068},
-      {"L4", 8.9, 23034}, {"A100", 8.0, 0},  {"A30", 8.0, 24576},  {"A40", 8.6, 46068},
-      {"A10", 8.6, 23028}, {"A16", 8.6, 15356}, {"A2", 8.6, 15356}, {"T4", 7.5, 15360},
-      {"V100", 7.0, 0},  {"P100", 6.0, 0},   {"P40", 6.1, 23040},  {"P4", 6.1, 7680},
-      {"RTX A6000", 8.6, 49140}, {"RTX A4000", 8.6, 16376}};
+      {"H100", 9.0, 0},    {"H200", 9.0, 0},          {"L40S", 8.9, 46068},
+      {"L40", 8.9, 46068}, {"L4", 8.9, 23034},        {"A100", 8.0, 0},
+      {"A30", 8.0, 24576}, {"A40", 8.6, 46068},       {"A10", 8.6, 23028},
+      {"A16", 8.6, 15356}, {"A2", 8.6, 15356},        {"T4", 7.5, 15360},
+      {"V100", 7.0, 0},    {"P100", 6.0, 0},          {"P40", 6.1, 23040},
+      {"P4", 6.1, 7680},   {"RTX A6000", 8.6, 49140}, {"RTX A4000", 8.6, 16376}};
   for (const Model& m : kModels) {
     std::string_view k = m.key;
     size_t at = name.find(k);
@@ -73,7 +76,8 @@ bool gpu_model_lookup(std::string_view name, double* capability, int64_t* memory
       size_t gb = name.find("GB");
       size_t s = gb;
       while (s > 0 && name[s - 1] >= '0' && name[s - 1] <= '9') --s;
-      if (gb != std::string_view::npos && s < gb) mem = std::atoll(std::string(name.substr(s, gb - s)).c_str()) * 1024;
+      if (gb != std::string_view::npos && s < gb)
+        mem = std::atoll(std::string(name.substr(s, gb - s)).c_str()) * 1024;
     }
     if (mem > 0) *memory_mb = mem;
     return true;
@@ -117,7 +121,8 @@ void gpu_ad_insert(const std::vector<GpuDevice>& gpus, classad::ClassAd* ad) {
     str("DevicePciBusId", g.pci_bus_id);
     str("DeviceUuid", g.uuid);
     if (g.cuda_driver_version > 0) {
-      std::snprintf(buf, sizeof buf, "%d.%d", g.cuda_driver_version / 1000, (g.cuda_driver_version % 1000) / 10);
+      std::snprintf(buf, sizeof buf, "%d.%d", g.cuda_driver_version / 1000,
+                    (g.cuda_driver_version % 1000) / 10);
       num("DriverVersion", buf);
       num("MaxSupportedVersion", std::to_string(g.cuda_driver_version));
     }
@@ -142,12 +147,25 @@ void gpu_ad_insert(const std::vector<GpuDevice>& gpus, classad::ClassAd* ad) {
     ad->insert_value("DetectedGPUs", Value::integer(0));
   } else {
     ad->insert_value("DetectedGPUs", Value::string(detected));
-    if (classad::ExprPtr e = classad::parse_expr(available)) ad->insert("AvailableGPUs", e.release());
+    if (classad::ExprPtr e = classad::parse_expr(available))
+      ad->insert("AvailableGPUs", e.release());
   }
   ad->insert_value("TotalGPUs", Value::integer(static_cast<int64_t>(gpus.size())));
   ad->insert_value("GPUs", Value::integer(static_cast<int64_t>(gpus.size())));
   if (util_n > 0) ad->insert_value("GPUsAverageUsage", Value::real(util_sum / util_n));
   if (have_mem_used) ad->insert_value("GPUsMemoryUsage", Value::integer(mem_used));
+}
+
+std::vector<std::string> gpu_nodes_to_deny(const std::vector<GpuDevice>& all,
+                                           const std::vector<std::string>& assigned) {
+  std::vector<std::string> out;
+  for (const GpuDevice& g : all) {
+    if (g.vendor != "nvidia" || g.integrated) continue;
+    if (std::find(assigned.begin(), assigned.end(), g.id) != assigned.end()) continue;
+    int minor = g.minor >= 0 ? g.minor : g.index;
+    if (minor >= 0) out.push_back("/dev/nvidia" + std::to_string(minor));
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> gpu_visibility_env(
@@ -166,7 +184,9 @@ std::vector<std::pair<std::string, std::string>> gpu_visibility_env(
     raw += sep + id;
     // CUDA_VISIBLE_DEVICES=/CUDA//, GPU_DEVICE_ORDINAL=/(CUDA|OCL)//
     std::string c = id.rfind("CUDA", 0) == 0 ? id.substr(4) : id;
-    std::string o = id.rfind("CUDA", 0) == 0 ? id.substr(4) : id.rfind("OCL", 0) == 0 ? id.substr(3) : id;
+    std::string o = id.rfind("CUDA", 0) == 0  ? id.substr(4)
+                    : id.rfind("OCL", 0) == 0 ? id.substr(3)
+                                              : id;
     cuda += sep + c;
     ordinal += sep + o;
     rocr += sep + (id.rfind("AMD", 0) == 0 ? id.substr(3) : id);

@@ -20,14 +20,15 @@ namespace kite::hal {
 
 /// One GPU. Unknown numbers are -1 (0 for capability); unknown strings empty.
 struct GpuDevice {
-  std::string id;           // "GPU-6a96bd13" (from the UUID), else "CUDA0"/"AMD0"/"INTEL0"
-  std::string uuid;         // DeviceUuid without the "GPU-" prefix
-  std::string name;         // DeviceName
-  std::string vendor;       // "nvidia", "amd", "intel"
-  std::string source;       // "nvml", "proc", "drm", "tegra"
-  std::string pci_bus_id;   // DevicePciBusId "0000:AF:00.0"
-  int index = -1;           // CUDA/NVML ordinal
-  double capability = 0;    // Capability (CUDA compute capability)
+  std::string id;                 // "GPU-6a96bd13" (from the UUID), else "CUDA0"/"AMD0"/"INTEL0"
+  std::string uuid;               // DeviceUuid without the "GPU-" prefix
+  std::string name;               // DeviceName
+  std::string vendor;             // "nvidia", "amd", "intel"
+  std::string source;             // "nvml", "proc", "drm", "tegra"
+  std::string pci_bus_id;         // DevicePciBusId "0000:AF:00.0"
+  int index = -1;                 // CUDA/NVML ordinal
+  int minor = -1;                 // the driver's device minor (/dev/nvidia<minor>), -1 = unknown
+  double capability = 0;          // Capability (CUDA compute capability)
   int64_t global_memory_mb = -1;  // GlobalMemoryMb
   int clock_mhz = -1;             // ClockMhz
   std::string nvidia_driver;      // NvidiaDriver "535.129.03"
@@ -73,6 +74,13 @@ bool gpu_model_lookup(std::string_view name, double* capability, int64_t* memory
 void gpu_ad_insert(const std::vector<GpuDevice>& gpus, classad::ClassAd* ad);
 /// The property ad's attribute name for a GPU id: "GPU-6a96bd13" -> "GPUs_GPU_6a96bd13".
 std::string gpu_ad_attr(std::string_view id);
+
+/// The device nodes of the NVIDIA GPUs in `all` that are not in `assigned` (ids), for the job's
+/// devices cgroup to deny: "/dev/nvidia<minor>" (the minor from /proc/driver/nvidia; where
+/// only NVML found the GPU, its ordinal, which is the minor unless the driver numbers them
+/// otherwise).
+std::vector<std::string> gpu_nodes_to_deny(const std::vector<GpuDevice>& all,
+                                           const std::vector<std::string>& assigned);
 
 /// The environment a job assigned `assigned` ids gets, as HTCondor's GPUs feature sets it
 /// (ENVIRONMENT_FOR_AssignedGPUs = GPU_DEVICE_ORDINAL=/(CUDA|OCL)// CUDA_VISIBLE_DEVICES=/CUDA//,

@@ -43,7 +43,7 @@ void gpu_discover_proc_nvidia(const Root& root, std::vector<GpuDevice>* out) {
     if (find_key(info, "GPU UUID", &uuid)) {
       g.uuid = uuid.rfind("GPU-", 0) == 0 ? uuid.substr(4) : uuid;
     }
-    if (find_key(info, "Device Minor", &minor)) g.index = std::atoi(minor.c_str());
+    if (find_key(info, "Device Minor", &minor)) g.index = g.minor = std::atoi(minor.c_str());
     g.pci_bus_id = upper_hex_bus(find_key(info, "Bus Location", &loc) ? loc : bus);
     gpu_model_lookup(g.name, &g.capability, &g.global_memory_mb);
     g.nvidia_driver = driver;
@@ -54,7 +54,8 @@ void gpu_discover_proc_nvidia(const Root& root, std::vector<GpuDevice>* out) {
             [](const GpuDevice& a, const GpuDevice& b) { return a.pci_bus_id < b.pci_bus_id; });
   for (size_t i = 0; i < found.size(); ++i) {
     found[i].index = static_cast<int>(i);
-    found[i].id = found[i].uuid.empty() ? "CUDA" + std::to_string(i) : gpu_id_from_uuid(found[i].uuid);
+    found[i].id =
+        found[i].uuid.empty() ? "CUDA" + std::to_string(i) : gpu_id_from_uuid(found[i].uuid);
     out->push_back(std::move(found[i]));
   }
 }
@@ -76,7 +77,8 @@ void gpu_discover_drm(const Root& root, std::vector<GpuDevice>* out) {
       int64_t vram = 0;
       if (root.read_int(dev + "/mem_info_vram_total", &vram)) g.global_memory_mb = vram >> 20;
       int64_t busy;
-      if (root.read_int(dev + "/gpu_busy_percent", &busy)) g.utilization_pct = static_cast<int>(busy);
+      if (root.read_int(dev + "/gpu_busy_percent", &busy))
+        g.utilization_pct = static_cast<int>(busy);
       int64_t used;
       if (root.read_int(dev + "/mem_info_vram_used", &used)) g.memory_used_mb = used >> 20;
       std::string uid = root.read_line(dev + "/unique_id");
@@ -92,7 +94,8 @@ void gpu_discover_drm(const Root& root, std::vector<GpuDevice>* out) {
       g.name = root.read_line(dev + "/product_name");
       if (g.name.empty()) g.name = "Intel GPU " + device;
       int64_t lmem = 0;
-      if (root.read_int(dev + "/tile0/gt0/addr_range", &lmem) || root.read_int(dev + "/lmem_total_bytes", &lmem)) {
+      if (root.read_int(dev + "/tile0/gt0/addr_range", &lmem) ||
+          root.read_int(dev + "/lmem_total_bytes", &lmem)) {
         g.global_memory_mb = lmem >> 20;
       }
       g.id = "INTEL" + std::to_string(intel);
@@ -154,7 +157,8 @@ void gpu_discover_tegra(const Root& root, std::vector<GpuDevice>* out) {
   // Integrated: the GPU's global memory is the system memory.
   std::string mi;
   int64_t kib = 0;
-  if (root.read("/proc/meminfo", &mi).ok && find_key_int(mi, "MemTotal", &kib)) g.global_memory_mb = kib >> 10;
+  if (root.read("/proc/meminfo", &mi).ok && find_key_int(mi, "MemTotal", &kib))
+    g.global_memory_mb = kib >> 10;
   // devfreq's device/load (per mille of busy time) is the tegra GPU's utilization.
   int64_t load = 0;
   if (root.read_int(df + "/device/load", &load)) g.utilization_pct = static_cast<int>(load / 10);

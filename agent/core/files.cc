@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -21,6 +22,10 @@ bool write_all(int fd, const char* p, size_t n) {
     ssize_t w = ::write(fd, p, n);
     if (w < 0) {
       if (errno == EINTR) continue;
+      return false;
+    }
+    if (w == 0) {  // no progress: an error, not a reason to spin
+      errno = EIO;
       return false;
     }
     p += w;
@@ -64,15 +69,22 @@ bool remove_at(int dirfd, const char* name, std::string* err, const std::string&
 bool write_file_atomic(const std::string& path, const std::string& data, int mode, std::string* err,
                        Durability durability) {
   bool sync = durability == Durability::kPowerCut;
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  // Each writer its own temporary (process and call): two writers never share one.
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                    std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (fd < 0) {
     if (err) *err = errno_text("cannot create", tmp);
     return false;
   }
   bool ok = write_all(fd, data.data(), data.size()) && (!sync || ::fsync(fd) == 0);
   if (!ok && err) *err = errno_text("cannot write", tmp);
-  ::close(fd);
+  // close() reports what a delayed write-back (NFS, quota) could not store.
+  if (::close(fd) != 0 && ok) {
+    if (err) *err = errno_text("cannot close", tmp);
+    ok = false;
+  }
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
     if (err) *err = errno_text("cannot rename onto", path);
     ok = false;
@@ -84,11 +96,15 @@ bool write_file_atomic(const std::string& path, const std::string& data, int mod
   if (!sync) return true;
   // The rename itself must be durable too.
   std::string dir = path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  if (dir.empty() && path[0] == '/') dir = "/";
+  if (dir.empty()) dir = ".";
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0 || ::fsync(dfd) != 0) {
+    if (err) *err = errno_text("cannot sync the directory of", path);
+    if (dfd >= 0) ::close(dfd);
+    return false;
   }
+  ::close(dfd);
   return true;
 }
 

@@ -11,7 +11,10 @@ namespace kite::core {
 enum class Durability { kProcessCrash, kPowerCut };
 
 /// Writes `data` to `path` so that a reader sees either the old or the new file, never a
-/// torn one. False with a message naming the path on failure.
+/// torn one: through a temporary of its own (path.tmp.<pid>.<n>), then rename; with
+/// kPowerCut the file and its directory are synced. A short write, a failed close or sync is
+/// an error: false with a message naming the path (the rename may have happened when only
+/// the directory sync failed).
 bool write_file_atomic(const std::string& path, const std::string& data, int mode, std::string* err,
                        Durability durability = Durability::kPowerCut);
 /// Reads a whole file (up to `limit` bytes). False with a message on failure.

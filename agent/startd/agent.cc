@@ -158,6 +158,7 @@ int Agent::run() {
   adopt_starters();
   cron_ = std::make_unique<CronRunner>(&loop_, this);
   cron_->configure(ac_.cron, false);
+  start_helpers();
   uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;
   uv_timer_start(
       &poll_timer_, [](uv_timer_t* t) { static_cast<Agent*>(t->loop->data)->on_poll(); }, poll_ms,
@@ -168,6 +169,7 @@ int Agent::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   cron_->close();  // its handles are not the kinds the walks below know how to free
 
+  stop_helpers();
   // Close every handle so the loop can be closed cleanly.
   // Heap-owned handles (connections, starter processes, retry timers) free themselves.
   // Connections first: each closes its own idle timer, which the second walk then skips.
@@ -342,27 +344,9 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kContinue: starter_send(a.slot, core::Json::message("continue")); break;
     case ActionKind::kSoftKill: starter_send(a.slot, core::Json::message("soft-kill")); break;
     case ActionKind::kHardKill: starter_send(a.slot, core::Json::message("hard-kill")); break;
-    case ActionKind::kKillStarter: {
-      // KILLING_TIMEOUT: the starter did not finish the kill; do it from here.
-      StarterRec* s = starter_of(a.slot);
-      if (s && s->pid > 0) ::kill(s->pid, SIGKILL);
-      if (cgroups_) {
-        hal::JobCgroup job;
-        if (cgroups_->create(a.slot, &job).ok) {
-          cgroups_->kill_all(job, 2000);
-          cgroups_->destroy(&job);
-        }
-      }
-      if (s) {
-        remove_starter_leftovers(s->dir);
-        s->gone = true;
-        core::Json ex = core::Json::object();
-        ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
-        starter_exited(s, std::move(ex));
-      }
-      break;
-    }
+    case ActionKind::kKillStarter: kill_starter(a.slot); break;
     case ActionKind::kHoldJob: hold_job(a); break;
+    case ActionKind::kRunBenchmarks: run_benchmarks(); break;
     case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
     case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
     case ActionKind::kSpawnBackfill:
@@ -388,9 +372,6 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kPublishAds:
     case ActionKind::kCreateSlot:
     case ActionKind::kRefuse: break;
-    case ActionKind::kRunBenchmarks:
-      // KFlops and Mips keep the values the probe published.
-      break;
   }
 }
 

@@ -16,6 +16,9 @@
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
 #include "agent/startd/cron_runner.h"
+#include "agent/startd/loop_lag_probe.h"
+#include "agent/startd/sliced_queue.h"
+#include "agent/starter/deadline_poll.h"
 #include "hal/cgroup.h"
 #include "hal/machine_ad.h"
 #include "policy/classad/classad.h"
@@ -66,11 +69,13 @@ struct StarterRec {
   bool gone = false;          // process no longer exists
   bool connecting = false;    // a connect is in flight (the record must outlive it)
   bool doomed = false;        // forgotten while connecting: the connect callback frees it
+  bool killing = false;       // the agent is killing it and its cgroup (KILLING_TIMEOUT)
   class Agent* agent = nullptr;
   std::vector<core::Json> outbox;   // frames waiting for the connection
   std::string last_usage;           // the last usage frame, JSON
   std::vector<int> cpu_list;        // PUs the job is bound to (ASSIGN_CPU_AFFINITY), else empty
   std::optional<PendingHold> hold;  // set once WANT_HOLD put the job on hold
+  std::string user;                 // the slot user its job runs as
 };
 
 /// One `kite run --local` request.
@@ -83,8 +88,10 @@ struct RunRec {
   bool told_queued = false;
 };
 
-/// Removes the sandbox and directory of a starter that died without cleaning up.
+/// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
 void remove_starter_leftovers(const std::string& dir);
+/// The same without logging, safe on a thread-pool thread: false with *err on a failure.
+bool remove_starter_files(const std::string& dir, std::string* err);
 
 class Agent final : public core::ConnHandler, public CronSink {
  public:
@@ -131,11 +138,31 @@ class Agent final : public core::ConnHandler, public CronSink {
   void starter_gone(StarterRec* s, const std::string& why);
   void starter_exited(StarterRec* s, core::Json exit);
   void release_starter(StarterRec* s);
+  /// KILLING_TIMEOUT: SIGKILL the starter, kill and remove the job's cgroup without blocking
+  /// the loop, then report the job evicted.
+  void kill_starter(const std::string& slot);
+  void begin_kill(const std::string& slot, StarterRec* s);
+  /// Removes the job cgroup and the starter's files on libuv's thread pool (the disk may
+  /// block on unlink), then reports the exit from the loop.
+  void cleanup_after_kill(const std::string& slot, StarterRec* s, hal::JobCgroup job);
+  void killed_starter(const std::string& slot, StarterRec* s);
+  /// Loop-side helpers started with the loop and stopped before it closes (agent_starters.cc):
+  /// the loop-lag probe and cgroup reapers.
+  void start_helpers();
+  void stop_helpers();
+  /// RunBenchmarks: Mips and KFlops measured in a child process (agent_benchmarks.cc).
+  void run_benchmarks();
+  void benchmarks_done(struct BenchmarkRun* b);
+  void stop_benchmarks();
   void adopt_starters();
   StarterRec* starter_of(const std::string& slot);
   void forget_starter(StarterRec* s);
   std::string starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                               const std::string& claim_id, const std::vector<int>& cpu_list);
+                               const std::string& claim_id, const std::vector<int>& cpu_list,
+                               const std::string& user);
+  /// The user a job on `slot` (SlotID `slot_id`) runs as: with a pool of SLOT<N>_USER
+  /// accounts, one no other starter is using (its own SLOT<N>_USER first), else SLOT_USER.
+  std::string pick_slot_user(const std::string& slot, int64_t slot_id);
   std::vector<int> cpu_binding(const std::string& slot, const classad::ClassAd& job);
 
   // Local control (agent_control.cc).
@@ -174,7 +201,11 @@ class Agent final : public core::ConnHandler, public CronSink {
   std::unique_ptr<startd::Startd> sd_;
   std::unique_ptr<hal::Cgroups> cgroups_;
   std::unique_ptr<CronRunner> cron_;  // STARTD_CRON_JOBLIST monitors
-  std::string starter_cmd_;           // STARTER: how to run `kite starter` (may carry an emulator)
+  std::map<std::string, std::unique_ptr<starter::CgroupReaper>> reapers_;  // by slot
+  LoopLagProbe lag_probe_;
+  SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices
+  struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
+  std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
 
   uv_pipe_t control_{};
   bool control_open_ = false;

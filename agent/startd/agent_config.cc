@@ -58,7 +58,9 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
     const char* name;
     bool* dst;
   } bools[] = {{"ALLOW_ROOT_JOBS", &out->allow_root_jobs},
-               {"USE_PID_NAMESPACES", &out->use_pid_namespaces}};
+               {"USE_PID_NAMESPACES", &out->use_pid_namespaces},
+               {"ALLOW_UNCONFINED_JOBS", &out->allow_unconfined_jobs},
+               {"AGENT_LOOP_LAG_PROBE", &out->loop_lag_probe}};
   for (const BoolSetting& s : bools) {
     config::Status cst = config::read_bool(cfg, s.name, s.dst);
     if (!cst.ok) {

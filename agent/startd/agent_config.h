@@ -40,6 +40,11 @@ struct AgentConfig {
   int64_t client_idle_timeout = 60;    // AGENT_CLIENT_IDLE_TIMEOUT
   int64_t max_request = 262144;        // AGENT_MAX_REQUEST_SIZE: bytes in one request frame
   startd::CronConfig cron;             // STARTD_CRON_*: the monitors
+  /// ALLOW_UNCONFINED_JOBS (Kite): run a job whose configured cgroup limits cannot be applied
+  /// (no cgroup, no memory controller) instead of holding it.
+  bool allow_unconfined_jobs = false;
+  /// AGENT_LOOP_LAG_PROBE (Kite): log every stall of the loop of 5 ms or more.
+  bool loop_lag_probe = false;
 };
 
 /// Reads the settings (config::read_int/read_bool); errors name the variable, its bad value and

@@ -4,11 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <strings.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <functional>
 
 #include "agent/core/ad_json.h"
 #include "agent/core/files.h"
@@ -24,6 +28,9 @@
 
 namespace kite::agent {
 namespace {
+
+// How long the agent waits for a killed job's cgroup to empty.
+constexpr uint64_t kKillWaitMs = 2000;
 
 int64_t mono_ms() {
   timespec ts{};
@@ -55,14 +62,21 @@ int64_t boot_time() {
 }  // namespace
 
 // What a starter that died without cleaning up leaves: its sandbox and its directory.
-void remove_starter_leftovers(const std::string& dir) {
-  std::string text, err;
-  if (core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
-    core::Json st = core::json_parse(text, &err);
+bool remove_starter_files(const std::string& dir, std::string* err) {
+  std::string text, e;
+  bool ok = true;
+  if (core::read_file(dir + "/" + starter::kStateFile, &text, &e)) {
+    core::Json st = core::json_parse(text, &e);
     std::string sandbox = st ? st.str("sandbox") : "";
-    if (!sandbox.empty() && !core::remove_tree(sandbox, &err)) KLOG_WARN("%s", err.c_str());
+    if (!sandbox.empty() && !core::remove_tree(sandbox, err)) ok = false;
   }
-  if (!core::remove_tree(dir, &err)) KLOG_WARN("%s", err.c_str());
+  if (!core::remove_tree(dir, ok ? err : &e)) ok = false;
+  return ok;
+}
+
+void remove_starter_leftovers(const std::string& dir) {
+  std::string err;
+  if (!remove_starter_files(dir, &err)) KLOG_WARN("%s", err.c_str());
 }
 
 StarterRec* Agent::starter_of(const std::string& slot) {
@@ -94,15 +108,55 @@ std::vector<int> Agent::cpu_binding(const std::string& slot, const classad::Clas
   return pus;
 }
 
+// HTCONDOR: ep-configuration / security "slot users": SLOT<N>_USER gives slot N its own
+// account, so jobs of different slots cannot signal or ptrace each other or read each other's
+// files. Kite treats the SLOT<N>_USER accounts as a pool: dynamic slots (which share their
+// partitionable slot's N) each get a distinct free one too.
+std::string Agent::pick_slot_user(const std::string& slot, int64_t slot_id) {
+  std::vector<std::pair<int64_t, std::string>> pool;  // (N, user), by N
+  for (const config::Entry& e : cfg_->entries()) {
+    const std::string& n = e.name;
+    if (n.size() < 10 || strncasecmp(n.c_str(), "SLOT", 4) != 0 ||
+        strcasecmp(n.c_str() + n.size() - 5, "_USER") != 0)
+      continue;
+    std::string digits = n.substr(4, n.size() - 9);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string user;
+    if (cfg_->get(n, &user) && !startd::trim(user).empty())
+      pool.emplace_back(std::atoll(digits.c_str()), startd::trim(user));
+  }
+  if (pool.empty()) return ac_.slot_user;
+  std::sort(pool.begin(), pool.end());
+  auto in_use = [&](const std::string& user) {
+    for (const auto& [name, s] : starters_)
+      if (name != slot && s->user == user) return true;
+    for (const auto& f : finished_)
+      if (f->user == user) return true;  // still cleaning up: its processes may linger
+    return false;
+  };
+  for (const auto& [n, user] : pool) {
+    if (n == slot_id && !in_use(user)) return user;
+  }
+  for (const auto& [n, user] : pool) {
+    if (!in_use(user)) return user;
+  }
+  KLOG_WARN(
+      "%s: every SLOT<N>_USER account is in use; running as SLOT_USER %s, shared with "
+      "other slots",
+      slot.c_str(), ac_.slot_user.c_str());
+  return ac_.slot_user;
+}
+
 std::string Agent::starter_job_file(const std::string& slot, const classad::ClassAd& job,
-                                    const std::string& claim_id, const std::vector<int>& cpu_list) {
+                                    const std::string& claim_id, const std::vector<int>& cpu_list,
+                                    const std::string& user) {
   startd::SlotView v;
   sd_->slot(slot, &v);
   core::Json j = core::Json::object();
   j.set("slot", slot).set("claim_id", claim_id);
   j.set_json("job", core::Json(core::ad_raw_item(job)));
   double cpus = 1;
-  int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0, slot_id = 1;
+  int64_t mem = 0, total_mem = facts_.memory_mb, vm = 0;
   std::string assigned_gpus;
   if (v.ad) {
     j.set_json("machine", core::Json(core::ad_raw_item(*v.ad)));
@@ -110,7 +164,6 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     v.ad->evaluate_int("Memory", mem);
     v.ad->evaluate_int("TotalMemory", total_mem);
     v.ad->evaluate_int("VirtualMemory", vm);
-    v.ad->evaluate_int("SlotID", slot_id);
     v.ad->evaluate_string("AssignedGPUs", assigned_gpus);
   }
   j.set_real("cpus", cpus).set("memory_mb", mem).set("total_memory_mb", total_mem);
@@ -127,6 +180,11 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     for (auto& [k, val] : hal::gpu_visibility_env(gpus)) genv.set(k.c_str(), val);
   }
   j.set_json("gpu_env", std::move(genv));
+  // The environment only asks CUDA to hide the other GPUs; the devices cgroup enforces it.
+  cJSON* deny = cJSON_CreateArray();
+  for (const std::string& d : hal::gpu_nodes_to_deny(report_.gpus, gpus))
+    cJSON_AddItemToArray(deny, cJSON_CreateString(d.c_str()));
+  j.set_json("deny_devices", core::Json(deny));
   j.set("execute", ac_.execute);
   j.set("cgroup_base", cgroups_ ? ac_.cgroup.base : std::string());
   j.set("cgroup_root", ac_.cgroup_root);
@@ -135,12 +193,9 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
   if (ac_.cgroup.policy == hal::MemoryPolicy::kHard) policy = "hard";
   j.set("memory_policy", policy).set_bool("disable_swap", ac_.cgroup.disable_swap);
   j.set("pids_max", ac_.pids_limit);
-  // SLOT<N>_USER wins over SLOT_USER.
-  std::string user = ac_.slot_user, v2;
-  if (cfg_->get("SLOT" + std::to_string(slot_id) + "_USER", &v2) && !startd::trim(v2).empty())
-    user = startd::trim(v2);
   j.set("slot_user", user).set_bool("allow_root_jobs", ac_.allow_root_jobs);
   j.set_bool("use_pid_namespace", ac_.use_pid_namespaces);
+  j.set_bool("allow_unconfined", ac_.allow_unconfined_jobs);
   int64_t lease = 0, alive = 300, missed = 6;
   if (!job.evaluate_int("JobLeaseDuration", lease) || lease <= 0) {
     startd::cfg_int(*cfg_, "ALIVE_INTERVAL", &alive);
@@ -198,10 +253,13 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
                     std::to_string(++seq);
   if (!core::make_dirs(dir, 0700, err)) return false;
   std::vector<int> cpu_list = cpu_binding(slot, *run->job);
+  int64_t slot_id = 1;
+  if (v.ad) v.ad->evaluate_int("SlotID", slot_id);
+  std::string user = pick_slot_user(slot, slot_id);
   // Only process crashes matter here: a power cut ends the job anyway.
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
-                               starter_job_file(slot, *run->job, claim_id, cpu_list), 0600, err,
-                               core::Durability::kProcessCrash)) {
+                               starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600,
+                               err, core::Durability::kProcessCrash)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
@@ -212,6 +270,7 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   s->run_id = run->id;
   s->spawned_ms = mono_ms();
   s->cpu_list = std::move(cpu_list);
+  s->user = user;
 
   std::vector<std::string> words = split_words(starter_cmd_);
   words.push_back("starter");
@@ -402,6 +461,7 @@ void Agent::release_starter(StarterRec* s) {
 }
 
 void Agent::starter_gone(StarterRec* s, const std::string& why) {
+  if (s->killing) return;  // kill_starter reports the exit once the cgroup is empty
   if (s->exited) {
     forget_starter(s);
     return;
@@ -444,6 +504,115 @@ void Agent::forget_starter(StarterRec* s) {
     owned.release();
   }
   schedule_runs();
+}
+
+void Agent::kill_starter(const std::string& slot) {
+  StarterRec* s = starter_of(slot);
+  if (s) {
+    if (s->killing) return;
+    s->killing = true;  // its exit is reported once the kill and the cleanup are done
+  }
+  // 64 of these can come at once: each runs in a slice of a later turn of the loop.
+  kill_queue_.push([this, slot, s] { begin_kill(slot, s); });
+}
+
+void Agent::begin_kill(const std::string& slot, StarterRec* s) {
+  if (s && starter_of(slot) != s) return;
+  if (s && s->pid > 0) ::kill(s->pid, SIGKILL);
+  hal::JobCgroup job;
+  if (!cgroups_ || !cgroups_->create(slot, &job).ok) return cleanup_after_kill(slot, s, {});
+  // The kill and the wait for the cgroup to empty run on a timer.
+  std::unique_ptr<starter::CgroupReaper>& r = reapers_[slot];
+  if (!r) r = std::make_unique<starter::CgroupReaper>();
+  r->start(
+      &loop_, cgroups_.get(), job, false, kKillWaitMs,
+      [this, slot, s, job](bool ok, const std::string& msg) {
+        if (!ok) KLOG_ERROR("%s: killing the job's cgroup: %s", slot.c_str(), msg.c_str());
+        reapers_.erase(slot);  // destroys the reaper: nothing of it is used below
+        cleanup_after_kill(slot, s, job);
+      },
+      /*check_now=*/false);
+}
+
+// The blocking part of a kill's cleanup, carried to a thread-pool thread and back.
+struct KillCleanup {
+  uv_work_t req{};
+  Agent* agent = nullptr;
+  const hal::Cgroups* cg = nullptr;
+  hal::JobCgroup job;
+  std::string dir;
+  std::string error;
+  std::function<void(const std::string& error)> done;
+};
+
+void Agent::cleanup_after_kill(const std::string& slot, StarterRec* s, hal::JobCgroup job) {
+  auto* k = new KillCleanup;
+  k->req.data = k;
+  k->cg = cgroups_.get();
+  k->job = std::move(job);
+  if (s && starter_of(slot) == s) k->dir = s->dir;
+  k->done = [this, slot, s](const std::string& error) {
+    kill_queue_.push([this, slot, s, error] {
+      if (!error.empty()) KLOG_WARN("%s: cleanup after the kill: %s", slot.c_str(), error.c_str());
+      killed_starter(slot, s);
+    });
+  };
+  uv_queue_work(
+      &loop_, &k->req,
+      [](uv_work_t* req) {
+        // Thread-pool thread: files and the kernel only, nothing of the agent.
+        auto* k = static_cast<KillCleanup*>(req->data);
+        bool busy = !k->job.v2_dir.empty() || !k->job.v1_dirs.empty();
+        for (int i = 0; i < 100 && busy; ++i) {
+          hal::Status st = k->cg->remove(&k->job, &busy);
+          if (!st.ok) k->error = st.message;
+          if (!st.ok) break;
+          if (busy) {
+            struct timespec ts = {0, 5000000};
+            nanosleep(&ts, nullptr);
+          }
+        }
+        if (busy && k->error.empty()) k->error = "cgroup " + k->job.name + " still busy";
+        std::string err;
+        if (!k->dir.empty() && !remove_starter_files(k->dir, &err)) {
+          k->error += (k->error.empty() ? "" : "; ") + err;
+        }
+      },
+      [](uv_work_t* req, int) {
+        auto* k = static_cast<KillCleanup*>(req->data);
+        k->done(k->error);
+        delete k;
+      });
+}
+
+void Agent::killed_starter(const std::string& slot, StarterRec* s) {
+  // The record may have been replaced meanwhile; only the one that was killed is reported.
+  if (!s || starter_of(slot) != s) return;
+  s->killing = false;
+  s->gone = true;
+  core::Json ex = core::Json::object();
+  ex.set("outcome", "evict").set_bool("ExitBySignal", true).set("ExitSignal", SIGKILL);
+  starter_exited(s, std::move(ex));
+}
+
+void Agent::start_helpers() {
+  // Blocking cleanups (cgroup rmdir, removing sandboxes) go to libuv's thread pool; two
+  // threads suffice, and each costs memory on a small node.
+  ::setenv("UV_THREADPOOL_SIZE", "2", 0);
+  kill_queue_.start(&loop_);
+  if (ac_.loop_lag_probe) {
+    lag_probe_.start(&loop_);
+    KLOG_INFO("loop-lag probe on (every %llu ms)",
+              static_cast<unsigned long long>(LoopLagProbe::kIntervalMs));
+  }
+}
+
+void Agent::stop_helpers() {
+  lag_probe_.stop();
+  for (auto& [slot, r] : reapers_) r->cancel();
+  reapers_.clear();
+  kill_queue_.stop();
+  stop_benchmarks();
 }
 
 bool Agent::cleaning(const std::string& slot) const {
@@ -499,7 +668,10 @@ void Agent::adopt_starters() {
     s->claim_id = st.str("claim_id");
     s->pid = pid;
     s->adopted = true;
-    if (have_spec) s->cpu_list = spec.cpu_list;
+    if (have_spec) {
+      s->cpu_list = spec.cpu_list;
+      s->user = spec.slot_user;
+    }
     s->spawned_ms = mono_ms();
     std::string state = st.str("state");
     if (state == "running" || state == "suspended" || state == "preparing") {

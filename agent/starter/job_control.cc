@@ -20,7 +20,10 @@ namespace kite::starter {
 namespace {
 
 constexpr int kHoldJobOutOfResources = 34;
-constexpr size_t kMaxTail = 64 * 1024;  // per stream: the exit frame stays under 1 MiB
+constexpr size_t kMaxTail = 64 * 1024;    // per stream: the exit frame stays under 1 MiB
+constexpr uint64_t kKillWaitMs = 5000;    // for the job cgroup to empty after a kill
+constexpr uint64_t kFreezeWaitMs = 2000;  // for the cgroup freezer to report frozen
+constexpr uint64_t kStopWaitMs = 200;     // for SIGSTOP to stop every process of the session
 
 classad::Value real_value(double d) {
   return classad::Value::real(d);
@@ -96,9 +99,18 @@ void Starter::on_oom() {
 }
 
 void Starter::kill_job_processes() {
+  suspend_poll_.cancel();
   if (have_cgroup_) {
-    hal::Status st = cg_->kill_all(job_cg_);
-    if (!st.ok) KLOG_ERROR("hard kill: %s", st.message.c_str());
+    // The kill is asynchronous: the reaper re-kills and watches the cgroup empty on a timer;
+    // the job's exit arrives by SIGCHLD.
+    if (!reaper_.active()) {
+      reaper_.start(&loop_, cg_.get(), job_cg_, false, kKillWaitMs,
+                    [](bool ok, const std::string& m) {
+                      if (!ok) KLOG_ERROR("hard kill: %s", m.c_str());
+                    });
+    } else {
+      cg_->kill_step(job_cg_);
+    }
     if (cg_->frozen(job_cg_)) cg_->thaw(job_cg_);
     return;
   }
@@ -120,32 +132,54 @@ void Starter::suspend(AgentConn* c) {
       reply_error(c, std::string("suspend: the job is not running (state ") + phase_name() + ")");
     return;
   }
+  if (suspend_poll_.active()) return;  // a suspend in progress reports to everyone
   if (can_freeze_) {
-    hal::Status st = cg_->freeze(job_cg_);
+    hal::Status st = cg_->freeze_request(job_cg_);
     if (!st.ok) {
       KLOG_ERROR("suspend: %s", st.message.c_str());
       if (c) reply_error(c, "suspend: " + st.message);
       return;
     }
-  } else {
-    if (::kill(-job_pid_, SIGSTOP) != 0) {
-      if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
-      return;
-    }
-    // Stopping is asynchronous too: "suspended" only once the kernel shows every process
-    // stopped (bounded; a process in uninterruptible sleep stops when it wakes up).
-    for (int i = 0; i < 200 && !session_stopped(job_pid_); ++i) {
-      struct timespec ts = {0, 1000000};
-      nanosleep(&ts, nullptr);
-    }
+  } else if (::kill(-job_pid_, SIGSTOP) != 0) {
+    if (c) reply_error(c, std::string("suspend: SIGSTOP: ") + std::strerror(errno));
+    return;
   }
-  phase_ = Phase::kSuspended;
-  KLOG_INFO("job suspended%s", can_freeze_ ? " (cgroup frozen)" : " (SIGSTOP)");
-  save_state();
-  broadcast(core::Json::message("suspended"));
+  // Freezing and stopping complete asynchronously: "suspended" only once the kernel says so,
+  // polled on a timer (bounded; a process in uninterruptible sleep stops when it wakes up).
+  suspend_poll_.start(
+      &loop_, 1, can_freeze_ ? kFreezeWaitMs : kStopWaitMs,
+      [this]() {
+        if (!can_freeze_) return session_stopped(job_pid_);
+        if (cg_->frozen(job_cg_)) return true;
+        if (!job_cg_.v2_freeze) cg_->freeze_request(job_cg_);  // a v1 freezer may need asking again
+        return false;
+      },
+      [this](bool ok) {
+        if (!ok && can_freeze_) {
+          std::string m = "suspend: " + job_cg_.name + " did not freeze within 2 s";
+          KLOG_ERROR("%s", m.c_str());
+          core::Json e = core::Json::message("error");
+          e.set("message", m);
+          broadcast(e);
+          return;
+        }
+        phase_ = Phase::kSuspended;
+        KLOG_INFO("job suspended%s", can_freeze_ ? " (cgroup frozen)" : " (SIGSTOP)");
+        save_state();
+        broadcast(core::Json::message("suspended"));
+      });
 }
 
 void Starter::resume(AgentConn* c) {
+  if (suspend_poll_.active()) {
+    // Continue before the suspend completed: undo it.
+    suspend_poll_.cancel();
+    if (can_freeze_) {
+      cg_->thaw(job_cg_);
+    } else {
+      ::kill(-job_pid_, SIGCONT);
+    }
+  }
   if (phase_ == Phase::kRunning) {
     if (c) send(c, core::Json::message("continued"));
     return;
@@ -220,8 +254,21 @@ void Starter::on_job_exit(int status, const struct rusage& ru) {
     if (ru.ru_maxrss > usage_.peak_kib) usage_.peak_kib = ru.ru_maxrss;
   }
   usage_.num_pids = 0;
-  // What the job left behind goes with it.
-  kill_job_processes();
+  // What the job left behind goes with it; the exit is reported once it is gone.
+  suspend_poll_.cancel();
+  if (!have_cgroup_) {
+    kill_job_processes();
+    return report_job_exit(status, duration);
+  }
+  reaper_.start(&loop_, cg_.get(), job_cg_, false, kKillWaitMs,
+                [this, status, duration](bool ok, const std::string& m) {
+                  if (!ok) KLOG_ERROR("killing what the job left: %s", m.c_str());
+                  if (cg_->frozen(job_cg_)) cg_->thaw(job_cg_);
+                  if (!stopping_) report_job_exit(status, duration);
+                });
+}
+
+void Starter::report_job_exit(int status, double duration) {
   if (oom_poll_on_) on_oom();
 
   core::Json exit = core::Json::object();
@@ -355,11 +402,17 @@ void Starter::shutdown(int status) {
     oom_poll_on_ = false;
   }
   hal::cgroup_oom_close(&oom_);
+  suspend_poll_.cancel();
+  if (!have_cgroup_) return finish_shutdown();
+  reaper_.start(&loop_, cg_.get(), job_cg_, true, kKillWaitMs,
+                [this](bool ok, const std::string& m) {
+                  if (!ok) KLOG_ERROR("cgroup cleanup: %s", m.c_str());
+                  finish_shutdown();
+                });
+}
+
+void Starter::finish_shutdown() {
   std::string err;
-  if (have_cgroup_) {
-    hal::Status st = cg_->destroy(&job_cg_);
-    if (!st.ok) KLOG_ERROR("cgroup cleanup: %s", st.message.c_str());
-  }
   if (!sandbox_.empty() && !core::remove_tree(sandbox_, &err)) {
     KLOG_ERROR("sandbox cleanup: %s", err.c_str());
   }

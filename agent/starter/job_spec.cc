@@ -179,15 +179,18 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
       out->cpu_list.push_back(static_cast<int>(e->valuedouble));
     }
   }
-  if (const cJSON* l = f.get("gpus"); l && !cJSON_IsNull(l)) {
-    if (!cJSON_IsArray(l)) f.fail("gpus", "must be an array of strings");
+  for (auto [key, list] : {std::pair<const char*, std::vector<std::string>*>{"gpus", &out->gpus},
+                           {"deny_devices", &out->deny_devices}}) {
+    const cJSON* l = f.get(key);
+    if (!l || cJSON_IsNull(l)) continue;
+    if (!cJSON_IsArray(l)) f.fail(key, "must be an array of strings");
     const cJSON* e;
     cJSON_ArrayForEach(e, l) {
       if (!cJSON_IsString(e)) {
-        f.fail("gpus", "must be an array of strings");
+        f.fail(key, "must be an array of strings");
         break;
       }
-      out->gpus.emplace_back(e->valuestring);
+      list->emplace_back(e->valuestring);
     }
   }
   if (const cJSON* o = f.get("gpu_env"); o && !cJSON_IsNull(o)) {
@@ -223,6 +226,7 @@ bool job_spec_parse(std::string_view text, JobSpec* out, std::string* err) {
   if (f.ok() && out->slot_user.empty()) f.fail("slot_user", "must not be empty");
   f.flag("allow_root_jobs", &out->allow_root_jobs);
   f.flag("use_pid_namespace", &out->use_pid_namespace);
+  f.flag("allow_unconfined", &out->allow_unconfined);
   const int64_t year = 366 * 86400;
   f.integer("lease", &out->lease, 1, year);
   f.integer("update_interval", &out->update_interval, 1, year);

@@ -32,6 +32,8 @@ struct JobSpec {
   int64_t virtual_memory_kb = 0;
   std::vector<int> cpu_list;
   std::vector<std::string> gpus;
+  /// Device nodes the job's devices cgroup denies (the GPUs of the node not assigned to it).
+  std::vector<std::string> deny_devices;
   std::vector<std::pair<std::string, std::string>> gpu_env;
   std::string execute;
   std::string cgroup_base;  // "" = no cgroups
@@ -42,6 +44,7 @@ struct JobSpec {
   std::string slot_user = "nobody";
   bool allow_root_jobs = false;
   bool use_pid_namespace = false;
+  bool allow_unconfined = false;  // ALLOW_UNCONFINED_JOBS: run when a cgroup limit cannot be set
   int64_t lease = 1800;
   int64_t update_interval = 300;
   int64_t initial_update_interval = 2;

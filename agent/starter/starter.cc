@@ -318,10 +318,23 @@ void Starter::run_prepare_hook(const std::string& name, const std::string& path,
   });
 }
 
-void Starter::setup_cgroup() {
+bool Starter::setup_cgroup(std::string* why) {
+  // A memory limit is configured: running without one is allowed only by the operator.
+  bool must_limit = spec_.memory_policy != hal::MemoryPolicy::kNone && spec_.memory_mb > 0;
+  auto unconfined = [&](const std::string& reason) {
+    if (!must_limit) return true;
+    if (spec_.allow_unconfined) {
+      KLOG_WARN("%s: running the job without its memory limit (ALLOW_UNCONFINED_JOBS)",
+                reason.c_str());
+      return true;
+    }
+    *why = "Cannot apply the job's memory limit (" + reason +
+           "); the job is not run unconfined unless ALLOW_UNCONFINED_JOBS is true";
+    return false;
+  };
   if (spec_.cgroup_base.empty()) {
     KLOG_INFO("no cgroups (cgroup_base is empty): process groups for signals, SIGSTOP to suspend");
-    return;
+    return unconfined("cgroups are off (no BASE_CGROUP, or none detected by the agent)");
   }
   hal::Root root(spec_.cgroup_root);
   hal::CgroupLayout layout;
@@ -329,7 +342,8 @@ void Starter::setup_cgroup() {
   if (!st.ok || layout.mode == hal::CgroupMode::kNone) {
     KLOG_WARN("no cgroups on this node (%s): running without",
               st.ok ? "none mounted" : st.message.c_str());
-    return;
+    return unconfined(std::string("no cgroups on this node: ") +
+                      (st.ok ? "none mounted" : st.message));
   }
   cg_ = std::make_unique<hal::Cgroups>(root, layout, spec_.cgroup_base);
   st = cg_->create(spec_.slot, &job_cg_);
@@ -337,7 +351,7 @@ void Starter::setup_cgroup() {
     KLOG_WARN("cannot create the job cgroup (%s): running without cgroups", st.message.c_str());
     cg_->destroy(&job_cg_);
     cg_.reset();
-    return;
+    return unconfined("cannot create the job cgroup: " + st.message);
   }
   have_cgroup_ = true;
   // A cgroup left over from an earlier job on this slot must not carry strays into this one.
@@ -361,7 +375,10 @@ void Starter::setup_cgroup() {
   }
   memory_limit_mib_ = lim.hard > 0 ? lim.hard >> 20 : 0;
   st = cg_->set_memory(job_cg_, lim);
-  if (!st.ok) KLOG_WARN("memory limits: %s", st.message.c_str());
+  if (!st.ok) {
+    KLOG_WARN("memory limits: %s", st.message.c_str());
+    if (!unconfined(st.message)) return false;
+  }
   if (spec_.cpus > 0) {
     st = cg_->set_cpu_weight(job_cg_, spec_.cpus);
     if (!st.ok) KLOG_WARN("cpu weight: %s", st.message.c_str());
@@ -371,6 +388,15 @@ void Starter::setup_cgroup() {
   if (!spec_.cpu_list.empty()) {
     st = cg_->set_cpuset(job_cg_, spec_.cpu_list);
     if (!st.ok) KLOG_WARN("cpu binding: %s", st.message.c_str());
+  }
+  if (!spec_.deny_devices.empty()) {
+    st = cg_->deny_devices(&job_cg_, spec_.deny_devices);
+    if (!st.ok) {
+      KLOG_WARN("GPU isolation by environment variables only: %s", st.message.c_str());
+    } else {
+      KLOG_INFO("devices cgroup denies %zu device node(s) of GPUs not assigned to the job",
+                spec_.deny_devices.size());
+    }
   }
   st = cg_->oom_watch(job_cg_, &oom_);
   if (st.ok) {
@@ -388,6 +414,7 @@ void Starter::setup_cgroup() {
             spec_.memory_policy == hal::MemoryPolicy::kHard   ? "hard"
             : spec_.memory_policy == hal::MemoryPolicy::kSoft ? "soft"
                                                               : "no");
+  return true;
 }
 
 void Starter::launch() {
@@ -432,7 +459,11 @@ void Starter::launch() {
   out_path_ = ls.out;
   err_path_ = ls.err;
 
-  setup_cgroup();
+  std::string why;
+  if (!setup_cgroup(&why)) {
+    KLOG_ERROR("%s", why.c_str());
+    return fail_before_start("hold", kHoldFailedToCreateProcess, 0, why);
+  }
   if (have_cgroup_) {
     std::string procs;
     if (!job_cg_.v2_dir.empty())

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/core/frame.h"
+#include "agent/starter/deadline_poll.h"
 #include "agent/starter/hooks.h"
 #include "agent/starter/job_env.h"
 #include "agent/starter/job_spec.h"
@@ -64,7 +65,9 @@ class Starter {
   void run_prepare_hook(const std::string& name, const std::string& path, void (Starter::*next)());
   void after_before_transfer_hook();
   void launch();
-  void setup_cgroup();
+  /// False (with *why) when a configured limit cannot be applied and ALLOW_UNCONFINED_JOBS
+  /// is not set: the job must not run.
+  bool setup_cgroup(std::string* why);
   /// The job cannot (or will not) run: publish an exit without a job process.
   void fail_before_start(const char* outcome, int code, int subcode, const std::string& reason);
   std::vector<std::string> hook_env() const;
@@ -75,6 +78,8 @@ class Starter {
   // ---- job_control.cc
   void on_sigchld();
   void on_job_exit(int status, const struct rusage& ru);
+  /// The rest of on_job_exit, once what the job left in its cgroup is gone.
+  void report_job_exit(int status, double duration);
   void on_oom();
   void on_usage_timer();
   void on_lease_timer();
@@ -87,6 +92,7 @@ class Starter {
   void arm_lease_timer();
   void release(AgentConn* c);
   void shutdown(int status);
+  void finish_shutdown();
   void sample_usage();
   classad::AdPtr augmented_ad(const char* job_state) const;
   void run_update_hook();
@@ -119,6 +125,8 @@ class Starter {
   bool oom_poll_on_ = false;
   int64_t oom_kills_ = 0;
   int64_t memory_limit_mib_ = 0;  // the hard limit set, for the OOM hold message
+  CgroupReaper reaper_;           // kills and waits for the job cgroup to empty, off the loop
+  DeadlinePoll suspend_poll_;     // waits for a freeze (or SIGSTOP) to complete
 
   bool kill_requested_ = false;  // soft/hard kill from the agent (outcome evict)
   std::string kill_reason_;

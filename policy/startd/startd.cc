@@ -235,6 +235,9 @@ void Startd::update_facts(const MachineFacts& f) {
   facts_.load_avg = f.load_avg;
   facts_.keyboard_idle = f.keyboard_idle;
   facts_.console_idle = f.console_idle;
+  // Benchmarks (measured by the caller) arrive with the samples; 0 = not measured.
+  if (f.mips > 0) facts_.mips = f.mips;
+  if (f.kflops > 0) facts_.kflops = f.kflops;
   int64_t kb = 0, con = 0, boost = 1200, n;
   if (cfg_int(cfg_, "SLOTS_CONNECTED_TO_KEYBOARD", &n)) kb = n;
   if (cfg_int(cfg_, "SLOTS_CONNECTED_TO_CONSOLE", &n)) con = n;
@@ -261,6 +264,8 @@ void Startd::update_facts(const MachineFacts& f) {
     s.ad->insert_value("ConsoleIdle", Value::integer(console));
     s.ad->insert_value("LoadAvg", Value::real(load[i]));
     s.ad->insert_value("TotalLoadAvg", Value::real(f.load_avg));
+    s.ad->insert_value("Mips", Value::integer(static_cast<int64_t>(facts_.mips)));
+    s.ad->insert_value("KFlops", Value::integer(static_cast<int64_t>(facts_.kflops)));
   }
 }
 

@@ -198,7 +198,8 @@ class StarterTest : public ::testing::Test {
     j.set_real("cpus", 1.0).set("memory_mb", 256).set("total_memory_mb", 1024);
     j.set("execute", execute_);
     j.set("cgroup_base", cgroups ? base_ : std::string());
-    j.set("cgroup_root", "/").set("memory_policy", "hard");
+    // Without cgroups no memory limit can be applied, and a configured one would hold the job.
+    j.set("cgroup_root", "/").set("memory_policy", cgroups ? "hard" : "none");
     // Unprivileged, the job can only run as ourselves (named by uid).
     j.set("slot_user", is_root_ ? std::string("nobody") : std::to_string(geteuid()));
     j.set("lease", 30).set("update_interval", 1).set("initial_update_interval", 1);

@@ -75,7 +75,7 @@ class LiveCgroup : public ::testing::Test {
     // Reap what the job's processes left to us (killed above); stop when none is left.
     for (int i = 0; i < 400; ++i) {
       pid_t r = waitpid(-1, nullptr, WNOHANG);
-      if (r < 0) break;        // ECHILD: no children at all
+      if (r < 0) break;         // ECHILD: no children at all
       if (r == 0) sleep_ms(5);  // some still exiting
     }
     // The base directories, deepest hierarchy first.
@@ -141,9 +141,9 @@ class LiveCgroup : public ::testing::Test {
   std::vector<pid_t> children_;
 };
 
-#define MAKE_JOB_OR_SKIP(...)                                  \
-  do {                                                         \
-    if (!make_job(__VA_ARGS__)) GTEST_SKIP() << skip_reason_;  \
+#define MAKE_JOB_OR_SKIP(...)                                 \
+  do {                                                        \
+    if (!make_job(__VA_ARGS__)) GTEST_SKIP() << skip_reason_; \
   } while (0)
 
 TEST_F(LiveCgroup, ProcessJoinsEveryHierarchyAndDestroyRemovesAll) {
@@ -191,8 +191,8 @@ TEST_F(LiveCgroup, MemoryHogIsOomKilledAndTheEventArrives) {
   ASSERT_TRUE(st.ok) << st.message;
   Child c = spawn([] {
     const size_t size = 512u << 20;
-    char* p = static_cast<char*>(mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    char* p = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (p == MAP_FAILED) _exit(3);
     for (size_t i = 0; i < size; i += 4096) p[i] = 1;
     _exit(0);  // survived: the limit did not hold
@@ -252,7 +252,8 @@ TEST_F(LiveCgroup, FreezeAndThawWithTheDetectedFreezer) {
 }
 
 TEST_F(LiveCgroup, FreezeAndThawWithTheV1Freezer) {
-  if (!layout_.v1_mounts.count("freezer")) GTEST_SKIP() << "no v1 freezer hierarchy on this machine";
+  if (!layout_.v1_mounts.count("freezer"))
+    GTEST_SKIP() << "no v1 freezer hierarchy on this machine";
   layout_.place[static_cast<int>(CgroupFacility::kFreezer)] = CgroupPlace::kV1;
   MAKE_JOB_OR_SKIP();
   job_.v2_freeze = false;  // force freezer.state
@@ -316,6 +317,88 @@ TEST_F(LiveCgroup, KillAllBySignallingEveryPid) {
   EXPECT_NE(reap(c.pid, 2000), -1);
 }
 
+// The loop-friendly form: kill_step() returns at once; the caller polls is_empty() with its
+// own deadline (stepping again without cgroup.kill) and then remove()s the directories.
+void step_until_empty_and_remove(Cgroups* cg, JobCgroup* job) {
+  size_t n = 0;
+  for (int i = 0; i < 400 && (n = cg->procs(*job).size()) < 10; ++i) sleep_ms(5);
+  ASSERT_GE(n, 10u) << "the tree did not grow";
+  std::string dir = job->v2_dir.empty() ? job->v1_dirs.begin()->second : job->v2_dir;
+  ASSERT_TRUE(cg->kill_step(*job).ok);
+  bool empty = false;
+  for (int i = 0; i < 1000 && !(empty = cg->is_empty(*job)); ++i) {
+    if (!job->v2_kill) {
+      ASSERT_TRUE(cg->kill_step(*job).ok);
+    }
+    sleep_ms(5);
+  }
+  ASSERT_TRUE(empty) << cg->procs(*job).size() << " process(es) left";
+  bool busy = true;
+  for (int i = 0; i < 100 && busy; ++i) {
+    Status st = cg->remove(job, &busy);
+    ASSERT_TRUE(st.ok) << st.message;
+    if (busy) sleep_ms(5);
+  }
+  EXPECT_FALSE(busy);
+  EXPECT_TRUE(job->v2_dir.empty());
+  EXPECT_TRUE(job->v1_dirs.empty());
+  EXPECT_FALSE(Root("/").exists(dir)) << dir;
+}
+
+TEST_F(LiveCgroup, KillStepThenPollEmptiesAndRemovesAForkingTree) {
+  MAKE_JOB_OR_SKIP();
+  Status st = cg_->set_pids_max(job_, 64);
+  if (!st.ok) GTEST_SKIP() << "no pids limit, refusing to run a fork storm: " << st.message;
+  Child c = spawn(fork_forever);
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  step_until_empty_and_remove(cg_.get(), &job_);
+  EXPECT_NE(reap(c.pid, 2000), -1);
+}
+
+TEST_F(LiveCgroup, KillStepBySignallingEveryPid) {
+  MAKE_JOB_OR_SKIP();
+  job_.v2_kill = false;  // as on kernels before 5.14 or v1-only nodes
+  Status st = cg_->set_pids_max(job_, 64);
+  if (!st.ok) GTEST_SKIP() << "no pids limit, refusing to run a fork storm: " << st.message;
+  Child c = spawn(fork_forever);
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  step_until_empty_and_remove(cg_.get(), &job_);
+  EXPECT_NE(reap(c.pid, 2000), -1);
+}
+
+// GPU isolation's mechanism on a real v1 devices controller, with /dev/full standing in for an
+// unassigned /dev/nvidiaN: a process in the job cannot open it; other devices still open.
+TEST_F(LiveCgroup, DeniedDeviceCannotBeOpenedFromTheJob) {
+  if (!layout_.v1_mounts.count("devices")) {
+    GTEST_SKIP() << "no v1 devices controller here (a v2-only kernel needs a BPF device filter)";
+  }
+  MAKE_JOB_OR_SKIP();
+  Status st = cg_->deny_devices(&job_, {"/dev/full", "/dev/does-not-exist"});
+  ASSERT_TRUE(st.ok) << st.message;
+  ASSERT_TRUE(job_.v1_dirs.count("devices"));
+  int result[2];
+  ASSERT_EQ(pipe2(result, O_CLOEXEC), 0);
+  Child c = spawn([&result] {
+    int full = ::open("/dev/full", O_RDONLY);
+    char r[2] = {full < 0 && errno == EPERM ? 'D' : 'O', 0};
+    int null = ::open("/dev/null", O_RDONLY);
+    r[1] = null >= 0 ? 'O' : 'D';
+    (void)!::write(result[1], r, 2);
+  });
+  ASSERT_TRUE(cg_->add_pid(job_, c.pid).ok);
+  start(&c);
+  ::close(result[1]);
+  char r[2] = {0, 0};
+  ASSERT_EQ(::read(result[0], r, 2), 2);
+  ::close(result[0]);
+  EXPECT_EQ(r[0], 'D') << "/dev/full was opened despite devices.deny";
+  EXPECT_EQ(r[1], 'O') << "/dev/null was denied too";
+  EXPECT_NE(reap(c.pid, 2000), -1);
+  EXPECT_FALSE(cg_->deny_devices(&job_, {"/etc/passwd"}).ok);  // not a device node
+}
+
 TEST_F(LiveCgroup, UsageOfABusyJob) {
   MAKE_JOB_OR_SKIP();
   int done[2];
@@ -328,8 +411,8 @@ TEST_F(LiveCgroup, UsageOfABusyJob) {
       clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 300);
     const size_t size = 32u << 20;
-    char* p = static_cast<char*>(mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    char* p = static_cast<char*>(
+        mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (p != MAP_FAILED) std::memset(p, 1, size);
     if (::write(done[1], "d", 1) != 1) _exit(4);
     for (;;) pause();
@@ -344,7 +427,8 @@ TEST_F(LiveCgroup, UsageOfABusyJob) {
   ::close(done[0]);
   CgroupUsage u = cg_->usage(job_);
   if (layout_.where(CgroupFacility::kCpuAcct) != CgroupPlace::kNone) {
-    EXPECT_GE(u.cpu_user_usec + u.cpu_system_usec, 250000) << u.cpu_user_usec << " " << u.cpu_system_usec;
+    EXPECT_GE(u.cpu_user_usec + u.cpu_system_usec, 250000)
+        << u.cpu_user_usec << " " << u.cpu_system_usec;
   }
   if (layout_.where(CgroupFacility::kMemory) != CgroupPlace::kNone) {
     EXPECT_GE(u.memory_current, 32 << 20);
@@ -370,7 +454,8 @@ TEST_F(LiveCgroup, LimitsReadBackFromTheKernel) {
   if (layout_.where(CgroupFacility::kCpuset) != CgroupPlace::kNone) {
     ASSERT_TRUE(cg_->set_cpuset(job_, {0}).ok);
     bool v2 = layout_.where(CgroupFacility::kCpuset) == CgroupPlace::kV2;
-    EXPECT_EQ(root_.read_line((v2 ? job_.v2_dir : job_.v1_dirs.at("cpuset")) + "/cpuset.cpus"), "0");
+    EXPECT_EQ(root_.read_line((v2 ? job_.v2_dir : job_.v1_dirs.at("cpuset")) + "/cpuset.cpus"),
+              "0");
   }
   if (layout_.where(CgroupFacility::kMemory) == CgroupPlace::kV1) {
     MemoryLimitInput in;

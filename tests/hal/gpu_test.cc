@@ -83,6 +83,32 @@ TEST(GpuProc, Server4GpuRecordedTree) {
   EXPECT_EQ(g[2].uuid, "6a96bd13-70bc-6494-6d62-1b77a9a7f29f");
 }
 
+TEST(GpuDevices, UnassignedNvidiaGpusOfTheRecordedServerAreDenied) {
+  std::vector<GpuDevice> g = gpu_discover(Root(fixtures("server-4gpu")), GpuOptions(), nullptr);
+  ASSERT_EQ(g.size(), 4u);
+  EXPECT_EQ(g[3].minor, 3);  // "Device Minor" of the recorded information file
+  EXPECT_EQ(gpu_nodes_to_deny(g, {"GPU-2fd1e5b4", "GPU-9b0e77c2"}),
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia2"}));
+  EXPECT_EQ(gpu_nodes_to_deny(g, {}).size(), 4u);
+  EXPECT_TRUE(gpu_nodes_to_deny(g, {"GPU-c4a646d7", "GPU-2fd1e5b4", "GPU-6a96bd13", "GPU-9b0e77c2"})
+                  .empty());
+}
+
+TEST(GpuDevices, OnlyNvidiaDiscreteGpusHaveNodesToDeny) {
+  GpuDevice amd, jetson, nv;
+  amd.vendor = "amd";
+  amd.id = "AMD0";
+  amd.index = 0;
+  jetson.vendor = "nvidia";
+  jetson.integrated = true;
+  jetson.id = "CUDA0";
+  jetson.index = 0;
+  nv.vendor = "nvidia";
+  nv.id = "CUDA1";
+  nv.index = 1;  // found by NVML only: no minor, the ordinal stands in
+  EXPECT_EQ(gpu_nodes_to_deny({amd, jetson, nv}, {}), (std::vector<std::string>{"/dev/nvidia1"}));
+}
+
 TEST(GpuTegra, JetsonOrinIntegratedGpu) {
   std::vector<GpuDevice> g = gpu_discover(Root(fixtures("jetson-orin")), GpuOptions(), nullptr);
   ASSERT_EQ(g.size(), 1u);
@@ -90,9 +116,9 @@ TEST(GpuTegra, JetsonOrinIntegratedGpu) {
   EXPECT_EQ(g[0].name, "Orin");
   EXPECT_DOUBLE_EQ(g[0].capability, 8.7);
   EXPECT_TRUE(g[0].integrated);
-  EXPECT_EQ(g[0].clock_mhz, 1300);             // max_freq 1300500000 Hz
+  EXPECT_EQ(g[0].clock_mhz, 1300);                    // max_freq 1300500000 Hz
   EXPECT_EQ(g[0].global_memory_mb, 64335836 / 1024);  // shares MemTotal
-  EXPECT_EQ(g[0].utilization_pct, 12);         // load 127 per mille
+  EXPECT_EQ(g[0].utilization_pct, 12);                // load 127 per mille
   EXPECT_EQ(g[0].nvidia_driver, "R36.3.0");
 }
 
