@@ -323,15 +323,19 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     }
     // Job-level events naming a partitionable slot go to its newest dynamic slot with a claim
     // (with a running starter if there is one): the pslot itself never runs a job.
+    bool cleaned = ev.kind == EventKind::kStarterCleaned;
     bool job_event = ev.kind == EventKind::kStarterExited || ev.kind == EventKind::kDeactivate ||
-                     ev.kind == EventKind::kAlive || ev.kind == EventKind::kLeaseExpired ||
-                     ev.kind == EventKind::kWithdraw;
+                     ev.kind == EventKind::kJobExited || cleaned || ev.kind == EventKind::kAlive ||
+                     ev.kind == EventKind::kLeaseExpired || ev.kind == EventKind::kWithdraw;
     if (s->partitionable && job_event) {
       SlotImpl* pick = nullptr;
       for (auto& d : slots_) {
         if (d->dead || d->parent != s || !d->has_claim) continue;
-        bool running = d->has_job && d->job.starter_running;
-        if (!pick || running || !(pick->has_job && pick->job.starter_running)) pick = d.get();
+        // starter-cleaned wants the slot whose starter is cleaning up; the others a running job.
+        auto wanted = [cleaned](const SlotImpl* x) {
+          return cleaned ? x->starter_cleaning : x->has_job && x->job.starter_running;
+        };
+        if (!pick || wanted(d.get()) || !wanted(pick)) pick = d.get();
       }
       if (pick) s = pick;
     }
@@ -343,6 +347,8 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     case EventKind::kActivate: eng.on_activate(*s, ev.ad); break;
     case EventKind::kDeactivate:
     case EventKind::kStarterExited:
+    case EventKind::kJobExited:
+    case EventKind::kStarterCleaned:
     case EventKind::kBackfillExited:
     case EventKind::kAlive:
     case EventKind::kLeaseExpired:

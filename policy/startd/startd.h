@@ -88,6 +88,8 @@ enum class ShutdownMode : uint8_t { kPeaceful, kGraceful, kFast };
   X(Drain)                    \
   X(CancelDrain)              \
   X(StarterExited)            \
+  X(JobExited)                \
+  X(StarterCleaned)           \
   X(BackfillExited)           \
   X(Alive)                    \
   X(LeaseExpired)             \
