@@ -176,6 +176,7 @@ std::vector<SlotView> Startd::slots() const {
     x.dynamic = s->dynamic;
     x.partitionable = s->partitionable;
     x.starter_running = s->has_job && s->job.starter_running;
+    x.starter_cleaning = s->starter_cleaning;
     x.job_ignores_softkill = s->flag_ignores_softkill;
     x.starter_stuck = s->flag_stuck;
     x.ad = s->ad.get();
@@ -196,6 +197,7 @@ bool Startd::slot(const std::string& name, SlotView* out) const {
     out->dynamic = s->dynamic;
     out->partitionable = s->partitionable;
     out->starter_running = s->has_job && s->job.starter_running;
+    out->starter_cleaning = s->starter_cleaning;
     out->job_ignores_softkill = s->flag_ignores_softkill;
     out->starter_stuck = s->flag_stuck;
     out->ad = s->ad.get();

@@ -132,6 +132,7 @@ struct SlotView {
   bool dynamic = false;
   bool partitionable = false;
   bool starter_running = false;
+  bool starter_cleaning = false;  // the job exited; its starter has not gone yet
   bool job_ignores_softkill = false;
   bool starter_stuck = false;
   const classad::ClassAd* ad = nullptr;

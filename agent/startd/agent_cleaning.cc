@@ -1,0 +1,21 @@
+// Claimed/Cleaning in the agent: the slot leaves Cleaning (or, evicted, Preempting) once its
+// finished starter is gone.
+// HTCONDOR: machine-classad-attributes Activity "Cleaning" (final update sent, starter not yet
+// reaped); the job's exit report moved the slot there (starter_exited sends kJobExited).
+#include "agent/core/log.h"
+#include "agent/startd/agent.h"
+
+namespace kite::agent {
+
+void Agent::starter_cleaned(const std::string& slot) {
+  if (cleaning(slot) || !sd_) return;  // another finished starter of the slot is still there
+  startd::SlotView v;
+  if (!sd_->slot(slot, &v) || !v.starter_cleaning) return;
+  startd::Event ev;
+  ev.kind = startd::EventKind::kStarterCleaned;
+  ev.slot = slot;
+  std::string err;
+  if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
+}
+
+}  // namespace kite::agent
