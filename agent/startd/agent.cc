@@ -345,6 +345,7 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kKillStarter: {
       // KILLING_TIMEOUT: the starter did not finish the kill; do it from here.
       StarterRec* s = starter_of(a.slot);
+      if (!s) s = cleaning_starter(a.slot);  // the job is gone, its starter hangs in cleanup
       if (s && s->pid > 0) ::kill(s->pid, SIGKILL);
       if (cgroups_) {
         hal::JobCgroup job;
@@ -353,7 +354,11 @@ void Agent::execute(const startd::Action& a) {
           cgroups_->destroy(&job);
         }
       }
-      if (s) {
+      if (s && s->exited) {
+        remove_starter_leftovers(s->dir);
+        s->gone = true;
+        forget_starter(s);
+      } else if (s) {
         remove_starter_leftovers(s->dir);
         s->gone = true;
         core::Json ex = core::Json::object();

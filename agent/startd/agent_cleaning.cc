@@ -18,4 +18,11 @@ void Agent::starter_cleaned(const std::string& slot) {
   if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
 }
 
+StarterRec* Agent::cleaning_starter(const std::string& slot) {
+  for (auto& f : finished_) {
+    if (f->slot == slot) return f.get();
+  }
+  return nullptr;
+}
+
 }  // namespace kite::agent

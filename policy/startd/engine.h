@@ -206,6 +206,11 @@ struct SlotImpl {
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
 
+// The slot's starter process is there: running the job, or cleaning up after it.
+inline bool starter_alive(const SlotImpl& s) {
+  return (s.has_job && s.job.starter_running) || s.starter_cleaning;
+}
+
 /// The engine: everything that needs the Startd's private parts, for one call at time `now`.
 // Machine-wide job statistics (stats.cc).
 enum class Stat : uint8_t {

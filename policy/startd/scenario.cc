@@ -96,7 +96,7 @@ class Runner {
           }
           break;
         case ActionKind::kKillStarter:
-          if (have && v.starter_running) {
+          if (have && (v.starter_running || v.starter_cleaning)) {
             ev.kind = EventKind::kStarterExited;
             sd_.handle(ev, &out, &err);
           }

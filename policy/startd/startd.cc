@@ -287,8 +287,8 @@ int64_t Startd::next_timer() const {
     if (s.state == State::kMatched) take(s.match_deadline);
     if (s.activity == Activity::kBenchmarking) take(s.benchmark_end);
     if (s.state == State::kPreempting && s.activity == Activity::kVacating) take(s.vacate_deadline);
-    if (s.state == State::kPreempting && s.activity == Activity::kKilling && s.has_job &&
-        s.job.starter_running && !s.job.starter_sigkilled)
+    if (s.state == State::kPreempting && s.activity == Activity::kKilling && starter_alive(s) &&
+        !s.job.starter_sigkilled)
       take(s.kill_deadline);
     if (s.has_claim && s.state == State::kClaimed) {
       take(s.claim.lease_expires);
