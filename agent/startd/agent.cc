@@ -344,7 +344,14 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kContinue: starter_send(a.slot, core::Json::message("continue")); break;
     case ActionKind::kSoftKill: starter_send(a.slot, core::Json::message("soft-kill")); break;
     case ActionKind::kHardKill: starter_send(a.slot, core::Json::message("hard-kill")); break;
-    case ActionKind::kKillStarter: kill_starter(a.slot); break;
+    case ActionKind::kKillStarter:
+      // KILLING_TIMEOUT; a starter whose job is gone may hang in its cleanup (Claimed/Cleaning).
+      if (!starter_of(a.slot) && cleaning_starter(a.slot)) {
+        kill_cleaning_starter(a.slot);
+      } else {
+        kill_starter(a.slot);
+      }
+      break;
     case ActionKind::kHoldJob: hold_job(a); break;
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
     case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;

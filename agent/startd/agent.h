@@ -157,6 +157,11 @@ class Agent final : public core::ConnHandler, public CronSink {
   void adopt_starters();
   StarterRec* starter_of(const std::string& slot);
   void forget_starter(StarterRec* s);
+  /// The slot's finished starter is gone: its cleanup is over (agent_cleaning.cc).
+  void starter_cleaned(const std::string& slot);
+  /// The finished starter of `slot` still cleaning up, or null (agent_cleaning.cc).
+  void kill_cleaning_starter(const std::string& slot);
+  StarterRec* cleaning_starter(const std::string& slot);
   std::string starter_job_file(const std::string& slot, const classad::ClassAd& job,
                                const std::string& claim_id, const std::vector<int>& cpu_list,
                                const std::string& user);

@@ -123,7 +123,7 @@ Agent::Placement Agent::place_run(RunRec* r) {
   for (const std::string& slot : idle) {
     startd::SlotView v;
     if (!sd_->slot(slot, &v) || v.state != startd::State::kClaimed ||
-        v.activity != startd::Activity::kIdle)
+        (v.activity != startd::Activity::kIdle && v.activity != startd::Activity::kCleaning))
       continue;
     if (!request_fits(*r->job, v.ad) || !run_fits(*r->job, v.ad)) continue;
     if (cleaning(slot)) {

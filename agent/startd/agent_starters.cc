@@ -442,7 +442,8 @@ void Agent::starter_exited(StarterRec* s, core::Json exit) {
   if (rec) finished_.push_back(std::move(rec));
   release_starter(s);
   startd::Event ev;
-  ev.kind = startd::EventKind::kStarterExited;
+  // A live starter still removes the sandbox and cgroup: Claimed/Cleaning until it is gone.
+  ev.kind = s->gone ? startd::EventKind::kStarterExited : startd::EventKind::kJobExited;
   ev.slot = slot;
   ev.exit_code = code;
   std::string err;
@@ -499,10 +500,13 @@ void Agent::forget_starter(StarterRec* s) {
       starters_.erase(it);
     }
   }
+  std::string slot = s->slot;
   if (owned && s->connecting) {
     s->doomed = true;  // the connect callback frees it
     owned.release();
   }
+  owned.reset();
+  starter_cleaned(slot);
   schedule_runs();
 }
 

@@ -266,11 +266,26 @@ void Engine::on_job_event(SlotImpl& s, const Event& ev) {
       }
       break;
     case EventKind::kStarterExited:
+    case EventKind::kStarterCleaned:
+      // The starter is gone: after its cleanup, or (starter-exit) job exit and cleanup at once.
+      if (s.starter_cleaning) {
+        s.starter_cleaning = false;
+        settle(s);
+        break;
+      }
+      if (ev.kind == EventKind::kStarterCleaned) {
+        refuse(s, "starter-cleaned ignored: no starter cleaning up");
+        break;
+      }
+      [[fallthrough]];
+    case EventKind::kJobExited:
       if (!s.has_job || !s.job.starter_running) {
-        refuse(s, "starter-exit ignored: no starter running");
+        refuse(s, ev.kind == EventKind::kJobExited ? "job-exit ignored: no job running"
+                                                   : "starter-exit ignored: no starter running");
         break;
       }
       s.job.starter_running = false;
+      s.starter_cleaning = ev.kind == EventKind::kJobExited;
       settle(s);
       break;
     case EventKind::kBackfillExited: {

@@ -162,6 +162,7 @@ struct SlotImpl {
   Job job;
   bool flag_ignores_softkill = false;
   bool flag_stuck = false;
+  bool starter_cleaning = false;  // the job exited; its starter is still removing the sandbox
 
   // Pending requests, consumed by the transition they cause.
   bool match_pending = false;
@@ -188,7 +189,7 @@ struct SlotImpl {
   bool accepted_while_draining = false;
   int64_t total_claim_run = 0, total_claim_suspend = 0;
   int64_t total_job_run = 0, total_job_suspend = 0;
-  int64_t pair_time[7 * 7] = {};  // seconds accumulated per state/activity pair (TotalTime*)
+  int64_t pair_time[7 * 8] = {};  // seconds accumulated per state/activity pair (TotalTime*)
   int64_t pub_drain_est[4] = {-1, -1, -1, -1};  // ExpectedMachine*Draining* in this ad
   bool res_dirty = true;                        // resources changed since set_resources()
   // Groups of attributes refresh() has put in the ad (so it removes them only once).
@@ -204,6 +205,11 @@ struct SlotImpl {
   bool dead = false;           // dynamic slot deleted
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
+
+// The slot's starter process is there: running the job, or cleaning up after it.
+inline bool starter_alive(const SlotImpl& s) {
+  return (s.has_job && s.job.starter_running) || s.starter_cleaning;
+}
 
 /// The engine: everything that needs the Startd's private parts, for one call at time `now`.
 // Machine-wide job statistics (stats.cc).

@@ -96,7 +96,7 @@ class Runner {
           }
           break;
         case ActionKind::kKillStarter:
-          if (have && v.starter_running) {
+          if (have && (v.starter_running || v.starter_cleaning)) {
             ev.kind = EventKind::kStarterExited;
             sd_.handle(ev, &out, &err);
           }
@@ -160,9 +160,11 @@ class Runner {
       case Cmd::kActivate: ev.kind = EventKind::kActivate; break;
       case Cmd::kDeactivate: ev.kind = EventKind::kDeactivate; break;
       case Cmd::kStarterExit:
-        ev.kind = EventKind::kStarterExited;
+      case Cmd::kJobExit:
+        ev.kind = st.cmd == Cmd::kJobExit ? EventKind::kJobExited : EventKind::kStarterExited;
         ev.exit_code = st.code;
         break;
+      case Cmd::kStarterCleaned: ev.kind = EventKind::kStarterCleaned; break;
       case Cmd::kRelease: ev.kind = EventKind::kRelease; break;
       case Cmd::kVacate: ev.kind = EventKind::kVacate; break;
       case Cmd::kVacateFast: ev.kind = EventKind::kVacateFast; break;

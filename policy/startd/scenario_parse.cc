@@ -85,6 +85,8 @@ const CmdName kCmds[] = {
     {"activate", Cmd::kActivate},
     {"deactivate", Cmd::kDeactivate},
     {"starter-exit", Cmd::kStarterExit},
+    {"job-exit", Cmd::kJobExit},
+    {"starter-cleaned", Cmd::kStarterCleaned},
     {"release", Cmd::kRelease},
     {"vacate", Cmd::kVacate},
     {"vacate-fast", Cmd::kVacateFast},
@@ -205,17 +207,20 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
     case Cmd::kMatch:
     case Cmd::kActivate: return need_slot() && opt_ad(1);
     case Cmd::kStarterExit:
+    case Cmd::kJobExit:
       if (!need_slot()) return false;
       if (args.size() > 1) {
         long code = std::strtol(args[1].c_str(), &end, 10);
         if (*end || args[1].empty() || code < INT_MIN || code > INT_MAX) {
-          *err = pre + "starter-exit: bad exit code '" + args[1] + "'";
+          *err = pre + (st->cmd == Cmd::kJobExit ? "job-exit" : "starter-exit") +
+                 ": bad exit code '" + args[1] + "'";
           return false;
         }
         st->code = static_cast<int>(code);
       }
       return true;
     case Cmd::kDeactivate:
+    case Cmd::kStarterCleaned:
     case Cmd::kRelease:
     case Cmd::kIgnoresSoftkill:
     case Cmd::kStarterStuck:

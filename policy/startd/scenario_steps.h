@@ -31,6 +31,8 @@ enum class Cmd {
   kActivate,
   kDeactivate,
   kStarterExit,
+  kJobExit,
+  kStarterCleaned,
   kRelease,
   kVacate,
   kVacateFast,

@@ -176,6 +176,7 @@ std::vector<SlotView> Startd::slots() const {
     x.dynamic = s->dynamic;
     x.partitionable = s->partitionable;
     x.starter_running = s->has_job && s->job.starter_running;
+    x.starter_cleaning = s->starter_cleaning;
     x.job_ignores_softkill = s->flag_ignores_softkill;
     x.starter_stuck = s->flag_stuck;
     x.ad = s->ad.get();
@@ -196,6 +197,7 @@ bool Startd::slot(const std::string& name, SlotView* out) const {
     out->dynamic = s->dynamic;
     out->partitionable = s->partitionable;
     out->starter_running = s->has_job && s->job.starter_running;
+    out->starter_cleaning = s->starter_cleaning;
     out->job_ignores_softkill = s->flag_ignores_softkill;
     out->starter_stuck = s->flag_stuck;
     out->ad = s->ad.get();
@@ -290,8 +292,8 @@ int64_t Startd::next_timer() const {
     if (s.state == State::kMatched) take(s.match_deadline);
     if (s.activity == Activity::kBenchmarking) take(s.benchmark_end);
     if (s.state == State::kPreempting && s.activity == Activity::kVacating) take(s.vacate_deadline);
-    if (s.state == State::kPreempting && s.activity == Activity::kKilling && s.has_job &&
-        s.job.starter_running && !s.job.starter_sigkilled)
+    if (s.state == State::kPreempting && s.activity == Activity::kKilling && starter_alive(s) &&
+        !s.job.starter_sigkilled)
       take(s.kill_deadline);
     if (s.has_claim && s.state == State::kClaimed) {
       take(s.claim.lease_expires);
@@ -328,15 +330,19 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     }
     // Job-level events naming a partitionable slot go to its newest dynamic slot with a claim
     // (with a running starter if there is one): the pslot itself never runs a job.
+    bool cleaned = ev.kind == EventKind::kStarterCleaned;
     bool job_event = ev.kind == EventKind::kStarterExited || ev.kind == EventKind::kDeactivate ||
-                     ev.kind == EventKind::kAlive || ev.kind == EventKind::kLeaseExpired ||
-                     ev.kind == EventKind::kWithdraw;
+                     ev.kind == EventKind::kJobExited || cleaned || ev.kind == EventKind::kAlive ||
+                     ev.kind == EventKind::kLeaseExpired || ev.kind == EventKind::kWithdraw;
     if (s->partitionable && job_event) {
       SlotImpl* pick = nullptr;
       for (auto& d : slots_) {
         if (d->dead || d->parent != s || !d->has_claim) continue;
-        bool running = d->has_job && d->job.starter_running;
-        if (!pick || running || !(pick->has_job && pick->job.starter_running)) pick = d.get();
+        // starter-cleaned wants the slot whose starter is cleaning up; the others a running job.
+        auto wanted = [cleaned](const SlotImpl* x) {
+          return cleaned ? x->starter_cleaning : x->has_job && x->job.starter_running;
+        };
+        if (!pick || wanted(d.get()) || !wanted(pick)) pick = d.get();
       }
       if (pick) s = pick;
     }
@@ -348,6 +354,8 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     case EventKind::kActivate: eng.on_activate(*s, ev.ad); break;
     case EventKind::kDeactivate:
     case EventKind::kStarterExited:
+    case EventKind::kJobExited:
+    case EventKind::kStarterCleaned:
     case EventKind::kBackfillExited:
     case EventKind::kAlive:
     case EventKind::kLeaseExpired:

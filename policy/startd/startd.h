@@ -88,6 +88,8 @@ enum class ShutdownMode : uint8_t { kPeaceful, kGraceful, kFast };
   X(Drain)                    \
   X(CancelDrain)              \
   X(StarterExited)            \
+  X(JobExited)                \
+  X(StarterCleaned)           \
   X(BackfillExited)           \
   X(Alive)                    \
   X(LeaseExpired)             \
@@ -130,6 +132,7 @@ struct SlotView {
   bool dynamic = false;
   bool partitionable = false;
   bool starter_running = false;
+  bool starter_cleaning = false;  // the job exited; its starter has not gone yet
   bool job_ignores_softkill = false;
   bool starter_stuck = false;
   const classad::ClassAd* ad = nullptr;

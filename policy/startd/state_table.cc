@@ -57,6 +57,7 @@ const TransitionRow kTable[] = {
   {11, S::kClaimed, A::kIdle, T::kActivated, S::kClaimed, A::kBusy, W::kStartJob, false},
   // Claimed/Busy: 12 (starter exit), fast eviction, 14 (suspend), 13 (retire)
   {12, S::kClaimed, A::kBusy, T::kStarterExited, S::kClaimed, A::kIdle, W::kEndJob, true},
+  {0,  S::kClaimed, A::kBusy, T::kJobExited, S::kClaimed, A::kCleaning, W::kEndJob, false},
   {0,  S::kClaimed, A::kBusy, T::kFastEviction, S::kPreempting, A::kKilling, W::kNone, false},
   {14, S::kClaimed, A::kBusy, T::kSuspend, S::kClaimed, A::kSuspended, W::kSuspendJob, false},
   {13, S::kClaimed, A::kBusy, T::kRetire, S::kClaimed, A::kRetiring, W::kNone, false},
@@ -69,9 +70,15 @@ const TransitionRow kTable[] = {
   // Claimed/Retiring: 18, 19, 20
   {0,  S::kClaimed, A::kRetiring, T::kFastEviction, S::kPreempting, A::kKilling, W::kNone, false},
   {18, S::kClaimed, A::kRetiring, T::kStarterExited, S::kPreempting, A::kVacating, W::kNone, false},
+  {0,  S::kClaimed, A::kRetiring, T::kJobExited, S::kClaimed, A::kCleaning, W::kEndJob, false},
   {18, S::kClaimed, A::kRetiring, T::kRetirementOver, S::kPreempting, A::kVacating, W::kNone, false},
   {19, S::kClaimed, A::kRetiring, T::kUnretire, S::kClaimed, A::kBusy, W::kUnretire, false},
   {20, S::kClaimed, A::kRetiring, T::kSuspend, S::kClaimed, A::kSuspended, W::kSuspendJob, false},
+  // HTCONDOR: machine-classad-attributes Activity "Cleaning": the job is gone, the starter is
+  // still cleaning up; when it exits, Idle, or Preempting when a release or eviction is pending.
+  // No policy runs for a job here (there is none), so these are the only ways out.
+  {0,  S::kClaimed, A::kCleaning, T::kCleanedEvict, S::kPreempting, A::kVacating, W::kNone, false},
+  {0,  S::kClaimed, A::kCleaning, T::kCleaned, S::kClaimed, A::kIdle, W::kNone, true},
   // HTCONDOR: ep-policy "Preempting State": 23/22 (starter gone), 21 (KILL / vacate time)
   {23, S::kPreempting, A::kVacating, T::kGoneToNewClaim, S::kClaimed, A::kIdle, W::kSwitchClaim, true},
   {22, S::kPreempting, A::kVacating, T::kGoneToOwner, S::kOwner, A::kIdle, W::kEndClaim, false},
@@ -137,7 +144,7 @@ const TransitionRow* transition_table(int* count) {
 
 namespace {
 constexpr int kStates = static_cast<int>(State::kDrained) + 1;
-constexpr int kActivities = static_cast<int>(Activity::kKilling) + 1;
+constexpr int kActivities = static_cast<int>(Activity::kCleaning) + 1;
 constexpr int kRows = static_cast<int>(sizeof kTable / sizeof *kTable);
 
 // Rows per source pair, in table order (built once; the step is on the polling path).

@@ -23,7 +23,8 @@ namespace kite::startd {
   X(Suspended)                    \
   X(Retiring)                     \
   X(Vacating)                     \
-  X(Killing)
+  X(Killing)                      \
+  X(Cleaning)
 
 enum class State : uint8_t {
 #define X(n) k##n,
@@ -58,6 +59,9 @@ bool activity_parse(const char* s, int len, Activity* out);
   X(ClaimEnds, "claim ended")                                    \
   X(Activated, "claim activated")                                \
   X(StarterExited, "starter exited")                             \
+  X(JobExited, "job exited, starter cleaning up")                \
+  X(CleanedEvict, "starter cleaned up, claim being evicted")     \
+  X(Cleaned, "starter cleaned up")                               \
   X(Suspend, "SUSPEND is true")                                  \
   X(FastEviction, "fast eviction")                               \
   X(Retire, "retiring")                                          \

@@ -36,7 +36,7 @@ void put(SlotImpl& s, const classad::InternedName& n, Value v) {
 }
 
 constexpr int kStates = static_cast<int>(State::kDrained) + 1;
-constexpr int kActivities = static_cast<int>(Activity::kKilling) + 1;
+constexpr int kActivities = static_cast<int>(Activity::kCleaning) + 1;
 
 // "TotalTime" + state + activity, interned once.
 const classad::InternedName& pair_attr(State s, Activity a) {

@@ -118,6 +118,8 @@ void Engine::enter_preempting(SlotImpl& s) {
       s.job.hard_killed = true;
       s.kill_deadline = now + s.pol.killing_timeout;
       if (!hold_job(s, false)) act(s, ActionKind::kHardKill, "SIGKILL");
+    } else if (s.starter_cleaning) {
+      s.kill_deadline = now + s.pol.killing_timeout;  // the job is gone: only the starter is left
     }
   }
 }
@@ -352,8 +354,8 @@ void Engine::settle(SlotImpl& s) {
 }
 
 void Engine::killing_timeout(SlotImpl& s) {
-  if (s.state == State::kPreempting && s.activity == Activity::kKilling && s.has_job &&
-      s.job.starter_running && !s.job.starter_sigkilled && now >= s.kill_deadline) {
+  if (s.state == State::kPreempting && s.activity == Activity::kKilling && starter_alive(s) &&
+      !s.job.starter_sigkilled && now >= s.kill_deadline) {
     s.job.starter_sigkilled = true;
     act(s, ActionKind::kKillStarter, "KILLING_TIMEOUT expired");
   }

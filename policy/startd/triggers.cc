@@ -92,7 +92,12 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
       }
       return false;
     case Trigger::kActivated: return s.activate_pending;
-    case Trigger::kStarterExited: return !s.job.starter_running;
+    case Trigger::kStarterExited: return !s.job.starter_running && !s.starter_cleaning;
+    case Trigger::kJobExited: return !s.job.starter_running && s.starter_cleaning;
+    case Trigger::kCleanedEvict:
+      return !s.starter_cleaning &&
+             (s.retire != Retire::kNone || s.fast || s.has_preempting || s.end_requested);
+    case Trigger::kCleaned: return !s.starter_cleaning;
     case Trigger::kFastEviction: return s.fast;
     case Trigger::kSuspend: return want_suspend(s) && suspend(s);
     case Trigger::kRetire:
@@ -140,8 +145,9 @@ bool Engine::holds(Trigger t, SlotImpl& s) {
       }
       return false;
     case Trigger::kGoneToNewClaim:
-      return !s.job.starter_running && s.has_preempting && !sd.draining_ && !sd.shutting_down_;
-    case Trigger::kGoneToOwner: return !s.job.starter_running;
+      return !s.job.starter_running && !s.starter_cleaning && s.has_preempting && !sd.draining_ &&
+             !sd.shutting_down_;
+    case Trigger::kGoneToOwner: return !s.job.starter_running && !s.starter_cleaning;
     case Trigger::kBackfillSpawned: return s.bf_running;
     case Trigger::kBackfillEvict:
       if (s.claim_pending || s.match_pending || s.end_requested || sd.shutting_down_ ||

@@ -78,6 +78,35 @@ TEST(Agent, EchoRunsAsTheSlotUserWithOutputInTheSandbox) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+// HTCONDOR: machine-classad-attributes Activity "Cleaning": from the job's exit report until
+// the starter (which removes the sandbox and the cgroup after it) has gone.
+TEST(Agent, TheSlotIsCleaningFromTheJobsExitUntilTheStarterHasGone) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(a.start("", &err)) << err;
+  CmdResult r = a.kite({"run", "--local", "-q", "--", "/bin/sh", "-c", "exit 3"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Idle"; }, 5000))
+      << a.log();
+  std::string log = a.log();
+  size_t ended = log.find("slot1_1: job ended (exit, code 3)");
+  size_t cleaning =
+      log.find("slot1_1 Claimed/Busy -> Claimed/Cleaning (job exited, starter cleaning up)");
+  size_t idle = log.find("slot1_1 Claimed/Cleaning -> Claimed/Idle (starter cleaned up)");
+  ASSERT_NE(ended, std::string::npos) << log;
+  ASSERT_NE(cleaning, std::string::npos) << log;
+  ASSERT_NE(idle, std::string::npos) << log;
+  EXPECT_LT(ended, cleaning);
+  EXPECT_LT(cleaning, idle);
+  EXPECT_EQ(log.find("Claimed/Busy -> Claimed/Idle"), std::string::npos) << log;
+  // The claim is reused once the cleanup is over.
+  r = a.kite({"run", "--local", "--json", "--", "/bin/true"});
+  ASSERT_EQ(r.status, 0) << r.err << a.log();
+  EXPECT_EQ(exit_json(r.out).str("slot"), "slot1_1");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(Agent, TwentyTrivialJobsInARowReuseTheClaim) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
@@ -93,7 +122,9 @@ TEST(Agent, TwentyTrivialJobsInARowReuseTheClaim) {
   }
   EXPECT_EQ(claims.size(), 1u);
   EXPECT_EQ(slots, std::set<std::string>{"slot1_1"});
-  EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Idle");
+  // The client hears the exit before the starter has cleaned up (Claimed/Cleaning till then).
+  EXPECT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Idle"; }, 5000))
+      << a.log();
   EXPECT_EQ(a.slot_state("slot1_2"), "");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }

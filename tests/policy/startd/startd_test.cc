@@ -110,6 +110,8 @@ TEST(Scenarios, BadInputGivesLineNumberedErrors) {
       {"---\nat 5 expect slot1 Sleeping/Idle\n", "line 2: expect: unknown state 'Sleeping'"},
       {"---\nat 5 set KeyboardIdle\n", "line 2: set: 'KeyboardIdle' is not Attr=value"},
       {"---\nat 5 drain slowly\n", "line 2: drain: mode must be graceful, quick or fast"},
+      {"---\nat 5 job-exit slot1 x\n", "line 2: job-exit: bad exit code 'x'"},
+      {"---\nat 5 starter-cleaned\n", "line 2: starter-cleaned: missing slot name"},
       {"---\nexpect slot1 Owner\n", "line 2: expected 'at SECONDS COMMAND"},
       {"START = (\n---\n", "line 1"},
       {"NUM_SLOTS = 4\n---\n", "NUM_SLOTS = 4: more slots than the 1 CPUs"},
@@ -189,6 +191,31 @@ TEST(StartdApi, ActionsForAJobLifecycle) {
   f.ev(EventKind::kStarterExited, "slot1");
   EXPECT_EQ(f.state("slot1"), "Unclaimed/Idle");
   EXPECT_TRUE(f.has_action(ActionKind::kNotifyClaimant, "slot1"));
+}
+
+// The agent's order of events: the job's exit report (the starter still removes the sandbox
+// and cgroup), then the starter's own exit, which ends Claimed/Cleaning.
+TEST(StartdApi, StarterExitAfterTheJobsExitEndsCleaning) {
+  Fixture f("NUM_SLOTS = 1\n");
+  f.ev(EventKind::kClaim, "slot1", "[Owner=\"a\"]");
+  f.ev(EventKind::kActivate, "slot1", "[Owner=\"a\"; JobUniverse=5]");
+  f.ev(EventKind::kJobExited, "slot1");
+  EXPECT_EQ(f.state("slot1"), "Claimed/Cleaning");
+  SlotView v;
+  ASSERT_TRUE(f.sd->slot("slot1", &v));
+  EXPECT_TRUE(v.starter_cleaning);
+  EXPECT_FALSE(v.starter_running);
+  std::string act;
+  EXPECT_TRUE(v.ad->evaluate_string("Activity", act));
+  EXPECT_EQ(act, "Cleaning");
+  f.ev(EventKind::kStarterExited, "slot1");
+  EXPECT_EQ(f.state("slot1"), "Claimed/Idle");
+  ASSERT_TRUE(f.sd->slot("slot1", &v));
+  EXPECT_FALSE(v.starter_cleaning);
+  // A job exit with no job running is refused, not a move.
+  f.ev(EventKind::kJobExited, "slot1");
+  EXPECT_TRUE(f.has_action(ActionKind::kRefuse, "slot1"));
+  EXPECT_EQ(f.state("slot1"), "Claimed/Idle");
 }
 
 TEST(StartdApi, SoftKillCarriesTheJobsKillSig) {
@@ -485,6 +512,8 @@ TEST(Scenarios, RandomInputNeverCrashes) {
                          "peaceful",
                          "release",
                          "starter-exit",
+                         "job-exit",
+                         "starter-cleaned",
                          "withdraw",
                          "alive",
                          "lease-expire",

@@ -95,7 +95,7 @@ TEST(StateTable, NamesRoundTrip) {
     ASSERT_TRUE(state_parse(n, static_cast<int>(std::strlen(n)), &s));
     EXPECT_EQ(static_cast<int>(s), i);
   }
-  for (int i = 0; i <= static_cast<int>(Activity::kKilling); ++i) {
+  for (int i = 0; i <= static_cast<int>(Activity::kCleaning); ++i) {
     Activity a;
     const char* n = activity_name(static_cast<Activity>(i));
     ASSERT_TRUE(activity_parse(n, static_cast<int>(std::strlen(n)), &a));
@@ -120,6 +120,32 @@ TEST(StateTable, StepTakesTheFirstRowWhoseTriggerHolds) {
   EXPECT_EQ(transition_step(State::kOwner, Activity::kIdle, none, nullptr), nullptr);
 }
 
+// HTCONDOR: machine-classad-attributes Activity "Cleaning": the slot leaves it when the starter
+// exits (Idle, or Preempting when an eviction is pending); no policy for a job moves it.
+TEST(StateTable, OnlyTheStartersExitLeavesCleaning) {
+  auto all_but_cleaned = [](Trigger t, void*) {
+    return t != Trigger::kCleaned && t != Trigger::kCleanedEvict;
+  };
+  EXPECT_EQ(transition_step(State::kClaimed, Activity::kCleaning, all_but_cleaned, nullptr),
+            nullptr);
+  auto all = [](Trigger, void*) { return true; };
+  const TransitionRow* r = transition_step(State::kClaimed, Activity::kCleaning, all, nullptr);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->to_state, State::kPreempting);  // a pending eviction comes first
+  auto cleaned = [](Trigger t, void*) { return t == Trigger::kCleaned; };
+  r = transition_step(State::kClaimed, Activity::kCleaning, cleaned, nullptr);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->to_state, State::kClaimed);
+  EXPECT_EQ(r->to_activity, Activity::kIdle);
+  // A job exit with the starter still cleaning up goes to Cleaning from Busy and Retiring.
+  auto job_exit = [](Trigger t, void*) { return t == Trigger::kJobExited; };
+  for (Activity from : {Activity::kBusy, Activity::kRetiring}) {
+    r = transition_step(State::kClaimed, from, job_exit, nullptr);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->to_activity, Activity::kCleaning);
+  }
+}
+
 }  // namespace
 }  // namespace kite::startd
 
@@ -140,6 +166,7 @@ TEST(StateTable, EntryWorkMatchesTheTarget) {
       {EntryWork::kAwaitClaim, State::kMatched, Activity::kIdle},
       {EntryWork::kStartJob, State::kClaimed, Activity::kBusy},
       {EntryWork::kEndJob, State::kClaimed, Activity::kIdle},
+      {EntryWork::kEndJob, State::kClaimed, Activity::kCleaning},  // the starter cleans up
       {EntryWork::kSuspendJob, State::kClaimed, Activity::kSuspended},
       {EntryWork::kUnretire, State::kClaimed, Activity::kBusy},
       {EntryWork::kKillJob, State::kPreempting, Activity::kKilling},
@@ -153,17 +180,20 @@ TEST(StateTable, EntryWorkMatchesTheTarget) {
   int checked = 0;
   for (int i = 0; i < n; ++i) {
     if (t[i].work == EntryWork::kNone) continue;
+    bool work_known = false, target_ok = false;
     for (const Target& g : kTargets) {
       if (g.work != t[i].work) continue;
-      ++checked;
-      EXPECT_EQ(t[i].to_state, g.to_s)
-          << "row " << i << " (" << t[i].number << "): " << entry_work_text(t[i].work);
-      EXPECT_EQ(t[i].to_activity, g.to_a)
-          << "row " << i << " (" << t[i].number << "): " << entry_work_text(t[i].work);
+      work_known = true;
+      target_ok = target_ok || (t[i].to_state == g.to_s && t[i].to_activity == g.to_a);
     }
+    checked += work_known;
+    EXPECT_TRUE(target_ok) << "row " << i << " (" << t[i].number
+                           << "): " << entry_work_text(t[i].work) << " into "
+                           << state_name(t[i].to_state) << "/" << activity_name(t[i].to_activity);
   }
-  // Transitions 3, 5, 6, 9, 11, 12, 14, 19..25, 28, 30..32 and the claim in Owner carry work.
-  EXPECT_EQ(checked, 19);
+  // Transitions 3, 5, 6, 9, 11, 12, 14, 19..25, 28, 30..32, the claim in Owner and the two
+  // moves into Claimed/Cleaning (from Busy and Retiring) carry work.
+  EXPECT_EQ(checked, 21);
 }
 
 // A claim accepted in Owner (START true for the job) takes the claim as transition 5 does.
