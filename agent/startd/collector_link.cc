@@ -37,7 +37,7 @@ std::unique_ptr<CollectorLink> CollectorLink::create(uv_loop_t* loop, const conf
     }
     o.conn.name = machine;
     o.backoff_min_ms = 200;
-    o.backoff_max_ms = 30000;
+    o.backoff_max_ms = 2000;  // a restarted CM hears the whole fleet again within seconds
     Peer p;
     net::NetClientHandler* h = link.get();
     p.client = std::make_unique<net::NetClient>(loop, link->tls_.get(), h, o);
