@@ -88,9 +88,11 @@ class Pool {
     return run_cmd(argv, 30000);
   }
 
-  // The slot names the CM holds, as alice sees them.
-  std::set<std::string> names() const {
-    CmdResult r = status({"-af", "Name"}, "alice");
+  // The slot names the CM holds, as alice sees them (`-absent`: the absent ones).
+  std::set<std::string> names(bool absent = false) const {
+    std::vector<std::string> args = {"-af", "Name"};
+    if (absent) args.insert(args.begin(), "-absent");
+    CmdResult r = status(args, "alice");
     std::set<std::string> out;
     std::istringstream in(r.out);
     for (std::string line; std::getline(in, line);)
@@ -212,6 +214,26 @@ TEST(CmPool, QueriesNeedReadAndATrustedCertificate) {
   EXPECT_NE(u.err.find("cannot query the central manager at 127.0.0.1:"), std::string::npos)
       << u.err;
   EXPECT_NE(u.err.find("connection refused"), std::string::npos) << u.err;
+}
+
+TEST(CmPool, AbsentAdsOutliveTheMachineAndTheCmRestart) {
+  REQUIRE_CM();
+  Pool pool("CLASSAD_LIFETIME = 3\nABSENT_REQUIREMENTS = true");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
+  const std::set<std::string> slots = {"slot1@node-a", "slot2@node-a"};
+  ASSERT_TRUE(eventually([&] { return pool.names() == slots; }, 20000))
+      << testing::PrintToString(pool.names());
+  a.kill9();  // no goodbye: the ads expire and, as ABSENT_REQUIREMENTS holds, become absent
+  EXPECT_TRUE(eventually([&] { return pool.names(true) == slots; }, 20000))
+      << testing::PrintToString(pool.names(true)) << "\n"
+      << pool.cm_log();
+  EXPECT_TRUE(pool.names().empty());  // absent ads show only when asked for
+  pool.kill_cm();
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  EXPECT_EQ(pool.names(true), slots) << pool.cm_log();
 }
 
 }  // namespace
