@@ -18,6 +18,8 @@ int64_t now_s() {
 
 // Replies to a query carry the ads as JSON texts, split so no frame nears the 1 MiB cap.
 constexpr size_t kReplyBytes = 512 * 1024;
+// Ads a query examines per loop turn before updates get their turn.
+constexpr size_t kQueryChunk = 2000;
 
 policy::AuthSubject subject_of(const net::TlsConn* c) {
   return {c->peer().cn, c->peer().role, c->peer().sans};
@@ -47,6 +49,9 @@ bool CollectorServer::start(std::string* err) {
     if (store_.size()) KLOG_INFO("collector: %zu saved ad(s) loaded", store_.size());
   }
   if (!server_.listen(opts_.host, opts_.port, err)) return false;
+  query_idle_ = new uv_idle_t;
+  uv_idle_init(loop_, query_idle_);
+  query_idle_->data = this;
   expire_timer_ = new uv_timer_t;
   uv_timer_init(loop_, expire_timer_);
   expire_timer_->data = this;
@@ -57,6 +62,12 @@ bool CollectorServer::start(std::string* err) {
 
 void CollectorServer::stop() {
   server_.stop();
+  running_.clear();
+  if (query_idle_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(query_idle_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+    query_idle_ = nullptr;
+  }
   if (expire_timer_) {
     uv_close(reinterpret_cast<uv_handle_t*>(expire_timer_),
              [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
@@ -85,6 +96,7 @@ void CollectorServer::on_ready(net::TlsConn* c) {
 }
 
 void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
+  running_.remove_if([c](const Running& r) { return r.conn == c; });
   KLOG_INFO("collector: %s/%s disconnected: %s", c->peer().role.c_str(), c->peer().cn.c_str(),
             why.c_str());
 }
@@ -173,27 +185,48 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
   }
-  std::vector<classad::AdPtr> ads;
-  std::string err;
-  if (!store_.query(spec, &ads, &err)) {
-    c->send_error("query: " + err);
+  std::unique_ptr<collector::Query> q = store_.start_query(spec);
+  if (!q->ok()) {
+    c->send_error("query: " + q->error());
     return;
   }
-  // One or more "ads" frames; the last one says done.
-  size_t i = 0;
-  do {
-    core::Json reply = core::Json::message("ads");
-    cJSON* arr = cJSON_CreateArray();
-    size_t bytes = 0;
-    for (; i < ads.size() && bytes < kReplyBytes; ++i) {
-      std::string text = classad::classad_to_json(*ads[i], false);
-      bytes += text.size();
-      cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+  running_.push_back(Running{c, std::move(q), {}, {}, 0});
+  if (running_.size() == 1 && query_idle_) {
+    uv_idle_start(query_idle_,
+                  [](uv_idle_t* h) { static_cast<CollectorServer*>(h->data)->run_queries(); });
+  }
+}
+
+void CollectorServer::run_queries() {
+  for (auto it = running_.begin(); it != running_.end();) {
+    Running& r = *it;
+    bool more = r.query->next(store_, kQueryChunk, &r.found);
+    for (const classad::AdPtr& ad : r.found) {
+      r.texts.push_back(classad::classad_to_json(*ad, false));
+      r.bytes += r.texts.back().size();
     }
-    reply.set_json("ads", core::Json(arr));
-    reply.set_bool("done", i >= ads.size());
-    c->send(reply);
-  } while (i < ads.size());
+    r.found.clear();
+    if (r.bytes >= kReplyBytes) send_ads(&r, false);
+    if (more) {
+      ++it;
+      continue;
+    }
+    send_ads(&r, true);
+    it = running_.erase(it);
+  }
+  if (running_.empty() && query_idle_) uv_idle_stop(query_idle_);
+}
+
+void CollectorServer::send_ads(Running* r, bool done) {
+  core::Json reply = core::Json::message("ads");
+  cJSON* arr = cJSON_CreateArray();
+  for (const std::string& text : r->texts)
+    cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+  reply.set_json("ads", core::Json(arr));
+  reply.set_bool("done", done);
+  r->conn->send(reply);
+  r->texts.clear();
+  r->bytes = 0;
 }
 
 }  // namespace kite::cm

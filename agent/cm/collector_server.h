@@ -6,8 +6,10 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "agent/collector/ad_store.h"
 #include "agent/net/server.h"
@@ -44,6 +46,16 @@ class CollectorServer final : private net::TlsConnHandler {
   void refuse(net::TlsConn* c, const std::string& why);
   void persist();
   static void on_expire_timer(uv_timer_t* t);
+  // Queries run a chunk per loop turn so that updates are handled between chunks.
+  struct Running {
+    net::TlsConn* conn;
+    std::unique_ptr<collector::Query> query;
+    std::vector<classad::AdPtr> found;  // scratch for Query::next
+    std::vector<std::string> texts;     // matches not yet sent, as JSON
+    size_t bytes = 0;                   // their size
+  };
+  void run_queries();
+  static void send_ads(Running* r, bool done);
 
   uv_loop_t* loop_;
   std::unique_ptr<net::TlsContext> tls_;
@@ -51,6 +63,8 @@ class CollectorServer final : private net::TlsConnHandler {
   collector::AdStore store_;
   net::NetServer server_;
   uv_timer_t* expire_timer_ = nullptr;
+  uv_idle_t* query_idle_ = nullptr;  // active while queries are running
+  std::list<Running> running_;
 };
 
 }  // namespace kite::cm
