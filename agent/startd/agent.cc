@@ -129,10 +129,25 @@ int Agent::run() {
   uv_timer_init(&loop_, &poll_timer_);
   uv_timer_init(&loop_, &wake_timer_);
   poll_timer_.data = wake_timer_.data = this;
+  // A start that fails from here on closes the loop cleanly.
+  auto abandon_loop = [this] {
+    uv_close(reinterpret_cast<uv_handle_t*>(&poll_timer_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&wake_timer_), nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+  };
+  collector_ = CollectorLink::create(&loop_, *cfg_, facts_.hostname, this, &err);
+  if (!collector_ && !err.empty()) {
+    KLOG_ERROR("configuration error: %s", err.c_str());
+    std::fprintf(stderr, "kite agent: configuration error: %s\n", err.c_str());
+    abandon_loop();
+    return 1;
+  }
   if (!listen_control(&err)) {
     KLOG_ERROR("%s", err.c_str());
     std::fprintf(stderr, "kite agent: %s\n", err.c_str());
-    uv_loop_close(&loop_);
+    collector_.reset();
+    abandon_loop();
     return 1;
   }
 
@@ -155,13 +170,6 @@ int Agent::run() {
   }
   ::signal(SIGPIPE, SIG_IGN);
 
-  collector_ = CollectorLink::create(&loop_, *cfg_, facts_.hostname, this, &err);
-  if (!collector_ && !err.empty()) {
-    KLOG_ERROR("configuration error: %s", err.c_str());
-    std::fprintf(stderr, "kite agent: configuration error: %s\n", err.c_str());
-    uv_loop_close(&loop_);
-    return 1;
-  }
   adopt_starters();
   cron_ = std::make_unique<CronRunner>(&loop_, this);
   cron_->configure(ac_.cron, false);

@@ -216,6 +216,47 @@ TEST(CmPool, QueriesNeedReadAndATrustedCertificate) {
   EXPECT_NE(u.err.find("connection refused"), std::string::npos) << u.err;
 }
 
+TEST(CmPool, BadConfigurationIsNamed) {
+  REQUIRE_CM();
+  TestPool pki;
+  pki.issue("cm", "cm1");
+  auto run_cm = [&](const std::string& text) {
+    std::string conf = pki.dir + "/bad.conf", err;
+    EXPECT_TRUE(
+        core::write_file_atomic(conf, "LOCAL_DIR = " + pki.dir + "/cm\n" + text, 0644, &err));
+    std::vector<std::string> argv = kite_command();
+    argv.insert(argv.end(), {"cm", "-c", conf, "--foreground"});
+    return run_cmd(argv, 20000);
+  };
+  std::string tls = "KITE_CA = " + pki.ca() + "/ca.crt\nKITE_CERT = " + pki.dir +
+                    "/cm1.crt\nKITE_KEY = " + pki.dir + "/cm1.key\n";
+  CmdResult r = run_cm("KITE_CA = " + pki.ca() + "/ca.crt\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("KITE_CERT is not set"), std::string::npos) << r.err;
+  r = run_cm(tls + "COLLECTOR_HOST = 127.0.0.1:99999\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("COLLECTOR_HOST: '127.0.0.1:99999': the port must be"), std::string::npos)
+      << r.err;
+  r = run_cm("KITE_CA = " + pki.ca() + "/ca.crt\nKITE_CERT = " + pki.dir +
+             "/missing.crt\nKITE_KEY = " + pki.dir + "/cm1.key\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("missing.crt"), std::string::npos) << r.err;
+  r = run_cm(tls + "CLASSAD_LIFETIME = soon\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("CLASSAD_LIFETIME"), std::string::npos) << r.err;
+}
+
+TEST(CmPool, AnAgentWithoutItsCertificateSaysWhichFile) {
+  REQUIRE_CM();
+  Pool pool;
+  TestAgent a;
+  std::string err;
+  EXPECT_FALSE(pool.start_agent(&a, "node-c", "node-c", &err));  // never issued
+  EXPECT_NE(err.find("configuration error: certificate " + pool.pki().dir + "/node-c.crt"),
+            std::string::npos)
+      << err;
+}
+
 TEST(CmPool, AbsentAdsOutliveTheMachineAndTheCmRestart) {
   REQUIRE_CM();
   Pool pool("CLASSAD_LIFETIME = 3\nABSENT_REQUIREMENTS = true");
