@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -150,6 +151,7 @@ TEST(CmPool, StatusShowsEverySlotAndTheFleetReturnsAfterKill9) {
   EXPECT_TRUE(eventually([&] { return pool.names() == kAllSlots; }, 20000))
       << "CM holds: " << testing::PrintToString(pool.names());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - restarted).count();
+  std::printf("fleet back %.2f s after the CM restarted\n", secs);
   EXPECT_LT(secs, 5.0) << "the agents took " << secs << " s to bring their ads back";
 }
 
