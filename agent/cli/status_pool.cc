@@ -37,6 +37,8 @@ struct PoolQuery final : net::NetClientHandler {
   void on_connected(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
     q.set("ad_type", ad_type_of(o->mode));
+    // The CM filters too (by its indexes on Name, Machine, State); the table filters again.
+    if (!o->constraint.empty()) q.set("constraint", o->constraint);
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
     c->send(q);

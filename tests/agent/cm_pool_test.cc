@@ -145,6 +145,14 @@ TEST(CmPool, StatusShowsEverySlotAndTheFleetReturnsAfterKill9) {
   for (const std::string& s : kAllSlots) EXPECT_NE(t.out.find(s), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("Total     4     0       0         4"), std::string::npos) << t.out;
 
+  // A constraint is applied by the CM (and the table); one that does not parse is an error.
+  CmdResult c = pool.status({"-constraint", "Machine == \"node-b\"", "-af", "Name"}, "alice");
+  EXPECT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.out, "slot1@node-b\nslot2@node-b\n");
+  c = pool.status({"-constraint", "Machine ==", "-af", "Name"}, "alice");
+  EXPECT_NE(c.status, 0);
+  EXPECT_NE(c.err.find("Machine =="), std::string::npos) << c.err;
+
   pool.kill_cm();
   ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
   auto restarted = std::chrono::steady_clock::now();
