@@ -20,7 +20,8 @@ int usage() {
   return 2;
 }
 
-// Detaches from the terminal: the parent returns at once, the child leads a new session.
+}  // namespace
+
 bool daemonize() {
   pid_t pid = ::fork();
   if (pid < 0) return false;
@@ -35,8 +36,6 @@ bool daemonize() {
   }
   return true;
 }
-
-}  // namespace
 
 int agent_main(int argc, char** argv) {
   agent::AgentOptions opts;

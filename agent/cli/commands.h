@@ -18,10 +18,14 @@ int set_main(int argc, char** argv);
 int run_main(int argc, char** argv);     // agent/cli/run_cmd.cc
 int submit_main(int argc, char** argv);  // agent/cli/submit_cmd.cc
 int pki_main(int argc, char** argv);     // agent/cli/pki_cmd.cc
+/// Detaches from the terminal (agent/cli/agent_cmd.cc): the parent exits, the child leads a
+/// new session with stdio on /dev/null. False when fork fails.
+bool daemonize();
 #if !KITE_NODE_ONLY
 // Job tables from files, as condor_q -jobads / condor_history -file (agent/cm/jobs_cmd.cc).
 int q_main(int argc, char** argv);
 int history_main(int argc, char** argv);
+int cm_main(int argc, char** argv);  // agent/cm/cm_cmd.cc: the central manager
 #endif
 
 }  // namespace kite::cli

@@ -36,6 +36,7 @@ const Command kCommands[] = {
     {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
 #if !KITE_NODE_ONLY
     {"q", kite::cli::q_main, "show jobs, as condor_q (-jobads FILE)"},
+    {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},
     {"history", kite::cli::history_main, "show ended jobs, as condor_history (-file FILE)"},
 #endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},

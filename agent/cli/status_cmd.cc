@@ -11,6 +11,7 @@
 #include "agent/cli/commands.h"
 #include "agent/cli/local_client.h"
 #include "agent/cli/status_format.h"
+#include "agent/cli/status_pool.h"
 #include "agent/core/files.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
@@ -19,7 +20,8 @@ namespace kite::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: kite status (-ads[:json] FILE | --local [--socket PATH] [-c CONFIG])\n"
+    "usage: kite status (-pool HOST[:PORT] | -ads[:json] FILE | --local [--socket PATH] [-c "
+    "CONFIG])\n"
     "         [-l] [-json] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
     "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
     "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] "
@@ -89,6 +91,7 @@ int status_main(int argc, char** argv) {
   LocalTarget t;
   bool local = false;
   std::string ads_file;
+  std::string pool;       // -pool HOST[:PORT]: the central manager's collector
   bool ads_json = false;  // -ads:json FILE: a JSON array of ads, as -json prints
   StatusOptions o;
   auto need = [&](int i, const char* what) {
@@ -113,6 +116,9 @@ int status_main(int argc, char** argv) {
         return 2;
       }
       ads_file = argv[++i];
+    } else if (is(a, "pool")) {
+      if (!need(i, "HOST[:PORT]")) return 2;
+      pool = argv[++i];
     } else if (is(a, "l") || is(a, "long")) {
       o.longform = true;
     } else if (is(a, "json") || std::strcmp(a, "--json") == 0) {
@@ -189,6 +195,12 @@ int status_main(int argc, char** argv) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }
+  } else if (!pool.empty()) {
+    std::string err;
+    if (!query_pool(pool, o, &ads, &err)) {
+      std::fprintf(stderr, "kite status: %s\n", err.c_str());
+      return 1;
+    }
   } else if (local) {
     core::Json req = core::Json::message("status");
     req.set_bool("long", true);  // the tables need more than the short ads hold
@@ -209,8 +221,8 @@ int status_main(int argc, char** argv) {
     }
   } else {
     std::fprintf(stderr,
-                 "kite status: give -ads FILE or --local (this node's agent); the central "
-                 "manager is not reachable from this build yet\n");
+                 "kite status: give -pool HOST[:PORT] (the central manager), -ads FILE or "
+                 "--local (this node's agent)\n");
     return 2;
   }
   std::string out, err;

@@ -1,7 +1,6 @@
 // `kite submit -dry-run FILE`: prints the job ad of every proc a submit file makes (old ClassAd
 // syntax, one blank line between procs), as condor_submit -dry-run does; warnings and errors to
 // stderr. Submitting to the queue comes with the queue.
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "agent/cli/commands.h"
+#include "agent/core/accounts.h"
 #include "policy/config/config.h"
 #include "policy/submit/submit.h"
 
@@ -32,8 +32,9 @@ int usage() {
 
 std::string submitting_user() {
   if (const char* u = std::getenv("KITE_SUBMIT_USER"); u && u[0]) return u;
-  struct passwd* pw = getpwuid(getuid());
-  return pw && pw->pw_name ? pw->pw_name : std::to_string(getuid());
+  // Read from /etc/passwd by Kite itself: the static image has no NSS.
+  core::Account a;
+  return core::account_by_uid(getuid(), &a) ? a.name : std::to_string(getuid());
 }
 
 std::string filesystem_domain() {

@@ -129,10 +129,25 @@ int Agent::run() {
   uv_timer_init(&loop_, &poll_timer_);
   uv_timer_init(&loop_, &wake_timer_);
   poll_timer_.data = wake_timer_.data = this;
+  // A start that fails from here on closes the loop cleanly.
+  auto abandon_loop = [this] {
+    uv_close(reinterpret_cast<uv_handle_t*>(&poll_timer_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t*>(&wake_timer_), nullptr);
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+  };
+  collector_ = CollectorLink::create(&loop_, *cfg_, facts_.hostname, this, &err);
+  if (!collector_ && !err.empty()) {
+    KLOG_ERROR("configuration error: %s", err.c_str());
+    std::fprintf(stderr, "kite agent: configuration error: %s\n", err.c_str());
+    abandon_loop();
+    return 1;
+  }
   if (!listen_control(&err)) {
     KLOG_ERROR("%s", err.c_str());
     std::fprintf(stderr, "kite agent: %s\n", err.c_str());
-    uv_loop_close(&loop_);
+    collector_.reset();
+    abandon_loop();
     return 1;
   }
 
@@ -168,6 +183,7 @@ int Agent::run() {
 
   uv_run(&loop_, UV_RUN_DEFAULT);
   cron_->close();  // its handles are not the kinds the walks below know how to free
+  if (collector_) collector_->close();  // nor are the TLS connections'
 
   stop_helpers();
   // Close every handle so the loop can be closed cleanly.
@@ -184,6 +200,8 @@ int Agent::run() {
       &loop_,
       [](uv_handle_t* h, void* self) {
         if (uv_is_closing(h)) return;
+        auto* a = static_cast<Agent*>(self);
+        if (a->collector_ && a->collector_->closing_handle(h)) return;  // frees itself
         if (h->type == UV_PROCESS) {
           uv_close(h, [](uv_handle_t* p) { delete reinterpret_cast<uv_process_t*>(p); });
         } else if (h->type == UV_TIMER && h->data != nullptr && h->data != self) {
@@ -373,10 +391,11 @@ void Agent::execute(const startd::Action& a) {
         uv_stop(&loop_);
       }
       break;
-    // Nothing to carry out here: there is no collector to publish to yet (`kite status
-    // --local` reads the ads on request), a carved slot is found in the core's output by the
-    // run that asked for it (place_run), and a refusal is already in the core's log line.
     case ActionKind::kPublishAds:
+      if (collector_) collector_->publish(false);
+      break;
+    // Nothing to carry out here: a carved slot is found in the core's output by the run that
+    // asked for it (place_run), and a refusal is already in the core's log line.
     case ActionKind::kCreateSlot:
     case ActionKind::kRefuse: break;
   }

@@ -15,6 +15,7 @@
 
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
+#include "agent/startd/collector_link.h"
 #include "agent/startd/cron_runner.h"
 #include "agent/startd/loop_lag_probe.h"
 #include "agent/startd/sliced_queue.h"
@@ -93,7 +94,7 @@ void remove_starter_leftovers(const std::string& dir);
 /// The same without logging, safe on a thread-pool thread: false with *err on a failure.
 bool remove_starter_files(const std::string& dir, std::string* err);
 
-class Agent final : public core::ConnHandler, public CronSink {
+class Agent final : public core::ConnHandler, public CronSink, public AdSource {
  public:
   explicit Agent(AgentOptions opts);
   ~Agent() override;
@@ -107,6 +108,9 @@ class Agent final : public core::ConnHandler, public CronSink {
   // CronSink (agent_cron.cc): monitor output into the slot ads, then policy at once.
   void cron_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) override;
   bool cron_condition(const classad::Expr* cond) override;
+
+  // AdSource: the slot ads for the central manager, by slot name (agent_control.cc).
+  std::map<std::string, std::string> current_ads() override;
 
  private:
   // Startup and configuration (agent.cc).
@@ -179,6 +183,8 @@ class Agent final : public core::ConnHandler, public CronSink {
   /// HTCondor takes it from authentication); a different Owner from the client is replaced.
   bool stamp_owner(core::Conn* c, classad::ClassAd* job, std::string* owner, std::string* err);
   core::Json status_reply(bool long_form);
+  /// Each slot's ad as published: the core's ad plus the starter's pid and usage.
+  std::vector<classad::AdPtr> slot_ads();
 
   // Local runs and local claims (agent_runs.cc).
   void run_request(core::Conn* c, core::Json& msg);
@@ -210,6 +216,7 @@ class Agent final : public core::ConnHandler, public CronSink {
   LoopLagProbe lag_probe_;
   SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices
   struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
+  std::unique_ptr<CollectorLink> collector_;  // COLLECTOR_HOST set: the CM hears our ads
   std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
 
   uv_pipe_t control_{};

@@ -163,9 +163,8 @@ void Agent::on_closed(core::Conn* c, const std::string& why) {
   }
 }
 
-core::Json Agent::status_reply(bool long_form) {
-  core::Json m = core::Json::message("status");
-  cJSON* ads = cJSON_CreateArray();
+std::vector<classad::AdPtr> Agent::slot_ads() {
+  std::vector<classad::AdPtr> out;
   for (const startd::SlotView& v : sd_->slots()) {
     if (!v.ad) continue;
     classad::AdPtr ad(v.ad->copy());
@@ -178,6 +177,24 @@ core::Json Agent::status_reply(bool long_form) {
         if (u && u.has(k)) ad->insert_value(k, classad::Value::real(u.real(k)));
       }
     }
+    out.push_back(std::move(ad));
+  }
+  return out;
+}
+
+std::map<std::string, std::string> Agent::current_ads() {
+  std::map<std::string, std::string> out;
+  for (const classad::AdPtr& ad : slot_ads()) {
+    std::string name;
+    if (ad->evaluate_string("Name", name)) out[name] = classad::classad_to_json(*ad, false);
+  }
+  return out;
+}
+
+core::Json Agent::status_reply(bool long_form) {
+  core::Json m = core::Json::message("status");
+  cJSON* ads = cJSON_CreateArray();
+  for (const classad::AdPtr& ad : slot_ads()) {
     cJSON_AddItemToArray(ads, cJSON_CreateString(classad::classad_to_json(*ad, false).c_str()));
   }
   m.set_json("ads", core::Json(ads));

@@ -440,10 +440,12 @@ void Agent::starter_exited(StarterRec* s, core::Json exit) {
   starters_.erase(slot);
   if (local_claims_.count(slot)) local_claims_[slot] = std::time(nullptr);
   if (rec) finished_.push_back(std::move(rec));
+  // A live starter still removes the sandbox and cgroup: Claimed/Cleaning until it is gone.
+  // Read before the release, which frees the record of a starter that is already gone.
+  bool gone = s->gone;
   release_starter(s);
   startd::Event ev;
-  // A live starter still removes the sandbox and cgroup: Claimed/Cleaning until it is gone.
-  ev.kind = s->gone ? startd::EventKind::kStarterExited : startd::EventKind::kJobExited;
+  ev.kind = gone ? startd::EventKind::kStarterExited : startd::EventKind::kJobExited;
   ev.slot = slot;
   ev.exit_code = code;
   std::string err;

@@ -25,6 +25,10 @@ bool node_probe(const hal::Root& root, config::Config* cfg, const std::string& e
   if (facts->disk_kb < 0) facts->disk_kb = 0;
   facts->swap_kb = report->mem.swap_total_kib;
   facts->hostname = report->os.hostname.empty() ? "localhost" : report->os.hostname;
+  // NETWORK_HOSTNAME (HTCondor's name): the machine name to use instead of the kernel's, e.g.
+  // the CN of the node's certificate, or one of several agents sharing a host.
+  std::string name;
+  if (cfg->get("NETWORK_HOSTNAME", &name) && !name.empty()) facts->hostname = name;
   facts->arch = report->os.arch;
   facts->opsys = report->os.opsys;
   facts->opsys_and_ver = report->os.opsys_and_ver;

@@ -1,0 +1,232 @@
+// The collector's frames: who may send them and what they do to the ad store.
+#include "agent/cm/collector_server.h"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#include "agent/core/ad_json.h"
+#include "agent/core/log.h"
+#include "policy/classad/json.h"
+
+namespace kite::cm {
+namespace {
+
+int64_t now_s() {
+  return static_cast<int64_t>(std::time(nullptr));
+}
+
+// Replies to a query carry the ads as JSON texts, split so no frame nears the 1 MiB cap.
+constexpr size_t kReplyBytes = 512 * 1024;
+// Ads a query examines per loop turn before updates get their turn.
+constexpr size_t kQueryChunk = 2000;
+
+policy::AuthSubject subject_of(const net::TlsConn* c) {
+  return {c->peer().cn, c->peer().role, c->peer().sans};
+}
+
+}  // namespace
+
+CollectorServer::CollectorServer(uv_loop_t* loop, std::unique_ptr<net::TlsContext> tls,
+                                 CollectorOptions opts)
+    : loop_(loop),
+      tls_(std::move(tls)),
+      opts_(std::move(opts)),
+      store_(std::move(opts_.store)),
+      server_(loop, tls_.get(), this, net::ConnOptions{"collector"}) {}
+
+CollectorServer::~CollectorServer() {
+  stop();
+}
+
+bool CollectorServer::start(std::string* err) {
+  if (!opts_.persist_path.empty() && ::access(opts_.persist_path.c_str(), F_OK) == 0) {
+    std::string e;
+    if (!store_.load(opts_.persist_path, now_s(), &e)) {
+      *err = "saved ads " + opts_.persist_path + ": " + e;
+      return false;
+    }
+    if (store_.size()) KLOG_INFO("collector: %zu saved ad(s) loaded", store_.size());
+  }
+  if (!server_.listen(opts_.host, opts_.port, err)) return false;
+  query_idle_ = new uv_idle_t;
+  uv_idle_init(loop_, query_idle_);
+  query_idle_->data = this;
+  expire_timer_ = new uv_timer_t;
+  uv_timer_init(loop_, expire_timer_);
+  expire_timer_->data = this;
+  uv_timer_start(expire_timer_, on_expire_timer, opts_.expire_every_ms, opts_.expire_every_ms);
+  KLOG_INFO("collector listening on %s:%d", opts_.host.c_str(), server_.port());
+  return true;
+}
+
+void CollectorServer::stop() {
+  server_.stop();
+  running_.clear();
+  if (query_idle_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(query_idle_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+    query_idle_ = nullptr;
+  }
+  if (expire_timer_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(expire_timer_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    expire_timer_ = nullptr;
+  }
+}
+
+void CollectorServer::on_expire_timer(uv_timer_t* t) {
+  auto* self = static_cast<CollectorServer*>(t->data);
+  size_t n = self->store_.expire(now_s());
+  if (n) KLOG_INFO("collector: %zu ad(s) expired", n);
+  self->persist();
+}
+
+void CollectorServer::persist() {
+  if (opts_.persist_path.empty() || !store_.persistent_dirty()) return;
+  std::string err;
+  if (!store_.save(opts_.persist_path, &err)) {
+    KLOG_ERROR("collector: cannot save ads to %s: %s", opts_.persist_path.c_str(), err.c_str());
+  }
+}
+
+void CollectorServer::on_ready(net::TlsConn* c) {
+  KLOG_INFO("collector: %s/%s connected from %s", c->peer().role.c_str(), c->peer().cn.c_str(),
+            c->address().c_str());
+}
+
+void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
+  running_.remove_if([c](const Running& r) { return r.conn == c; });
+  KLOG_INFO("collector: %s/%s disconnected: %s", c->peer().role.c_str(), c->peer().cn.c_str(),
+            why.c_str());
+}
+
+void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
+  KLOG_WARN("collector: refused %s/%s (%s): %s", c->peer().role.c_str(), c->peer().cn.c_str(),
+            c->address().c_str(), why.c_str());
+  c->send_error(why);
+}
+
+bool CollectorServer::allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what) {
+  if (policy::authorized(opts_.authz, subject_of(c), level)) return true;
+  refuse(c, what + ": not authorized: " + c->peer().role + "/" + c->peer().cn + " lacks " +
+                policy::auth_level_name(level));
+  return false;
+}
+
+bool CollectorServer::on_frame(net::TlsConn* c, core::Json& msg) {
+  std::string type = msg.type();
+  if (type == "update") {
+    update(c, msg);
+  } else if (type == "invalidate") {
+    invalidate(c, msg);
+  } else if (type == "query") {
+    query(c, msg);
+  } else if (type == "error") {
+    // Already logged by the transport; never answered.
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
+  if (!allowed(c, policy::AuthLevel::kDaemon, "update")) return;
+  std::string err;
+  classad::AdPtr ad = core::get_ad(msg, "ad", &err);
+  if (!ad) {
+    refuse(c, "update: " + err);
+    return;
+  }
+  std::string type = msg.str("ad_type"), machine;
+  if (type.empty() && !ad->evaluate_string("MyType", type)) {
+    refuse(c, "update: the ad has no type (ad_type or MyType)");
+    return;
+  }
+  ad->evaluate_string("Machine", machine);
+  // An agent speaks only for the machine its certificate names.
+  if (c->peer().role == "agent" && !c->peer().may_act_for_machine(machine)) {
+    refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" + machine + "'");
+    return;
+  }
+  if (!store_.update(type, std::move(ad), now_s(), msg.flag("merge"), &err)) {
+    refuse(c, "update: " + err);
+    return;
+  }
+  persist();
+}
+
+void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
+  if (!allowed(c, policy::AuthLevel::kDaemon, "invalidate")) return;
+  std::string type = msg.str("ad_type"), name = msg.str("name");
+  const collector::StoredAd* s = store_.find(type, name);
+  if (!s) return;  // already gone: nothing to refuse
+  std::string machine;
+  s->ad->evaluate_string("Machine", machine);
+  if (c->peer().role == "agent" && !c->peer().may_act_for_machine(machine)) {
+    refuse(c, "invalidate: agent " + c->peer().cn + " may not invalidate ads of machine '" +
+                  machine + "'");
+    return;
+  }
+  store_.invalidate(type, name, now_s());
+  persist();
+}
+
+void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
+  if (!allowed(c, policy::AuthLevel::kRead, "query")) return;
+  collector::QuerySpec spec;
+  spec.type = msg.str("ad_type");
+  spec.constraint = msg.str("constraint");
+  int64_t limit = msg.num("limit");
+  spec.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+  spec.absent = msg.flag("absent");
+  spec.offline = msg.flag("offline");
+  const cJSON* item = nullptr;
+  cJSON_ArrayForEach(item, msg.child("projection")) {
+    if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
+  }
+  std::unique_ptr<collector::Query> q = store_.start_query(spec);
+  if (!q->ok()) {
+    c->send_error("query: " + q->error());
+    return;
+  }
+  running_.push_back(Running{c, std::move(q), {}, {}, 0});
+  if (running_.size() == 1 && query_idle_) {
+    uv_idle_start(query_idle_,
+                  [](uv_idle_t* h) { static_cast<CollectorServer*>(h->data)->run_queries(); });
+  }
+}
+
+void CollectorServer::run_queries() {
+  for (auto it = running_.begin(); it != running_.end();) {
+    Running& r = *it;
+    bool more = r.query->next(store_, kQueryChunk, &r.found);
+    for (const classad::AdPtr& ad : r.found) {
+      r.texts.push_back(classad::classad_to_json(*ad, false));
+      r.bytes += r.texts.back().size();
+    }
+    r.found.clear();
+    if (r.bytes >= kReplyBytes) send_ads(&r, false);
+    if (more) {
+      ++it;
+      continue;
+    }
+    send_ads(&r, true);
+    it = running_.erase(it);
+  }
+  if (running_.empty() && query_idle_) uv_idle_stop(query_idle_);
+}
+
+void CollectorServer::send_ads(Running* r, bool done) {
+  core::Json reply = core::Json::message("ads");
+  cJSON* arr = cJSON_CreateArray();
+  for (const std::string& text : r->texts)
+    cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+  reply.set_json("ads", core::Json(arr));
+  reply.set_bool("done", done);
+  r->conn->send(reply);
+  r->texts.clear();
+  r->bytes = 0;
+}
+
+}  // namespace kite::cm

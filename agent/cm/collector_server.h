@@ -1,0 +1,70 @@
+// The collector of `kite cm`: a NetServer whose connections send update / invalidate / query
+// frames against an AdStore, with each peer's level checked (ALLOW_* / DENY_*), a timer that
+// expires ads, and absent/offline ads saved atomically whenever they change.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/collector/ad_store.h"
+#include "agent/net/server.h"
+#include "policy/security/authz.h"
+
+namespace kite::cm {
+
+struct CollectorOptions {
+  std::string host = "0.0.0.0";
+  int port = 9618;
+  collector::StoreConfig store;
+  policy::AuthzPolicy authz;
+  std::string persist_path;  // absent/offline ads ("" = not kept)
+  uint64_t expire_every_ms = 1000;
+};
+
+class CollectorServer final : private net::TlsConnHandler {
+ public:
+  CollectorServer(uv_loop_t* loop, std::unique_ptr<net::TlsContext> tls, CollectorOptions opts);
+  ~CollectorServer() override;
+  /// Loads the saved ads, listens, starts the expiry timer. False with a message.
+  bool start(std::string* err);
+  void stop();
+  int port() const { return server_.port(); }
+
+ private:
+  void on_ready(net::TlsConn* c) override;
+  bool on_frame(net::TlsConn* c, core::Json& msg) override;
+  void on_closed(net::TlsConn* c, const std::string& why) override;
+  bool allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what);
+  void update(net::TlsConn* c, core::Json& msg);
+  void invalidate(net::TlsConn* c, core::Json& msg);
+  void query(net::TlsConn* c, core::Json& msg);
+  void refuse(net::TlsConn* c, const std::string& why);
+  void persist();
+  static void on_expire_timer(uv_timer_t* t);
+  // Queries run a chunk per loop turn so that updates are handled between chunks.
+  struct Running {
+    net::TlsConn* conn;
+    std::unique_ptr<collector::Query> query;
+    std::vector<classad::AdPtr> found;  // scratch for Query::next
+    std::vector<std::string> texts;     // matches not yet sent, as JSON
+    size_t bytes = 0;                   // their size
+  };
+  void run_queries();
+  static void send_ads(Running* r, bool done);
+
+  uv_loop_t* loop_;
+  std::unique_ptr<net::TlsContext> tls_;
+  CollectorOptions opts_;
+  collector::AdStore store_;
+  net::NetServer server_;
+  uv_timer_t* expire_timer_ = nullptr;
+  uv_idle_t* query_idle_ = nullptr;  // active while queries are running
+  std::list<Running> running_;
+};
+
+}  // namespace kite::cm

@@ -1,0 +1,60 @@
+// The agent's side of the central manager: one NetClient per COLLECTOR_HOST entry, the slot
+// ads sent when they change and all of them every UPDATE_INTERVAL and after each (re)connect,
+// slots that went away invalidated.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/net/client.h"
+#include "policy/config/config.h"
+
+namespace kite::agent {
+
+/// Where the link gets the ads: slot name -> the ad's JSON text (ad_json's form).
+class AdSource {
+ public:
+  virtual ~AdSource() = default;
+  virtual std::map<std::string, std::string> current_ads() = 0;
+};
+
+class CollectorLink final : private net::NetClientHandler {
+ public:
+  /// Null (and no error) when COLLECTOR_HOST is unset: the agent runs alone. Null with `err`
+  /// when it is set but the TLS files or the host do not read.
+  static std::unique_ptr<CollectorLink> create(uv_loop_t* loop, const config::Config& cfg,
+                                               const std::string& machine, AdSource* source,
+                                               std::string* err);
+  ~CollectorLink() override;
+  /// Sends the ads that changed since the last send (all of them when `all`).
+  void publish(bool all);
+  /// Stops every connection and the timer (before the loop's handles are walked).
+  void close();
+  /// A handle of a connection close() left closing (the walk that frees handles skips it).
+  bool closing_handle(const uv_handle_t* h) const;
+
+ private:
+  struct Peer {
+    std::unique_ptr<net::NetClient> client;
+    std::map<std::string, std::string> sent;  // what this collector last heard, by name
+  };
+  CollectorLink(uv_loop_t* loop, AdSource* source) : loop_(loop), source_(source) {}
+  void publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all);
+  Peer* peer_of(net::NetClient* c);
+  void on_connected(net::NetClient* c) override;
+  bool on_frame(net::NetClient* c, core::Json& msg) override;
+  void on_disconnected(net::NetClient* c, const std::string& why) override;
+
+  uv_loop_t* loop_;
+  AdSource* source_;
+  std::unique_ptr<net::TlsContext> tls_;
+  std::vector<Peer> peers_;
+  uv_timer_t* timer_ = nullptr;
+  std::vector<const void*> closing_;  // connections close() stopped
+};
+
+}  // namespace kite::agent

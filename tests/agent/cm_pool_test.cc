@@ -1,0 +1,291 @@
+// `kite cm` with real agents on loopback: certificates from `kite pki`, every slot of two
+// agents seen by `kite status -pool`, an agent refused for another machine's ads, a READ-less
+// identity refused, and the fleet back within 5 s of the CM being killed and restarted.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "agent/core/files.h"
+#include "net_test_util.h"
+
+namespace kite::test {
+namespace {
+
+// A port nothing listens on now (the kernel's pick for an ephemeral bind).
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    close(fd);
+    return -1;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A pool: its CA and certificates, one `kite cm`, the agents that report to it.
+class Pool {
+ public:
+  explicit Pool(const std::string& cm_extra = "") : port_(free_port()) {
+    pool_.issue("cm", "cm1");
+    for (const char* n : {"node-a", "node-b"}) pool_.issue("agent", n);
+    pool_.issue("user", "alice");
+    pool_.issue("admin", "root-admin");
+    conf_ = pool_.dir + "/cm.conf";
+    std::string text = "COLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
+                       "\nKITE_CA = " + pool_.ca() + "/ca.crt\nKITE_CERT = " + pool_.dir +
+                       "/cm1.crt\nKITE_KEY = " + pool_.dir + "/cm1.key\nLOCAL_DIR = " + pool_.dir +
+                       "/cm\nCM_LOG = " + pool_.dir + "/cm.log\n" + cm_extra + "\n";
+    std::string err;
+    EXPECT_TRUE(core::write_file_atomic(conf_, text, 0644, &err)) << err;
+  }
+  ~Pool() { kill_cm(); }
+
+  // Starts the CM and waits until it takes connections (its port answers a query).
+  bool start_cm() {
+    std::vector<std::string> argv = kite_command();
+    argv.insert(argv.end(), {"cm", "-c", conf_, "--foreground"});
+    cm_ = spawn_bg(argv, pool_.dir + "/cm.out");
+    return eventually([&] { return status({"-af", "Name"}, "root-admin").status == 0; }, 20000);
+  }
+  void kill_cm() {
+    if (cm_ <= 0) return;
+    kill(cm_, SIGKILL);
+    wait_bg(cm_, 10000);
+    cm_ = -1;
+  }
+
+  // An agent reporting as `machine` with `cert`'s certificate (two slots).
+  bool start_agent(TestAgent* a, const std::string& machine, const std::string& cert,
+                   std::string* err) {
+    std::string extra = "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = " + machine +
+                        "\nCOLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
+                        "\nUPDATE_INTERVAL = 60\nKITE_CA = " + pool_.ca() +
+                        "/ca.crt\nKITE_CERT = " + pool_.dir + "/" + cert +
+                        ".crt\nKITE_KEY = " + pool_.dir + "/" + cert + ".key\n";
+    return a->start(extra, err);
+  }
+
+  // `kite status -pool` as the holder of `cert` (its files given by environment variables).
+  CmdResult status(std::vector<std::string> args, const std::string& cert,
+                   const std::string& ca_dir = "") const {
+    std::vector<std::string> argv = {
+        "env", "KITE_CA=" + (ca_dir.empty() ? pool_.ca() : ca_dir) + "/ca.crt",
+        "KITE_CERT=" + pool_.dir + "/" + cert + ".crt",
+        "KITE_KEY=" + pool_.dir + "/" + cert + ".key"};
+    for (const std::string& w : kite_command()) argv.push_back(w);
+    argv.insert(argv.end(), {"status", "-pool", "127.0.0.1:" + std::to_string(port_)});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_cmd(argv, 30000);
+  }
+
+  // The slot names the CM holds, as alice sees them (`-absent`: the absent ones).
+  std::set<std::string> names(bool absent = false) const {
+    std::vector<std::string> args = {"-af", "Name"};
+    if (absent) args.insert(args.begin(), "-absent");
+    CmdResult r = status(args, "alice");
+    std::set<std::string> out;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) out.insert(line);
+    return out;
+  }
+
+  std::string cm_log() const { return read_text(pool_.dir + "/cm.log"); }
+  int port() const { return port_; }
+  TestPool& pki() { return pool_; }
+
+ private:
+  TestPool pool_;
+  int port_;
+  std::string conf_;
+  pid_t cm_ = -1;
+};
+
+bool cm_available() {
+  std::vector<std::string> argv = kite_command();
+  argv.insert(argv.end(), {"cm", "--help"});
+  return run_cmd(argv, 10000).status == 0;
+}
+
+#define REQUIRE_CM()                                                                      \
+  do {                                                                                    \
+    REQUIRE_AGENT_TESTS();                                                                \
+    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)"; \
+  } while (0)
+
+const std::set<std::string> kAllSlots = {"slot1@node-a", "slot2@node-a", "slot1@node-b",
+                                         "slot2@node-b"};
+
+TEST(CmPool, StatusShowsEverySlotAndTheFleetReturnsAfterKill9) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent a, b;
+  std::string err;
+  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
+  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
+  EXPECT_TRUE(eventually([&] { return pool.names() == kAllSlots; }, 20000))
+      << "CM holds: " << testing::PrintToString(pool.names()) << "\n"
+      << pool.cm_log();
+
+  // The default table, as condor_status prints it, lists every slot with its totals.
+  CmdResult t = pool.status({}, "alice");
+  EXPECT_EQ(t.status, 0) << t.err;
+  for (const std::string& s : kAllSlots) EXPECT_NE(t.out.find(s), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Total     4     0       0         4"), std::string::npos) << t.out;
+
+  // A constraint is applied by the CM (and the table); one that does not parse is an error.
+  CmdResult c = pool.status({"-constraint", "Machine == \"node-b\"", "-af", "Name"}, "alice");
+  EXPECT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.out, "slot1@node-b\nslot2@node-b\n");
+  c = pool.status({"-constraint", "Machine ==", "-af", "Name"}, "alice");
+  EXPECT_NE(c.status, 0);
+  EXPECT_NE(c.err.find("Machine =="), std::string::npos) << c.err;
+
+  pool.kill_cm();
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  auto restarted = std::chrono::steady_clock::now();
+  EXPECT_TRUE(eventually([&] { return pool.names() == kAllSlots; }, 20000))
+      << "CM holds: " << testing::PrintToString(pool.names());
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - restarted).count();
+  std::printf("fleet back %.2f s after the CM restarted\n", secs);
+  EXPECT_LT(secs, 5.0) << "the agents took " << secs << " s to bring their ads back";
+}
+
+TEST(CmPool, AnAgentMayAdvertiseOnlyItsOwnMachine) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent liar, honest;
+  std::string err;
+  // node-a's certificate, claiming to be node-b.
+  ASSERT_TRUE(pool.start_agent(&liar, "node-b", "node-a", &err)) << err;
+  ASSERT_TRUE(pool.start_agent(&honest, "node-a", "node-a", &err)) << err;
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.cm_log().find("agent node-a may not advertise for machine 'node-b'") !=
+               std::string::npos;
+      },
+      20000))
+      << pool.cm_log();
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.names() == std::set<std::string>{"slot1@node-a", "slot2@node-a"};
+      },
+      20000))
+      << testing::PrintToString(pool.names());
+}
+
+TEST(CmPool, QueriesNeedReadAndATrustedCertificate) {
+  REQUIRE_CM();
+  Pool pool("ALLOW_READ = admin/*, agent/*");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  CmdResult r = pool.status({}, "alice");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not authorized"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("user/alice lacks READ"), std::string::npos) << r.err;
+  EXPECT_NE(pool.cm_log().find("refused user/alice"), std::string::npos) << pool.cm_log();
+  EXPECT_EQ(pool.status({"-af", "Name"}, "root-admin").status, 0);
+
+  // A certificate from another CA: the CM refuses it; and a CA that did not sign the CM's
+  // certificate makes the client refuse the CM.
+  TestPool other;
+  other.issue("user", "mallory");
+  auto as_mallory = [&](const std::string& ca) {
+    std::vector<std::string> argv = {"env", "KITE_CA=" + ca + "/ca.crt",
+                                     "KITE_CERT=" + other.dir + "/mallory.crt",
+                                     "KITE_KEY=" + other.dir + "/mallory.key"};
+    for (const std::string& w : kite_command()) argv.push_back(w);
+    argv.insert(argv.end(), {"status", "-pool", "127.0.0.1:" + std::to_string(pool.port())});
+    return run_cmd(argv);
+  };
+  CmdResult m = as_mallory(pool.pki().ca());
+  EXPECT_EQ(m.status, 1);
+  EXPECT_NE(m.err.find("did not trust your certificate"), std::string::npos) << m.err;
+  m = as_mallory(other.ca());
+  EXPECT_EQ(m.status, 1);
+  EXPECT_NE(m.err.find("certificate is not trusted by your KITE_CA"), std::string::npos) << m.err;
+
+  // Nothing listening: the CM is unreachable.
+  pool.kill_cm();
+  CmdResult u = pool.status({}, "root-admin");
+  EXPECT_EQ(u.status, 1);
+  EXPECT_NE(u.err.find("cannot query the central manager at 127.0.0.1:"), std::string::npos)
+      << u.err;
+  EXPECT_NE(u.err.find("connection refused"), std::string::npos) << u.err;
+}
+
+TEST(CmPool, BadConfigurationIsNamed) {
+  REQUIRE_CM();
+  TestPool pki;
+  pki.issue("cm", "cm1");
+  auto run_cm = [&](const std::string& text) {
+    std::string conf = pki.dir + "/bad.conf", err;
+    EXPECT_TRUE(
+        core::write_file_atomic(conf, "LOCAL_DIR = " + pki.dir + "/cm\n" + text, 0644, &err));
+    std::vector<std::string> argv = kite_command();
+    argv.insert(argv.end(), {"cm", "-c", conf, "--foreground"});
+    return run_cmd(argv, 20000);
+  };
+  std::string tls = "KITE_CA = " + pki.ca() + "/ca.crt\nKITE_CERT = " + pki.dir +
+                    "/cm1.crt\nKITE_KEY = " + pki.dir + "/cm1.key\n";
+  CmdResult r = run_cm("KITE_CA = " + pki.ca() + "/ca.crt\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("KITE_CERT is not set"), std::string::npos) << r.err;
+  r = run_cm(tls + "COLLECTOR_HOST = 127.0.0.1:99999\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("COLLECTOR_HOST: '127.0.0.1:99999': the port must be"), std::string::npos)
+      << r.err;
+  r = run_cm("KITE_CA = " + pki.ca() + "/ca.crt\nKITE_CERT = " + pki.dir +
+             "/missing.crt\nKITE_KEY = " + pki.dir + "/cm1.key\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("missing.crt"), std::string::npos) << r.err;
+  r = run_cm(tls + "CLASSAD_LIFETIME = soon\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("CLASSAD_LIFETIME"), std::string::npos) << r.err;
+}
+
+TEST(CmPool, AnAgentWithoutItsCertificateSaysWhichFile) {
+  REQUIRE_CM();
+  Pool pool;
+  TestAgent a;
+  std::string err;
+  EXPECT_FALSE(pool.start_agent(&a, "node-c", "node-c", &err));  // never issued
+  EXPECT_NE(err.find("configuration error: certificate " + pool.pki().dir + "/node-c.crt"),
+            std::string::npos)
+      << err;
+}
+
+TEST(CmPool, AbsentAdsOutliveTheMachineAndTheCmRestart) {
+  REQUIRE_CM();
+  Pool pool("CLASSAD_LIFETIME = 3\nABSENT_REQUIREMENTS = true");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent a;
+  std::string err;
+  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
+  const std::set<std::string> slots = {"slot1@node-a", "slot2@node-a"};
+  ASSERT_TRUE(eventually([&] { return pool.names() == slots; }, 20000))
+      << testing::PrintToString(pool.names());
+  a.kill9();  // no goodbye: the ads expire and, as ABSENT_REQUIREMENTS holds, become absent
+  EXPECT_TRUE(eventually([&] { return pool.names(true) == slots; }, 20000))
+      << testing::PrintToString(pool.names(true)) << "\n"
+      << pool.cm_log();
+  EXPECT_TRUE(pool.names().empty());  // absent ads show only when asked for
+  pool.kill_cm();
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  EXPECT_EQ(pool.names(true), slots) << pool.cm_log();
+}
+
+}  // namespace
+}  // namespace kite::test
