@@ -2,6 +2,7 @@
 #include "agent/net/client.h"
 
 #include "agent/core/log.h"
+#include "agent/net/hosts_file.h"
 #include "agent/net/sockaddr.h"
 
 namespace kite::net {
@@ -40,11 +41,6 @@ void NetClient::start() {
 void NetClient::stop() {
   running_ = false;
   uv_timer_stop(timer_);
-  if (resolving_) {
-    resolving_->data = nullptr;  // its callback frees it
-    uv_cancel(reinterpret_cast<uv_req_t*>(resolving_));
-    resolving_ = nullptr;
-  }
   if (conn_) {
     conn_->close_quietly();
     conn_ = nullptr;
@@ -72,32 +68,14 @@ void NetClient::dial() {
     dial_addr(reinterpret_cast<const sockaddr*>(&addr));
     return;
   }
-  resolving_ = new uv_getaddrinfo_t;
-  resolving_->data = this;
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  std::string port = std::to_string(opts_.port);
-  int rc = uv_getaddrinfo(
-      loop_, resolving_,
-      [](uv_getaddrinfo_t* req, int status, addrinfo* res) {
-        auto* self = static_cast<NetClient*>(req->data);
-        delete req;
-        if (self) {
-          self->resolving_ = nullptr;
-          if (status == 0 && res)
-            self->dial_addr(res->ai_addr);
-          else
-            self->retry_later("resolving " + self->opts_.host + ": " + uv_strerror(status));
-        }
-        uv_freeaddrinfo(res);
-      },
-      opts_.host.c_str(), port.c_str(), &hints);
-  if (rc != 0) {
-    delete resolving_;
-    resolving_ = nullptr;
-    retry_later("resolving " + opts_.host + ": " + uv_strerror(rc));
+  // Names come from /etc/hosts: getaddrinfo would go through NSS, which the static image
+  // cannot load (DNS through c-ares is still to come).
+  if (hosts_file_lookup(opts_.host, opts_.port, &addr)) {
+    dial_addr(reinterpret_cast<const sockaddr*>(&addr));
+    return;
   }
+  retry_later("resolving " + opts_.host +
+              ": not an address and not in /etc/hosts (DNS lookups are not built in yet)");
 }
 
 void NetClient::dial_addr(const sockaddr* addr) {
@@ -138,7 +116,7 @@ void NetClient::retry_later(const std::string& why) {
 
 void NetClient::on_timer(uv_timer_t* t) {
   auto* self = static_cast<NetClient*>(t->data);
-  if (self && self->running_ && !self->conn_ && !self->resolving_) self->dial();
+  if (self && self->running_ && !self->conn_) self->dial();
 }
 
 void NetClient::on_ready(TlsConn* c) {

@@ -25,7 +25,7 @@ class NetClientHandler {
 };
 
 struct ClientOptions {
-  std::string host;  // numeric address or "localhost"; other names go to getaddrinfo
+  std::string host;  // numeric address, "localhost", or a name in /etc/hosts
   int port = 0;
   std::string server_name;  // checked against the server certificate's CN/SANs (empty: not)
   ConnOptions conn;
@@ -64,7 +64,6 @@ class NetClient : private TlsConnHandler {
   ClientOptions opts_;
   uv_timer_t* timer_;
   TlsConn* conn_ = nullptr;
-  uv_getaddrinfo_t* resolving_ = nullptr;
   bool running_ = false;
   int failures_ = 0;
   int attempts_ = 0;
