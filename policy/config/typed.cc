@@ -220,4 +220,19 @@ Status read_real(const Config& cfg, std::string_view name, double* out, bool* fo
   return Status::Ok();
 }
 
+std::vector<std::string> split_list(std::string_view value) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : value) {
+    if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 }  // namespace kite::config

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/config/config.h"
 
@@ -41,5 +42,9 @@ Status read_bool(const Config& cfg, const Entry& entry, bool* out, bool* found =
 Status read_int(const Config& cfg, const Entry& entry, int64_t* out, bool* found = nullptr,
                 int64_t min = std::numeric_limits<int64_t>::min(),
                 int64_t max = std::numeric_limits<int64_t>::max());
+
+/// A list value (STARTD_ATTRS, MACHINE_RESOURCE_NAMES, ALLOW_READ, ...): items separated by
+/// commas and/or blanks, empty items dropped.
+std::vector<std::string> split_list(std::string_view value);
 
 }  // namespace kite::config

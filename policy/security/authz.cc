@@ -1,6 +1,8 @@
 // ALLOW_*/DENY_* evaluation for certificate identities (see authz.h for the rules).
 #include "policy/security/authz.h"
 
+#include "policy/config/typed.h"
+
 #include <cctype>
 
 namespace kite::policy {
@@ -32,18 +34,7 @@ const char* auth_level_name(AuthLevel l) {
 }
 
 std::vector<std::string> authz_list(std::string_view value) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : value) {
-    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+  return config::split_list(value);
 }
 
 AuthzPolicy authz_policy(std::string (*get)(void* ctx, const char* name), void* ctx) {

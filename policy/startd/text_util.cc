@@ -24,18 +24,7 @@ std::string trim(std::string_view s) {
 }
 
 std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+  return config::split_list(s);
 }
 
 }  // namespace kite::startd
