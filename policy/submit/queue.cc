@@ -2,7 +2,6 @@
 // (...) or FILE, queue [N] VAR matching [files|dirs] PATTERN...), optional [slice], items.
 #include "policy/submit/queue.h"
 
-#include <glob.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -14,6 +13,7 @@
 
 #include "policy/config/internal.h"
 #include "policy/submit/macros.h"
+#include "policy/submit/path_match.h"
 
 namespace kite::submit {
 namespace {
@@ -221,18 +221,13 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
     if (pats.empty()) return Status::Error("queue matching names no pattern");
     for (const std::string& p : pats) {
       std::string full = p[0] == '/' ? p : cwd + "/" + p;
-      glob_t g{};
-      if (::glob(full.c_str(), GLOB_MARK, nullptr, &g) == 0) {
-        for (size_t i = 0; i < g.gl_pathc; ++i) {
-          std::string name = g.gl_pathv[i];
-          bool dir = !name.empty() && name.back() == '/';
-          if ((want == 1 && dir) || (want == 2 && !dir)) continue;
-          if (dir) name.pop_back();
-          if (p[0] != '/') name = name.substr(cwd.size() + 1);
-          out->items.push_back({name});
-        }
+      for (std::string name : match_paths(full, kMaxItems - out->items.size())) {
+        bool dir = !name.empty() && name.back() == '/';
+        if ((want == 1 && dir) || (want == 2 && !dir)) continue;
+        if (dir) name.pop_back();
+        if (p[0] != '/') name = name.substr(cwd.size() + 1);
+        out->items.push_back({name});
       }
-      ::globfree(&g);
     }
   }
   for (std::vector<std::string>& item : out->items) item.resize(out->vars.size());
