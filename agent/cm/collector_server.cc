@@ -20,6 +20,9 @@ int64_t now_s() {
 constexpr size_t kReplyBytes = 512 * 1024;
 // Ads a query examines per loop turn before updates get their turn.
 constexpr size_t kQueryChunk = 2000;
+// Ads the collector holds at most: an agent may advertise any number of names for its own
+// machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
+constexpr size_t kMaxAds = 100000;
 
 policy::AuthSubject subject_of(const net::TlsConn* c) {
   return {c->peer().cn, c->peer().role, c->peer().sans};
@@ -149,6 +152,12 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
     refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" + machine + "'");
     return;
   }
+  std::string name;
+  ad->evaluate_string("Name", name);
+  if (store_.size() >= kMaxAds && !store_.find(type, name)) {
+    refuse(c, "update: the collector holds its maximum of " + std::to_string(kMaxAds) + " ads");
+    return;
+  }
   if (!store_.update(type, std::move(ad), now_s(), msg.flag("merge"), &err)) {
     refuse(c, "update: " + err);
     return;
@@ -174,6 +183,13 @@ void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
 
 void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   if (!allowed(c, policy::AuthLevel::kRead, "query")) return;
+  // One query at a time per connection, so a client cannot queue work without bound.
+  for (const Running& r : running_) {
+    if (r.conn == c) {
+      refuse(c, "query: a query of this connection is still running");
+      return;
+    }
+  }
   collector::QuerySpec spec;
   spec.type = msg.str("ad_type");
   spec.constraint = msg.str("constraint");

@@ -1,7 +1,11 @@
 // Frame encoding/decoding and the small cJSON wrapper used on every Kite socket.
 #include "agent/core/frame.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
+
+#include "policy/util/double_to_int.h"
 
 namespace kite::core {
 
@@ -57,7 +61,11 @@ std::string Json::str(const char* key, const char* def) const {
 
 int64_t Json::num(const char* key, int64_t def) const {
   const cJSON* c = child(key);
-  return cJSON_IsNumber(c) ? static_cast<int64_t>(c->valuedouble) : def;
+  // Frames come from outside: a number that is not finite gives the default, one out of
+  // range is clamped, never an undefined cast.
+  if (!cJSON_IsNumber(c) || !std::isfinite(c->valuedouble)) return def;
+  return util::double_to_int64_clamped(c->valuedouble, util::Round::kTowardZero, INT64_MIN,
+                                       INT64_MAX, def);
 }
 
 double Json::real(const char* key, double def) const {

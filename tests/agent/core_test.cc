@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -25,6 +27,21 @@ std::string temp_dir() {
   const char* d = mkdtemp(tmpl);
   EXPECT_NE(d, nullptr);
   return d ? d : "/tmp";
+}
+
+TEST(Json, NumbersFromOutsideAreClampedOrDefaultNeverCastBlindly) {
+  core::Json j = core::Json::object();
+  cJSON_AddNumberToObject(j.get(), "nan", std::nan(""));
+  cJSON_AddNumberToObject(j.get(), "inf", HUGE_VAL);
+  cJSON_AddNumberToObject(j.get(), "huge", 1e300);
+  cJSON_AddNumberToObject(j.get(), "tiny", -1e300);
+  cJSON_AddNumberToObject(j.get(), "frac", -2.75);
+  EXPECT_EQ(j.num("nan", 7), 7);
+  EXPECT_EQ(j.num("inf", 7), 7);
+  EXPECT_EQ(j.num("huge", 7), INT64_MAX);
+  EXPECT_EQ(j.num("tiny", 7), INT64_MIN);
+  EXPECT_EQ(j.num("frac", 7), -2);
+  EXPECT_EQ(j.num("absent", 7), 7);
 }
 
 TEST(Frame, RoundTripSplitAtEveryByte) {
