@@ -1,6 +1,8 @@
 // Keeping the central manager's collectors up to date with this node's slot ads.
 #include "agent/startd/collector_link.h"
 
+#include <functional>
+
 #include "agent/core/log.h"
 #include "agent/net/tls_config.h"
 #include "policy/config/typed.h"
@@ -94,11 +96,12 @@ void CollectorLink::publish(bool all) {
 void CollectorLink::publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all) {
   if (!p->client->connected()) return;
   for (const auto& [name, text] : ads) {
+    size_t hash = std::hash<std::string>{}(text);
     auto it = p->sent.find(name);
-    if (!all && it != p->sent.end() && it->second == text) continue;
+    if (!all && it != p->sent.end() && it->second == hash) continue;
     core::Json m = core::Json::message("update");
     m.set("ad_type", "Machine").set("ad", text);
-    if (p->client->send(m)) p->sent[name] = text;
+    if (p->client->send(m)) p->sent[name] = hash;
   }
   for (auto it = p->sent.begin(); it != p->sent.end();) {
     if (ads.count(it->first)) {

@@ -40,7 +40,9 @@ class CollectorLink final : private net::NetClientHandler {
  private:
   struct Peer {
     std::unique_ptr<net::NetClient> client;
-    std::map<std::string, std::string> sent;  // what this collector last heard, by name
+    // A hash of the ad text this collector last heard, by name: enough to tell a change, and
+    // the agent keeps no second copy of every slot ad per collector.
+    std::map<std::string, size_t> sent;
   };
   CollectorLink(uv_loop_t* loop, AdSource* source) : loop_(loop), source_(source) {}
   void publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all);
