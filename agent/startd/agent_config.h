@@ -35,7 +35,7 @@ struct AgentConfig {
   // The control socket's bounds (Kite): clients at once, replies queued for a client that does
   // not read before it is dropped (bytes), seconds a client may stay silent between requests,
   // the largest request (at most the 1 MiB every Kite socket takes).
-  int64_t max_connections = 64;        // AGENT_MAX_CONNECTIONS
+  int64_t max_connections = 256;       // AGENT_MAX_CONNECTIONS
   int64_t max_queued_output = 262144;  // AGENT_MAX_QUEUED_OUTPUT
   int64_t client_idle_timeout = 60;    // AGENT_CLIENT_IDLE_TIMEOUT
   int64_t max_request = 262144;        // AGENT_MAX_REQUEST_SIZE: bytes in one request frame
