@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "agent/cli/commands.h"
+#include "agent/cm/cm_service.h"
 #include "agent/cm/collector_server.h"
 #include "agent/core/files.h"
 #include "agent/core/log.h"
@@ -13,6 +14,9 @@
 #include "agent/startd/agent_config.h"
 #include "policy/classad/parser.h"
 #include "policy/config/typed.h"
+#if KITE_HAS_JOB_STORE
+#include "agent/queue/job_store.h"
+#endif
 
 namespace kite::cli {
 namespace {
@@ -38,7 +42,8 @@ std::string authz_get(void* ctx, const char* name) {
   return "";
 }
 
-bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::string* err) {
+bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::string* queue_db,
+                   std::string* err) {
   std::string v;
   if (cfg.get("COLLECTOR_HOST", &v) && !v.empty()) {
     std::string host;
@@ -70,6 +75,8 @@ bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::stri
   if (cfg.get("LOCAL_DIR", &v) && !v.empty()) local_dir = v;
   if (!core::make_dirs(local_dir, 0755, err)) return false;
   o->persist_path = local_dir + "/collector-ads.json";
+  *queue_db = local_dir + "/queue.db";
+  if (cfg.get("JOB_QUEUE_DB", &v) && !v.empty()) *queue_db = v;
   if (cfg.get("COLLECTOR_PERSISTENT_AD_LOG", &v) && !v.empty()) o->persist_path = v;
   o->authz = policy::authz_policy(authz_get, const_cast<config::Config*>(&cfg));
   return true;
@@ -104,8 +111,8 @@ int cm_main(int argc, char** argv) {
   if (st.ok) st = cfg.finish();
   if (!st.ok) return fail("configuration error: " + st.message);
   cm::CollectorOptions opts;
-  std::string err, log_path;
-  if (!read_settings(cfg, &opts, &err)) return fail("configuration error: " + err);
+  std::string err, log_path, queue_db;
+  if (!read_settings(cfg, &opts, &queue_db, &err)) return fail("configuration error: " + err);
   net::TlsFiles files;
   if (!net::tls_files_from(&cfg, &files, &err)) return fail("configuration error: " + err);
   auto tls = net::TlsContext::load(net::TlsContext::Role::kServer, files, &err);
@@ -122,7 +129,25 @@ int cm_main(int argc, char** argv) {
   int rc = 0;
   {
     cm::CollectorServer server(&loop, std::move(tls), std::move(opts));
-    if (!server.start(&err)) {
+    cm::CmContext ctx;
+    ctx.loop = &loop;
+    ctx.cfg = &cfg;
+    ctx.collector = &server;
+#if KITE_HAS_JOB_STORE
+    queue::JobStore jobs;
+    if (jobs.open(queue_db, &err)) {
+      ctx.jobs = &jobs;
+    } else {
+      err = "job queue " + queue_db + ": " + err;
+    }
+#endif
+    std::vector<std::unique_ptr<cm::CmService>> services;
+    if (err.empty()) services = cm::make_cm_services(&ctx, &err);
+    for (auto& s : services)
+      if (s) server.add_service(s.get());
+    if (!err.empty()) {
+      rc = fail(err);
+    } else if (!server.start(&err)) {
       rc = fail(err);
     } else {
       uv_signal_t sig_term, sig_int;
@@ -142,6 +167,8 @@ int cm_main(int argc, char** argv) {
       uv_close(reinterpret_cast<uv_handle_t*>(&sig_term), nullptr);
       uv_close(reinterpret_cast<uv_handle_t*>(&sig_int), nullptr);
     }
+    for (auto& s : services)
+      if (s) s->stop();
     server.stop();
     uv_run(&loop, UV_RUN_DEFAULT);
   }

@@ -100,6 +100,9 @@ void CollectorServer::on_ready(net::TlsConn* c) {
 
 void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
   running_.remove_if([c](const Running& r) { return r.conn == c; });
+  for (auto it = nodes_.begin(); it != nodes_.end();)
+    it = it->second == c ? nodes_.erase(it) : ++it;
+  for (CmService* s : services_) s->on_closed(c);
   KLOG_INFO("collector: %s/%s disconnected: %s", c->peer().role.c_str(), c->peer().cn.c_str(),
             why.c_str());
 }
@@ -128,9 +131,16 @@ bool CollectorServer::on_frame(net::TlsConn* c, core::Json& msg) {
   } else if (type == "error") {
     // Already logged by the transport; never answered.
   } else {
+    for (CmService* s : services_)
+      if (s->on_frame(c, msg)) return true;
     return false;
   }
   return true;
+}
+
+net::TlsConn* CollectorServer::node(const std::string& machine) const {
+  auto it = nodes_.find(machine);
+  return it == nodes_.end() ? nullptr : it->second;
 }
 
 void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
@@ -161,6 +171,14 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
   if (!store_.update(type, std::move(ad), now_s(), msg.flag("merge"), &err)) {
     refuse(c, "update: " + err);
     return;
+  }
+  // Commands for a machine travel on the connection of the agent that advertises it.
+  if (c->peer().role == "agent" && !machine.empty()) {
+    net::TlsConn*& known = nodes_[machine];
+    if (known != c) {
+      known = c;
+      for (CmService* s : services_) s->on_node(machine, c);
+    }
   }
   persist();
 }

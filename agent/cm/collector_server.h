@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "agent/cm/cm_service.h"
 #include "agent/collector/ad_store.h"
 #include "agent/net/server.h"
 #include "policy/security/authz.h"
@@ -34,12 +36,18 @@ class CollectorServer final : private net::TlsConnHandler {
   bool start(std::string* err);
   void stop();
   int port() const { return server_.port(); }
+  /// Frames of types the collector does not know go to these, in order (not owned).
+  void add_service(CmService* s) { services_.push_back(s); }
+  /// True when the peer holds `level`; else refuses the frame (`what` names it) and logs.
+  bool allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what);
+  /// The connection of the agent that advertises `machine`, or null when it is not connected.
+  net::TlsConn* node(const std::string& machine) const;
+  const collector::AdStore& store() const { return store_; }
 
  private:
   void on_ready(net::TlsConn* c) override;
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void on_closed(net::TlsConn* c, const std::string& why) override;
-  bool allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what);
   void update(net::TlsConn* c, core::Json& msg);
   void invalidate(net::TlsConn* c, core::Json& msg);
   void query(net::TlsConn* c, core::Json& msg);
@@ -65,6 +73,8 @@ class CollectorServer final : private net::TlsConnHandler {
   uv_timer_t* expire_timer_ = nullptr;
   uv_idle_t* query_idle_ = nullptr;  // active while queries are running
   std::list<Running> running_;
+  std::vector<CmService*> services_;
+  std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
 };
 
 }  // namespace kite::cm

@@ -127,15 +127,24 @@ void CollectorLink::on_connected(net::NetClient* c) {
   if (!p) return;
   p->sent.clear();  // a new connection (maybe a restarted CM): send every ad
   publish_to(p, source_->current_ads(), true);
+  if (sink_) sink_->cm_connected(c);
 }
 
-bool CollectorLink::on_frame(net::NetClient*, core::Json& msg) {
+bool CollectorLink::on_frame(net::NetClient* c, core::Json& msg) {
   // The collector answers only refusals (already logged by the transport).
-  return msg.type() == "error";
+  if (msg.type() == "error") return true;
+  if (!sink_) return false;
+  sink_->cm_frame(c, msg);
+  return true;
 }
 
-void CollectorLink::on_disconnected(net::NetClient*, const std::string& why) {
+void CollectorLink::on_disconnected(net::NetClient* c, const std::string& why) {
   KLOG_WARN("collector: connection lost or refused: %s", why.c_str());
+  if (sink_) sink_->cm_disconnected(c);
+}
+
+bool CollectorLink::send(net::NetClient* cm, const core::Json& msg) {
+  return peer_of(cm) && cm->connected() && cm->send(msg);
 }
 
 }  // namespace kite::agent

@@ -22,6 +22,17 @@ class AdSource {
   virtual std::map<std::string, std::string> current_ads() = 0;
 };
 
+/// Where the link hands frames from a central manager that are not the collector's (claims,
+/// commands), and tells when a CM connection comes and goes. Replies go back with
+/// CollectorLink::send to the same `cm`.
+class CmFrameSink {
+ public:
+  virtual ~CmFrameSink() = default;
+  virtual void cm_frame(net::NetClient* cm, core::Json& msg) = 0;
+  virtual void cm_connected(net::NetClient* cm) { (void)cm; }
+  virtual void cm_disconnected(net::NetClient* cm) { (void)cm; }
+};
+
 class CollectorLink final : private net::NetClientHandler {
  public:
   /// Null (and no error) when COLLECTOR_HOST is unset: the agent runs alone. Null with `err`
@@ -32,6 +43,10 @@ class CollectorLink final : private net::NetClientHandler {
   ~CollectorLink() override;
   /// Sends the ads that changed since the last send (all of them when `all`).
   void publish(bool all);
+  /// Frames other than the collector's go to `sink` (not owned; null: refused as unknown).
+  void set_sink(CmFrameSink* sink) { sink_ = sink; }
+  /// Sends one frame to the central manager `cm`; false when it is not connected.
+  bool send(net::NetClient* cm, const core::Json& msg);
   /// Stops every connection and the timer (before the loop's handles are walked).
   void close();
   /// A handle of a connection close() left closing (the walk that frees handles skips it).
@@ -53,6 +68,7 @@ class CollectorLink final : private net::NetClientHandler {
 
   uv_loop_t* loop_;
   AdSource* source_;
+  CmFrameSink* sink_ = nullptr;
   std::unique_ptr<net::TlsContext> tls_;
   std::vector<Peer> peers_;
   uv_timer_t* timer_ = nullptr;

@@ -1,0 +1,58 @@
+// A part of `kite cm` that serves its own frame types on the central manager's TLS connections
+// next to the collector's (the queue, the negotiator's claims, remote commands), and the context
+// every such part is built from.
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/core/frame.h"
+#include "agent/net/tls_conn.h"
+#include "policy/config/config.h"
+
+namespace kite::queue {
+class JobStore;
+}
+
+namespace kite::cm {
+
+class CollectorServer;
+
+class CmService {
+ public:
+  virtual ~CmService() = default;
+  /// Handles `msg` when its type is this service's (answering or refusing it) and returns true;
+  /// false leaves it to the next service (and at the end to the transport's "unknown type").
+  virtual bool on_frame(net::TlsConn* c, core::Json& msg) = 0;
+  /// A ready connection closed; every service hears every close.
+  virtual void on_closed(net::TlsConn* c) { (void)c; }
+  /// An agent's connection advertised `machine` for the first time (a new node, or the node
+  /// back on a new connection): the connection commands for that machine now travel on.
+  virtual void on_node(const std::string& machine, net::TlsConn* c) {
+    (void)machine;
+    (void)c;
+  }
+  /// Before the loop stops: close timers and handles.
+  virtual void stop() {}
+};
+
+/// What the central manager's parts share. Pointers stay valid for the life of the services.
+struct CmContext {
+  uv_loop_t* loop = nullptr;
+  const config::Config* cfg = nullptr;
+  CollectorServer* collector = nullptr;  // ads, node connections, authorization
+  queue::JobStore* jobs = nullptr;       // the durable queue (null: built without SQLite)
+  /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
+  /// negotiator's runner; a no-op until then.
+  std::function<void()> reschedule = [] {};
+};
+
+/// The services of `kite cm` beside the collector, in the order frames are offered to them
+/// (agent/cm/cm_services.cc: one line per service). Null entries are skipped.
+std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err);
+
+}  // namespace kite::cm
