@@ -5,6 +5,7 @@
 
 #include <uv.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,6 +50,11 @@ struct CmContext {
   /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
   /// negotiator's runner; a no-op until then.
   std::function<void()> reschedule = [] {};
+  /// The queue tells the claim layer that a running job must stop: removed or held (`requeue`
+  /// false), or vacated and Idle again (`requeue` true, `kite vacate-job`). Set by the claims
+  /// runner; a no-op until then.
+  std::function<void(int32_t cluster, int32_t proc, bool requeue)> stop_job = [](int32_t, int32_t,
+                                                                                 bool) {};
 };
 
 /// The services of `kite cm` beside the collector, in the order frames are offered to them

@@ -137,6 +137,7 @@ int Agent::run() {
     uv_loop_close(&loop_);
   };
   collector_ = CollectorLink::create(&loop_, *cfg_, facts_.hostname, this, &err);
+  if (collector_) collector_->set_sink(this);
   if (!collector_ && !err.empty()) {
     KLOG_ERROR("configuration error: %s", err.c_str());
     std::fprintf(stderr, "kite agent: configuration error: %s\n", err.c_str());

@@ -94,7 +94,7 @@ void remove_starter_leftovers(const std::string& dir);
 /// The same without logging, safe on a thread-pool thread: false with *err on a failure.
 bool remove_starter_files(const std::string& dir, std::string* err);
 
-class Agent final : public core::ConnHandler, public CronSink, public AdSource {
+class Agent final : public core::ConnHandler, public CronSink, public AdSource, public CmFrameSink {
  public:
   explicit Agent(AgentOptions opts);
   ~Agent() override;
@@ -112,6 +112,11 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource {
   // AdSource: the slot ads for the central manager, by slot name (agent_control.cc).
   std::map<std::string, std::string> current_ads() override;
 
+  // CmFrameSink (agent_cm.cc): frames from the central manager over the collector link.
+  void cm_frame(net::NetClient* cm, core::Json& msg) override;
+  void cm_connected(net::NetClient* cm) override;
+  void cm_disconnected(net::NetClient* cm) override;
+
  private:
   // Startup and configuration (agent.cc).
   bool init(std::string* err);
@@ -128,6 +133,13 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource {
   void process(startd::Output& out);
   void execute(const startd::Action& a);
   bool lock_local_dir(std::string* err);
+
+  // The CM's frames by kind: claims and job activations (agent_cm_claims.cc), remote commands
+  // (agent_cm_commands.cc). Each returns false for a frame type that is not its own.
+  bool cm_claim_frame(net::NetClient* cm, core::Json& msg);
+  bool cm_command_frame(net::NetClient* cm, core::Json& msg);
+  void cm_claims_connected(net::NetClient* cm);
+  void cm_claims_disconnected(net::NetClient* cm);
 
   // WANT_HOLD (agent_hold.cc): stop the job and report its exit as a hold.
   void hold_job(const startd::Action& a);
