@@ -25,8 +25,17 @@ struct Submitter {
   std::vector<IdleJob> jobs;  // its idle jobs in any order: the cycle sorts them
 };
 
+/// A user's priority known to the accountant, for the ephemeral Remote* attributes of slots
+/// claimed by users that have no idle jobs this cycle (submitters are looked up first).
+struct UserPriority {
+  std::string name;       // "user@domain", as the slot's RemoteUser names it
+  double priority = 0.5;  // effective user priority
+  double usage = 0;       // slot weight in use (RemoteUserResourcesInUse)
+};
+
 struct CycleInput {
   std::vector<Submitter> submitters;
+  std::vector<UserPriority> other_users;  // optional: priorities of users with no idle jobs
   std::vector<classad::AdPtr> slots;    // Machine ads: static, partitionable and dynamic slots
   const config::Config* cfg = nullptr;  // NEGOTIATOR_* and PREEMPTION_* settings; null = defaults
   int64_t now = 0;
