@@ -107,8 +107,7 @@ std::vector<uint32_t> slot_side_attrs(const std::vector<const ClassAd*>& slots,
     slot_refs(*slot, slot->lookup_id(kRank), memo, out, 0);
     for (const Expr* e : extra) slot_refs(*slot, e, memo, out, 0);
     const Expr* res = slot->lookup_id(kMachineResources);
-    if (res && res->kind == ExprKind::kLiteral &&
-        classad::as_literal(res)->value.is_string() &&
+    if (res && res->kind == ExprKind::kLiteral && classad::as_literal(res)->value.is_string() &&
         std::find(seen_resources.begin(), seen_resources.end(), res) == seen_resources.end()) {
       seen_resources.push_back(res);
       for (const std::string& name :
@@ -142,8 +141,7 @@ bool AutoclusterBuilder::same(const Key& a, const Key& b) const {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].first != b[i].first) return false;
-    if (a[i].second != b[i].second && !classad::expr_equal(a[i].second, b[i].second))
-      return false;
+    if (a[i].second != b[i].second && !classad::expr_equal(a[i].second, b[i].second)) return false;
   }
   return true;
 }
@@ -164,10 +162,10 @@ uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
     if (!known) key.emplace_back(id, e);
     job_refs(job, e, key, 0);
   }
-  std::sort(key.begin(), key.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   uint64_t h = classad::hash::mix(0, group);
-  for (const auto& kv : key) h = classad::hash::mix(classad::hash::mix(h, kv.first), kv.second->hash);
+  for (const auto& kv : key)
+    h = classad::hash::mix(classad::hash::mix(h, kv.first), kv.second->hash);
   std::vector<uint32_t>& bucket = by_hash_[h];
   for (uint32_t c : bucket) {
     if (groups_[c] == group && same(keys_[c], key)) return c;

@@ -45,8 +45,7 @@ void RemoteAttrs::add(ClassAd& slot, const std::string& user, double prio, doubl
   scopes_.push_back(std::move(s));
 }
 
-Pairing::Pairing(ClassAd& job, ClassAd& slot, const classad::EvalEnv* env)
-    : pair_(job, slot, env) {
+Pairing::Pairing(ClassAd& job, ClassAd& slot, const classad::EvalEnv* env) : pair_(job, slot, env) {
   if (slot.parent()) {
     const ClassAd* r = &slot;
     while (r->parent()) r = r->parent();

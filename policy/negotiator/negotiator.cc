@@ -229,10 +229,9 @@ MatchList& Cycle::list_for(uint32_t cluster) {
     lists_.emplace_back();
     slot = &lists_.back();
   } else {
-    slot = &*std::min_element(lists_.begin(), lists_.end(),
-                              [](const MatchList& a, const MatchList& b) {
-                                return a.last_use < b.last_use;
-                              });
+    slot = &*std::min_element(
+        lists_.begin(), lists_.end(),
+        [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
   }
   slot->cluster = cluster;
   slot->last_use = clock_;
@@ -338,7 +337,8 @@ CycleResult Cycle::run() {
     if (units == 0) break;
     std::vector<int64_t> shares = round_shares(units, active.size());
     int64_t progress = 0;
-    for (size_t i = 0; i < active.size(); ++i) progress += negotiate_submitter(active[i], shares[i]);
+    for (size_t i = 0; i < active.size(); ++i)
+      progress += negotiate_submitter(active[i], shares[i]);
     if (progress == 0) break;
     std::vector<uint32_t> still;
     for (uint32_t r : active) {

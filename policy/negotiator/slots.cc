@@ -93,7 +93,8 @@ SlotView slot_view(ClassAd* ad) {
   }
   s.copy = classad::AdPtr(ad->copy());
   s.ad = s.copy.get();
-  for (size_t i = 0; i < startd::kStdResourceCount; ++i) s.have[i] = int_attr(*ad, id.std_res[i], 0);
+  for (size_t i = 0; i < startd::kStdResourceCount; ++i)
+    s.have[i] = int_attr(*ad, id.std_res[i], 0);
   std::string list;
   if (string_attr(*ad, id.resources, &list)) {
     for (const std::string& name : startd::split_list(list)) {
