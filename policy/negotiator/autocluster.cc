@@ -1,6 +1,8 @@
 // Significant attributes and the grouping of jobs into autoclusters (see autocluster.h).
 #include "policy/negotiator/autocluster.h"
 
+#include <strings.h>
+
 #include <algorithm>
 
 #include "policy/classad/expr_share.h"
@@ -30,7 +32,11 @@ void walk(const Expr* e, TreeRefs& out) {
     case ExprKind::kAttr: {
       const AttrExpr* a = classad::as_attr(e);
       if (!a->base) {
-        if (a->name_id > classad::kIdLastReserved) out.plain.push_back(a->name_id);
+        if (a->name_id > classad::kIdLastReserved && a->name_id != classad::kIdOther) {
+          out.plain.push_back(a->name_id);
+        } else if (a->name_id == classad::kIdTarget || a->name_id == classad::kIdOther) {
+          out.opaque = true;
+        }
         return;
       }
       if (a->base->kind == ExprKind::kAttr) {
@@ -56,8 +62,33 @@ void walk(const Expr* e, TreeRefs& out) {
     }
     case ExprKind::kCall: {
       const classad::CallExpr* c = classad::as_call(e);
+      std::string_view fn = c->name->view();
+      if ((fn.size() == 6 && strncasecmp(fn.data(), "random", 6) == 0) ||
+          (fn.size() >= 4 && strncasecmp(fn.data(), "eval", 4) == 0))
+        out.opaque = true;
       for (uint32_t i = 0; i < c->nargs; ++i) walk(c->args[i], out);
       return;
+    }
+  }
+}
+
+void refs_of(const ClassAd& my, const Expr* root, RefMemo& memo, std::vector<uint32_t>& out,
+             bool* opaque, int depth) {
+  if (!root) return;
+  if (depth > kMaxDepth) {
+    *opaque = true;
+    return;
+  }
+  const TreeRefs& r = memo.refs(root);
+  if (r.opaque) *opaque = true;
+  out.insert(out.end(), r.target.begin(), r.target.end());
+  for (uint32_t id : r.own) refs_of(my, my.lookup_id(id), memo, out, opaque, depth + 1);
+  for (uint32_t id : r.plain) {
+    const Expr* own = my.lookup_id(id);
+    if (own) {
+      refs_of(my, own, memo, out, opaque, depth + 1);
+    } else {
+      out.push_back(id);
     }
   }
 }
@@ -65,18 +96,8 @@ void walk(const Expr* e, TreeRefs& out) {
 // The job attributes `root`, evaluated with `slot` as MY, refers to.
 void slot_refs(const ClassAd& slot, const Expr* root, RefMemo& memo, std::vector<uint32_t>& out,
                int depth) {
-  if (!root || depth > kMaxDepth) return;
-  const TreeRefs& r = memo.refs(root);
-  out.insert(out.end(), r.target.begin(), r.target.end());
-  for (uint32_t id : r.own) slot_refs(slot, slot.lookup_id(id), memo, out, depth + 1);
-  for (uint32_t id : r.plain) {
-    const Expr* own = slot.lookup_id(id);
-    if (own) {
-      slot_refs(slot, own, memo, out, depth + 1);
-    } else {
-      out.push_back(id);
-    }
-  }
+  bool opaque = false;
+  refs_of(slot, root, memo, out, &opaque, depth);
 }
 
 uint32_t id_of(const char* name) {
@@ -84,6 +105,13 @@ uint32_t id_of(const char* name) {
 }
 
 }  // namespace
+
+void partner_refs(const ClassAd& my, const Expr* root, RefMemo& memo, std::vector<uint32_t>& out,
+                  bool* opaque) {
+  refs_of(my, root, memo, out, opaque, 0);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
 
 const TreeRefs& RefMemo::refs(const Expr* root) {
   auto it = memo_.find(root);

@@ -27,6 +27,9 @@ struct TreeRefs {
   std::vector<uint32_t> target;  // TARGET.x
   std::vector<uint32_t> own;     // MY.x
   std::vector<uint32_t> plain;   // x (own ad first, then the match partner)
+  // Reads its partner in ways a list of names cannot tell: the whole TARGET ad, eval() of a
+  // string, random().
+  bool opaque = false;
 };
 
 /// TreeRefs per distinct tree (trees are shared between ads, so each is walked once).
@@ -37,6 +40,12 @@ class RefMemo {
  private:
   std::unordered_map<const classad::Expr*, TreeRefs> memo_;
 };
+
+/// The ids of `partner` attributes that `root`, evaluated with `my` as MY, refers to: TARGET.x,
+/// and unqualified names `my` does not define, following `my`'s own attributes it uses. Sets
+/// *opaque when the expression may read the partner in other ways.
+void partner_refs(const classad::ClassAd& my, const classad::Expr* root, RefMemo& memo,
+                  std::vector<uint32_t>& out, bool* opaque);
 
 /// The job-side significant attribute ids the slots impose (sorted, unique): references of the
 /// slots' `roots` (Requirements, Rank, ...) and of `extra` (config expressions, slot as MY), plus

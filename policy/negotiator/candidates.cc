@@ -42,12 +42,20 @@ bool candidate_before(const Candidate& a, const Candidate& b) {
 }
 
 bool evaluate_candidate(const Knobs& knobs, const classad::EvalEnv* env, const Asker& asker,
-                        const SlotView& slot, uint32_t index, double remote_prio, Candidate* out) {
+                        const SlotView& slot, uint32_t index, double remote_prio,
+                        RequirementsMemo* job_memo, Candidate* out) {
   if (slot.taken || slot.use == SlotUse::kSkip) return false;
   if (slot.use == SlotUse::kRunning && !knobs.consider_preemption) return false;
+  int job_accepts = job_memo ? job_memo->get(*slot.ad) : -1;
+  if (job_accepts == 0) return false;
   Pairing pairing(*asker.job, *slot.ad, env);
   const classad::MatchPair& pair = pairing.match();
-  if (!pair.left_accepts() || !pair.right_accepts()) return false;
+  if (job_accepts < 0) {
+    bool accepts = pair.left_accepts();
+    if (job_memo) job_memo->put(accepts);
+    if (!accepts) return false;
+  }
+  if (!pair.right_accepts()) return false;
   Candidate c;
   c.slot = index;
   c.version = slot.version;

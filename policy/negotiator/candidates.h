@@ -11,6 +11,7 @@
 #include "policy/classad/classad.h"
 #include "policy/classad/eval_env.h"
 #include "policy/negotiator/knobs.h"
+#include "policy/negotiator/requirements_memo.h"
 #include "policy/negotiator/slots.h"
 
 namespace kite::negotiator {
@@ -36,8 +37,10 @@ struct Asker {
 };
 
 /// Evaluates `slot` (index `index`) for the asker; false when it is not a potential match.
-/// `remote_prio`: the effective priority of the slot's RemoteUser (running slots).
+/// `remote_prio`: the effective priority of the slot's RemoteUser (running slots). `job_memo`
+/// (may be null): the job's Requirements answers remembered by slot values.
 bool evaluate_candidate(const Knobs& knobs, const classad::EvalEnv* env, const Asker& asker,
-                        const SlotView& slot, uint32_t index, double remote_prio, Candidate* out);
+                        const SlotView& slot, uint32_t index, double remote_prio,
+                        RequirementsMemo* job_memo, Candidate* out);
 
 }  // namespace kite::negotiator

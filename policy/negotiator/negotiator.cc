@@ -14,6 +14,7 @@
 #include "policy/negotiator/job_order.h"
 #include "policy/negotiator/knobs.h"
 #include "policy/negotiator/negotiator.h"
+#include "policy/negotiator/requirements_memo.h"
 #include "policy/negotiator/share.h"
 #include "policy/negotiator/slots.h"
 
@@ -95,6 +96,8 @@ class Cycle {
   uint64_t clock_ = 0;
   uint64_t epoch_ = 0;  // bumps whenever a partitionable slot shrinks
   RefMemo memo_;
+  RequirementsMemo req_memo_;  // for the cluster whose list was made last
+  uint32_t memo_cluster_ = UINT32_MAX;
   std::unique_ptr<AutoclusterBuilder> builder_;
   CycleResult result_;
 };
@@ -182,7 +185,10 @@ bool Cycle::evaluate(uint32_t cluster, uint32_t slot, Candidate* out) {
     double usage;
     prio = remote_prio(s.remote_user, &usage);
   }
-  return evaluate_candidate(knobs_, &env_, asker, s, slot, prio, out);
+  // Not for partitionable slots: their resources are rewritten during the cycle, and a new
+  // literal may sit where a freed one was (the memo compares trees by address).
+  RequirementsMemo* memo = memo_cluster_ == cluster && !s.partitionable ? &req_memo_ : nullptr;
+  return evaluate_candidate(knobs_, &env_, asker, s, slot, prio, memo, out);
 }
 
 void Cycle::fill(MatchList& list) {
@@ -191,6 +197,8 @@ void Cycle::fill(MatchList& list) {
   set_submitter_attrs(*cl.rep, run.in->name, run.in->priority,
                       run.in->usage + static_cast<double>(run.matched));
   list.heap.clear();
+  req_memo_.reset(*cl.rep, memo_);
+  memo_cluster_ = list.cluster;
   Candidate c;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     if (evaluate(list.cluster, i, &c)) list.heap.push_back(c);

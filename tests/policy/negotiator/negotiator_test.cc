@@ -120,6 +120,21 @@ TEST(Negotiator, BothRequirementsMustAccept) {
   EXPECT_EQ(got, (std::vector<std::string>{"1.0->slot2@arm", "3.0->slot1@x86"}));
 }
 
+TEST(Negotiator, JobRequirementsAreAnsweredPerSlotValues) {
+  // Slots alternate between values the job refuses and accepts, and one computes its Memory.
+  CycleInput in;
+  std::vector<IdleJob> jobs;
+  for (int p = 0; p < 6; ++p) jobs.push_back(job(1, p, "alice", "RequestMemory = 1024"));
+  in.submitters.push_back(submitter("alice@pool", 1.0, std::move(jobs)));
+  for (int i = 1; i <= 4; ++i)
+    in.slots.push_back(slot(i, "n", i % 2 ? "Memory = 512" : "Memory = 2048"));
+  in.slots.push_back(slot(5, "n", "Memory = 1024 * 2"));
+  in.slots.push_back(slot(6, "n", "Memory = 1000 + 23"));
+  std::vector<std::string> got = pairs(negotiate(in));
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"1.0->slot2@n", "1.1->slot4@n", "1.2->slot5@n"}));
+}
+
 // A slot running bob's job whose machine RANK prefers alice.
 classad::AdPtr running_slot(int n, const std::string& user, const std::string& extra = "") {
   return slot(n, "busy",
