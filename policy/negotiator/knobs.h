@@ -24,7 +24,8 @@ struct Knobs {
 };
 
 /// Reads the knobs from `cfg` (null: HTCondor 25's defaults). An expression that does not parse
-/// counts as unset and is named in *warning ("NEGOTIATOR_PRE_JOB_RANK: line 1, column 3: ...").
+/// counts as unset and is named in *warning ("NEGOTIATOR_PRE_JOB_RANK: line 1, column 3: ..."),
+/// as is a switch that is not a boolean (which keeps its default).
 Knobs knobs_read(const config::Config* cfg, std::string* warning);
 
 }  // namespace kite::negotiator

@@ -63,7 +63,8 @@ auto heap_less = [](const Candidate& a, const Candidate& b) { return candidate_b
 
 class Cycle {
  public:
-  explicit Cycle(const CycleInput& in) : in_(in), knobs_(knobs_read(in.cfg, nullptr)) {
+  explicit Cycle(const CycleInput& in) : in_(in), knobs_(knobs_read(in.cfg, &warning_)) {
+    if (!warning_.empty()) result_.warnings.push_back(warning_);
     env_.now_fn = now_of;
     env_.clock = &in_.now;
     env_.random = &random_;
@@ -85,6 +86,8 @@ class Cycle {
   double remote_prio(const std::string& user, double* usage) const;
 
   const CycleInput& in_;
+  std::string warning_;
+  CycleResult result_;
   Knobs knobs_;
   classad::RandomStream random_{1};
   classad::EvalEnv env_;
@@ -99,7 +102,6 @@ class Cycle {
   RequirementsMemo req_memo_;  // for the cluster whose list was made last
   uint32_t memo_cluster_ = UINT32_MAX;
   std::unique_ptr<AutoclusterBuilder> builder_;
-  CycleResult result_;
 };
 
 constexpr size_t kMaxLists = 8;

@@ -63,6 +63,9 @@ struct CycleResult {
   std::vector<Match> matches;
   std::vector<SubmitterOutcome> submitters;  // in the order they negotiated
   int64_t autoclusters = 0;                  // distinct job groups considered
+  // Settings that did not read (an expression that does not parse counts as unset), each naming
+  // the macro: "NEGOTIATOR_PRE_JOB_RANK: line 1, column 4: ...".
+  std::vector<std::string> warnings;
 };
 
 /// One cycle's matchmaking. Deterministic for the same input.

@@ -387,6 +387,30 @@ TEST(Negotiator, SameInputSameMatchesWhateverTheInputOrder) {
   EXPECT_EQ(ra.matches.size(), 8u);
 }
 
+TEST(Negotiator, ConsiderPreemptionFalseOffersOnlyIdleSlots) {
+  CycleInput in;
+  in.submitters.push_back(submitter("alice@pool", 5.0, job(1, 0, "alice")));
+  in.slots.push_back(running_slot(1, "bob@pool", "Rank = TARGET.Owner == \"alice\""));
+  auto cfg = config_of("NEGOTIATOR_CONSIDER_PREEMPTION = False\n");
+  in.cfg = cfg.get();
+  EXPECT_TRUE(negotiate(in).matches.empty());
+}
+
+TEST(Negotiator, ASettingThatDoesNotParseIsNamedAndCountsAsUnset) {
+  CycleInput in;
+  in.submitters.push_back(submitter("alice@pool", 1.0, job(1, 0, "alice")));
+  in.slots.push_back(slot(1));
+  auto cfg =
+      config_of("NEGOTIATOR_PRE_JOB_RANK = (Cpus +\nNEGOTIATE_ALL_JOBS_IN_CLUSTER = maybe\n");
+  in.cfg = cfg.get();
+  CycleResult r = negotiate(in);
+  EXPECT_EQ(r.matches.size(), 1u);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("NEGOTIATOR_PRE_JOB_RANK"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("NEGOTIATE_ALL_JOBS_IN_CLUSTER"), std::string::npos)
+      << r.warnings[0];
+}
+
 TEST(Negotiator, NoSlotsOrNoJobsMakeNoMatches) {
   CycleInput in;
   in.submitters.push_back(submitter("alice@pool", 1.0, job(1, 0, "alice")));
