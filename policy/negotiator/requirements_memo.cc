@@ -19,7 +19,9 @@ void RequirementsMemo::reset(const classad::ClassAd& job, RefMemo& memo) {
 
 int RequirementsMemo::get(const classad::ClassAd& slot) {
   key_ok_ = false;
-  if (!usable_) return -1;
+  // A slot with an enclosing scope (the Remote* attributes of a running slot) has values this
+  // key does not see.
+  if (!usable_ || slot.parent()) return -1;
   key_.clear();
   uint64_t h = 0;
   for (uint32_t id : ids_) {

@@ -387,6 +387,23 @@ TEST(Negotiator, SameInputSameMatchesWhateverTheInputOrder) {
   EXPECT_EQ(ra.matches.size(), 8u);
 }
 
+TEST(Negotiator, JobRequirementsSeeEachRunningSlotsRemoteAttributes) {
+  // The slots are alike but for who runs on them: the job wants the one whose user has the
+  // worse priority, so its answer for one slot must not stand for the other.
+  CycleInput in;
+  in.submitters.push_back(submitter(
+      "alice@pool", 1.0, job(1, 0, "alice", "Requirements = TARGET.RemoteUserPrio > 50")));
+  in.other_users.push_back({"bob@pool", 10.0, 1});
+  in.other_users.push_back({"carol@pool", 100.0, 1});
+  in.slots.push_back(running_slot(1, "bob@pool"));
+  in.slots.push_back(running_slot(2, "carol@pool"));
+  auto cfg = config_of("PREEMPTION_REQUIREMENTS = True\n");
+  in.cfg = cfg.get();
+  CycleResult r = negotiate(in);
+  ASSERT_EQ(r.matches.size(), 1u);
+  EXPECT_EQ(r.matches[0].preempted_user, "carol@pool");
+}
+
 TEST(Negotiator, ConsiderPreemptionFalseOffersOnlyIdleSlots) {
   CycleInput in;
   in.submitters.push_back(submitter("alice@pool", 5.0, job(1, 0, "alice")));
