@@ -57,7 +57,8 @@ long rss_kib() {
 }
 
 double cpu_seconds(const struct rusage& ru) {
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 }  // namespace
@@ -80,9 +81,9 @@ int main(int argc, char** argv) {
                   // is a string ("MappingMethod ?: \"\" != \"Copy\"" as the condition of
                   // ifthenelse); without it the expression reads as HTCondor means it.
                   "MappingMethod"});
-  const std::string job_base = template_lines(
-      job_text, {"ClusterId", "ProcId", "Owner", "User", "QDate", "GlobalJobId", "RequestMemory",
-                 "AccountingGroup", "AcctGroupUser", "Args"});
+  const std::string job_base =
+      template_lines(job_text, {"ClusterId", "ProcId", "Owner", "User", "QDate", "GlobalJobId",
+                                "RequestMemory", "AccountingGroup", "AcctGroupUser", "Args"});
 
   negotiator::CycleInput in;
   in.now = 1795308600;
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
       "%s matches=%zu autoclusters=%lld cycle_s=%.3f cycle_cpu_s=%.3f peak_rss_mib=%.1f "
       "ads_rss_mib=%.1f cycle_growth_mib=%.1f\n",
       argv[1], r.matches.size(), static_cast<long long>(r.autoclusters),
-      std::chrono::duration<double>(t1 - t0).count(), cpu_seconds(ru) - cpu0,
-      ru.ru_maxrss / 1024.0, before / 1024.0, (ru.ru_maxrss - before) / 1024.0);
+      std::chrono::duration<double>(t1 - t0).count(), cpu_seconds(ru) - cpu0, ru.ru_maxrss / 1024.0,
+      before / 1024.0, (ru.ru_maxrss - before) / 1024.0);
   return 0;
 }
