@@ -104,7 +104,11 @@ class Cycle {
   std::unique_ptr<AutoclusterBuilder> builder_;
 };
 
-constexpr size_t kMaxLists = 8;
+// How many potential match lists stay cached: as many as fit in kListBudget candidates (a list
+// holds up to one per slot), at least kMinLists, so jobs of several groups offered in turn do not
+// rebuild their lists each time, and memory stays bounded (2^18 candidates: about 12 MiB).
+constexpr size_t kListBudget = size_t{1} << 18;
+constexpr size_t kMinLists = 8;
 
 double Cycle::remote_prio(const std::string& user, double* usage) const {
   for (const Submitter& s : in_.submitters) {
@@ -235,7 +239,8 @@ MatchList& Cycle::list_for(uint32_t cluster) {
     }
   }
   MatchList* slot = nullptr;
-  if (lists_.size() < kMaxLists) {
+  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
+  if (lists_.size() < max_lists) {
     lists_.emplace_back();
     slot = &lists_.back();
   } else {

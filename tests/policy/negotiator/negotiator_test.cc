@@ -428,6 +428,24 @@ TEST(Negotiator, ASettingThatDoesNotParseIsNamedAndCountsAsUnset) {
       << r.warnings[0];
 }
 
+TEST(Negotiator, ManyGroupsOfferedInTurnAllMatch) {
+  // 40 autoclusters whose jobs alternate (more groups than the lists kept at the least): each
+  // group still matches where it should.
+  CycleInput in;
+  std::vector<IdleJob> jobs;
+  for (int p = 0; p < 120; ++p)
+    jobs.push_back(job(1, p, "alice", "RequestMemory = " + std::to_string(1 + p % 40)));
+  in.submitters.push_back(submitter("alice@pool", 1.0, std::move(jobs)));
+  for (int i = 1; i <= 100; ++i) in.slots.push_back(slot(i, "n", "Memory = " + std::to_string(i)));
+  CycleResult r = negotiate(in);
+  EXPECT_EQ(r.autoclusters, 40);
+  ASSERT_EQ(r.matches.size(), 100u);
+  std::set<std::string> used;
+  for (const Match& m : r.matches) EXPECT_TRUE(used.insert(m.slot).second) << m.slot;
+  // The default rank chain prefers the smallest slot that fits: job 1.0 (1 MB) gets slot1.
+  EXPECT_EQ(pairs(r)[0], "1.0->slot1@n");
+}
+
 TEST(Negotiator, NoSlotsOrNoJobsMakeNoMatches) {
   CycleInput in;
   in.submitters.push_back(submitter("alice@pool", 1.0, job(1, 0, "alice")));
