@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "policy/classad/match.h"
 #include "policy/config/typed.h"
 
 namespace kite::fairshare {
@@ -83,6 +84,21 @@ bool parse_concurrency_limits(std::string_view text, std::vector<LimitUse>* out,
     if (!merged) out->push_back({std::move(key), units});
   }
   return true;
+}
+
+bool job_limit_uses(classad::ClassAd& job, classad::ClassAd& machine, std::vector<LimitUse>* out,
+                    std::string* error) {
+  out->clear();
+  const classad::Expr* e = job.lookup("ConcurrencyLimits");
+  if (!e) return true;
+  classad::MatchPair pair(job, machine);
+  classad::Value v = pair.evaluate_left(e);
+  if (v.is_undefined()) return true;
+  if (!v.is_string()) {
+    *error = "ConcurrencyLimits does not evaluate to a string against the matched machine";
+    return false;
+  }
+  return parse_concurrency_limits(v.as_string(), out, error);
 }
 
 double LimitTable::limit_of(std::string_view name) const {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/classad/classad.h"
 #include "policy/config/config.h"
 
 namespace kite::fairshare {
@@ -24,6 +25,12 @@ struct LimitUse {
 /// given twice adds its units. On error returns false and says which item is wrong and why.
 bool parse_concurrency_limits(std::string_view text, std::vector<LimitUse>* out,
                               std::string* error);
+
+/// The limits a job holds when matched to `machine`: its ConcurrencyLimits evaluated with the
+/// machine as TARGET (concurrency_limits_expr puts an expression there), then parsed. No
+/// attribute, or undefined: none. A value that is not a string, or does not parse, is an error.
+bool job_limit_uses(classad::ClassAd& job, classad::ClassAd& machine, std::vector<LimitUse>* out,
+                    std::string* error);
 
 /// The limits configured on the CM.
 struct LimitTable {

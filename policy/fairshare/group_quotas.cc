@@ -5,6 +5,8 @@
 #include <cctype>
 #include <limits>
 
+#include "policy/classad/classad.h"
+#include "policy/classad/parser.h"
 #include "policy/config/typed.h"
 
 namespace kite::fairshare {
@@ -220,6 +222,30 @@ std::string group_of(const GroupSettings& settings, std::string_view accounting_
       idx = find_group(settings.groups, accounting_group.substr(0, dot));
   }
   return idx < 0 ? std::string(kNoGroup) : settings.groups[size_t(idx)].name;
+}
+
+bool group_sort_keys(std::string_view expr, const std::vector<GroupQuota>& quotas,
+                     std::vector<double>* keys, std::string* error) {
+  classad::ParseError perr;
+  classad::ExprPtr parsed = classad::parse_expr(expr, &perr);
+  if (!parsed) {
+    *error = "GROUP_SORT_EXPR = " + std::string(expr) + ": " + perr.to_string();
+    return false;
+  }
+  keys->clear();
+  for (const GroupQuota& g : quotas) {
+    classad::AdPtr ad(classad::ClassAd::make());
+    ad->insert_value("AccountingGroup", classad::Value::string(g.name));
+    ad->insert_value("GroupQuota", classad::Value::real(g.effective_quota));
+    ad->insert_value("GroupResourcesInUse", classad::Value::real(g.usage));
+    ad->insert_value("GroupResourcesAllocated", classad::Value::real(g.allocated));
+    classad::Value v = ad->evaluate_expr(parsed.get());
+    double key = std::numeric_limits<double>::max();
+    if (v.is_real()) key = v.as_real();
+    if (v.is_integer()) key = double(v.as_integer());
+    keys->push_back(key);
+  }
+  return true;
 }
 
 std::vector<size_t> negotiation_order(const std::vector<GroupQuota>& quotas,

@@ -71,6 +71,13 @@ std::vector<GroupQuota> compute_group_quotas(const GroupSettings& settings, doub
 /// AccountingGroup (its user part is dropped when it does not name a group).
 std::string group_of(const GroupSettings& settings, std::string_view accounting_group);
 
+/// GROUP_SORT_EXPR's value for each group (index as in `quotas`), evaluated in an ad with
+/// AccountingGroup, GroupQuota (the effective quota), GroupResourcesInUse and
+/// GroupResourcesAllocated (this cycle's allocation). A value that is not a number sorts last.
+/// False with *error when the expression does not parse.
+bool group_sort_keys(std::string_view expr, const std::vector<GroupQuota>& quotas,
+                     std::vector<double>* keys, std::string* error);
+
 /// The order groups negotiate in: by `keys` (GROUP_SORT_EXPR's values, one per group, smallest
 /// positive first, then the others) when given, else starvation order (smallest usage/quota
 /// first); <none> always last. Returns indices into `quotas`.

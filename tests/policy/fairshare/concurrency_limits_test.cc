@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "policy/classad/parser.h"
+
 namespace kite::fairshare {
 namespace {
 
@@ -132,6 +134,33 @@ TEST(ConcurrencyLimits, LimitsExprEvaluatedAgainstTheMachine) {
   EXPECT_EQ(t.in_use("network_b"), 1);
   EXPECT_FALSE(t.fits(on_a));  // SWX is full: 4 of 4
   EXPECT_TRUE(t.fits(uses("NETWORK_A")));
+}
+
+TEST(ConcurrencyLimits, JobLimitsEvaluatedAgainstTheMatchedMachine) {
+  classad::AdPtr job =
+      classad::parse_classad("[ ConcurrencyLimits = strcat(\"SWX:2 \", TARGET.NETWORK) ]");
+  classad::AdPtr on_a = classad::parse_classad("[ NETWORK = \"NETWORK_A\" ]");
+  classad::AdPtr on_b = classad::parse_classad("[ NETWORK = \"NETWORK_B\" ]");
+  ASSERT_TRUE(job && on_a && on_b);
+  std::vector<LimitUse> got;
+  std::string error;
+  ASSERT_TRUE(job_limit_uses(*job, *on_a, &got, &error)) << error;
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].name, "swx");
+  EXPECT_EQ(got[0].units, 2);
+  EXPECT_EQ(got[1].name, "network_a");
+  ASSERT_TRUE(job_limit_uses(*job, *on_b, &got, &error)) << error;
+  EXPECT_EQ(got[1].name, "network_b");
+  // A plain list, no limits at all, and a value that is not a string.
+  classad::AdPtr plain = classad::parse_classad("[ ConcurrencyLimits = \"XSW\" ]");
+  ASSERT_TRUE(job_limit_uses(*plain, *on_a, &got, &error));
+  ASSERT_EQ(got.size(), 1u);
+  classad::AdPtr none = classad::parse_classad("[ Owner = \"u\" ]");
+  ASSERT_TRUE(job_limit_uses(*none, *on_a, &got, &error));
+  EXPECT_TRUE(got.empty());
+  classad::AdPtr bad = classad::parse_classad("[ ConcurrencyLimits = 7 ]");
+  EXPECT_FALSE(job_limit_uses(*bad, *on_a, &got, &error));
+  EXPECT_NE(error.find("ConcurrencyLimits"), std::string::npos) << error;
 }
 
 TEST(ConcurrencyLimits, BadLimitValueNamesFileAndLine) {

@@ -160,6 +160,28 @@ TEST(GroupQuotas, StarvationOrderAndNoneLast) {
   EXPECT_EQ(q[order[2]].name, "<none>");
 }
 
+TEST(GroupQuotas, GroupSortExprKeys) {
+  GroupSettings s = load(kStatic);
+  auto q = compute_group_quotas(s, 30, {{"group_physics", 15, 40}, {"group_chemistry", 2, 40}});
+  std::vector<double> keys;
+  std::string error;
+  // Physics first, whatever its usage: a strict-priority policy.
+  ASSERT_TRUE(
+      group_sort_keys("ifThenElse(AccountingGroup == \"group_physics\", 1, "
+                      "10 + GroupResourcesInUse / GroupQuota)",
+                      q, &keys, &error))
+      << error;
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_DOUBLE_EQ(keys[1], 1);
+  EXPECT_DOUBLE_EQ(keys[2], 10 + 2.0 / 10);
+  auto order = negotiation_order(q, &keys);
+  EXPECT_EQ(q[order[0]].name, "group_physics");
+  EXPECT_EQ(q[order[1]].name, "group_chemistry");
+  EXPECT_EQ(q[order[2]].name, "<none>");
+  EXPECT_FALSE(group_sort_keys("GroupQuota +", q, &keys, &error));
+  EXPECT_NE(error.find("GROUP_SORT_EXPR"), std::string::npos) << error;
+}
+
 TEST(GroupQuotas, SettingsErrorsNameTheSetting) {
   config::Status st;
   load("GROUP_NAMES = a, A\n", &st);
