@@ -1,5 +1,5 @@
-// A long run of the accountant and the pie spin together: two submitters with factors 1000 and
-// 2000 keep a 100-slot pool busy with 10-minute jobs for days, cycle by cycle.
+// Long runs of the accountant and the pie spin together, cycle by cycle: two submitters with
+// factors 1000 and 2000 keeping a 100-slot pool busy for days, and the reference's A/B example.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,6 +57,43 @@ TEST(FairShareLongRun, SharesSettleAtTheInverseEupRatio) {
   // (b * 2000) / (a * 1000), so (a/b)^2 = 2 and a = 100 * sqrt(2) / (1 + sqrt(2)) = 58.58.
   EXPECT_NEAR(a, 100 * std::sqrt(2.0) / (1 + std::sqrt(2.0)), 100 * 0.02);
   EXPECT_NEAR(b, 100 / (1 + std::sqrt(2.0)), 100 * 0.02);
+}
+
+// The reference's A/B example: 100 cores, factor 1 each, short jobs (every slot free at each
+// 60 s cycle). A alone for 48 h; then B arrives and A's share drops below one core, rebounds to
+// a handful, and approaches half the pool.
+TEST(FairShareLongRun, UsersAandBFromTheReference) {
+  accountant::Accountant acc;
+  acc.set_factor("A@pool", 1, 0);
+  acc.set_factor("B@pool", 1, 0);
+  const int64_t kCycle = 60, kB = 48 * 3600;
+  double a_held = 0;
+  auto cycle = [&](int64_t t, bool b_present) {
+    acc.update(t);
+    std::vector<PieSubmitter> subs(b_present ? 2 : 1);
+    subs[0] = {"A@pool", acc.effective_priority("A@pool"), 0, 1000, 0, -1, false};
+    if (b_present) subs[1] = {"B@pool", acc.effective_priority("B@pool"), 0, 1000, 0, -1, false};
+    std::vector<double> got = allocate_identical_slots(subs, 100, 100);
+    a_held = got[0];
+    acc.set_usage("A@pool", int64_t(got[0]), got[0], t);
+    acc.set_usage("B@pool", b_present ? int64_t(got[1]) : 0, b_present ? got[1] : 0, t);
+  };
+  for (int64_t t = 0; t < kB; t += kCycle) cycle(t, false);
+  EXPECT_EQ(a_held, 100);
+  acc.update(kB);
+  // 100 cores for two half-lives: 0.5 * 0.25 + 100 * 0.75.
+  EXPECT_NEAR(acc.real_priority("A@pool"), 75.125, 1e-6);
+  EXPECT_EQ(acc.real_priority("B@pool"), 0.5);
+  cycle(kB, true);
+  EXPECT_LE(a_held, 1);  // 100 * 0.5 / 75.6 = 0.66 of a core, rounded up to one slot
+  for (int64_t t = kB + kCycle; t <= kB + 3600; t += kCycle) cycle(t, true);
+  // After an hour: by hand B's RUP is about 0.5 + 99 * (1 - 2^(-1/24)) = 3.3 and A's about
+  // 75 * 2^(-1/24) = 72.9, so A's share is about 100 * 3.3 / 76.2 = 4.3.
+  EXPECT_GE(a_held, 2);
+  EXPECT_LE(a_held, 8);
+  for (int64_t t = kB + 3600 + kCycle; t <= kB + 20 * 86400; t += kCycle) cycle(t, true);
+  EXPECT_GE(a_held, 49);  // equal factors: half the pool each
+  EXPECT_LE(a_held, 51);
 }
 
 }  // namespace
