@@ -213,6 +213,37 @@ bool Accountant::remove(std::string_view name) {
   return false;
 }
 
+void Accountant::set_group_usage(std::string (*group_of)(std::string_view, const void*),
+                                 const void* ctx, int64_t now) {
+  struct Sum {
+    int64_t slots = 0;
+    double weight = 0;
+  };
+  std::map<std::string, Sum> sums;
+  sums["<none>"];
+  for (const Record& r : records_) {
+    if (r.is_group) continue;
+    Sum& root = sums["<none>"];
+    root.slots += r.resources_used;
+    root.weight += r.weighted_in_use;
+    std::string g = group_of(r.name, ctx);
+    // The group and each of its parents ("a.b.c", "a.b", "a").
+    while (!g.empty() && g != "<none>") {
+      Sum& s = sums[g];
+      s.slots += r.resources_used;
+      s.weight += r.weighted_in_use;
+      size_t dot = g.rfind('.');
+      g = dot == std::string::npos ? std::string() : g.substr(0, dot);
+    }
+  }
+  for (Record& r : records_)
+    if (r.is_group && !sums.count(r.name)) sums[r.name];  // groups now idle
+  for (const auto& [name, sum] : sums) {
+    get_or_add(name, now).is_group = true;
+    set_usage(name, sum.slots, sum.weight, now);
+  }
+}
+
 void Accountant::restore(Record r) {
   for (Record& old : records_) {
     if (old.name == r.name) {

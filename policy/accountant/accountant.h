@@ -32,14 +32,15 @@ config::Status settings_from_config(const config::Config& cfg, Settings* out);
 
 /// One submitter's record, as HTCondor's Accounting ad holds it.
 struct Record {
-  std::string name;                 // "user@domain", "group.user@domain", "nice-user.user@domain"
-  double priority = kMinPriority;   // real user priority (RUP)
-  double factor = 0;                // priority factor; 0 = not set, the default applies
-  double floor = 0;                 // slot weight guaranteed (0 = none)
-  double ceiling = -1;              // slot weight it may hold at most (-1 = none)
-  int64_t resources_used = 0;       // slots in use now
-  double weighted_in_use = 0;       // slot weight in use now
-  double accumulated = 0;           // slot-seconds used, unweighted
+  std::string name;                // "user@domain", "group.user@domain", "nice-user.user@domain"
+  bool is_group = false;           // an accounting group's record ("<none>" or a GROUP_NAMES group)
+  double priority = kMinPriority;  // real user priority (RUP)
+  double factor = 0;               // priority factor; 0 = not set, the default applies
+  double floor = 0;                // slot weight guaranteed (0 = none)
+  double ceiling = -1;             // slot weight it may hold at most (-1 = none)
+  int64_t resources_used = 0;      // slots in use now
+  double weighted_in_use = 0;      // slot weight in use now
+  double accumulated = 0;          // slot-seconds used, unweighted
   double weighted_accumulated = 0;  // slot-weight-seconds used
   int64_t begin_usage = 0;          // first time it used anything (0 = never)
   int64_t last_usage = 0;           // last time it used anything (0 = never)
@@ -100,6 +101,12 @@ class Accountant {
   void reset_all(int64_t now);
   /// -delete: forgets the record. False when there was none.
   bool remove(std::string_view name);
+
+  /// Charges the groups' records: each gets the usage of its submitters (`group_of` names the
+  /// configured group of a submitter, "" or "<none>" for none) and of its subgroups' (dotted
+  /// names); "<none>", the root, gets everyone's. Call after the submitters' set_usage.
+  void set_group_usage(std::string (*group_of)(std::string_view submitter, const void* ctx),
+                       const void* ctx, int64_t now);
 
   /// Adds a record as loaded from storage (replaces one of the same name).
   void restore(Record r);

@@ -71,6 +71,7 @@ classad::AdPtr record_to_ad(const Accountant& acc, const Record& r, const std::s
   ad->insert_value("KiteInUseSince", Value::integer(r.in_use_since));
   ad->insert_value("KiteUncharged", Value::real(r.uncharged));
   ad->insert_value("KiteUnchargedSecs", Value::real(r.uncharged_secs));
+  if (r.is_group) ad->insert_value("IsAccountingGroup", Value::boolean(true));
   return ad;
 }
 
@@ -112,6 +113,8 @@ bool record_from_ad(const classad::ClassAd& ad, Record* out, std::string* error)
     return false;
   }
   r.resources_used = int64_t(resources);
+  bool group = false;
+  if (ad.evaluate_bool("IsAccountingGroup", group)) r.is_group = group;
   *out = std::move(r);
   return true;
 }

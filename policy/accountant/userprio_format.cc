@@ -103,7 +103,7 @@ std::string render_userprio_table(const Accountant& acc, const UserprioView& vie
   const int64_t active_from = view.now - view.active_window;
   std::vector<const Record*> rows;
   for (const Record& r : acc.records()) {
-    if (r.name == fairshare::kNoGroup) continue;
+    if (r.is_group || r.name == fairshare::kNoGroup) continue;
     bool active = r.weighted_in_use > 0 || r.resources_used > 0 || r.last_usage >= active_from;
     if (active || view.all_users) rows.push_back(&r);
   }

@@ -155,6 +155,38 @@ TEST(Accountant, EditOperations) {
   EXPECT_FALSE(acc.remove("u@d"));
 }
 
+std::string test_group_of(std::string_view submitter, const void*) {
+  std::string_view user = submitter.substr(0, submitter.find('@'));
+  size_t dot = user.rfind('.');
+  return dot == std::string_view::npos ? std::string() : std::string(user.substr(0, dot));
+}
+
+TEST(Accountant, GroupsAreChargedWithTheirSubtree) {
+  Accountant acc;
+  acc.set_usage("group_physics.hep.higgs@d", 1, 1, 0);
+  acc.set_usage("group_physics.lep.x@d", 2, 2, 0);
+  acc.set_usage("alice@d", 3, 4.5, 0);
+  acc.set_group_usage(test_group_of, nullptr, 0);
+  ASSERT_NE(acc.find("group_physics"), nullptr);
+  EXPECT_TRUE(acc.find("group_physics")->is_group);
+  EXPECT_FALSE(acc.find("alice@d")->is_group);
+  EXPECT_EQ(acc.find("group_physics.hep")->weighted_in_use, 1);
+  EXPECT_EQ(acc.find("group_physics.lep")->weighted_in_use, 2);
+  EXPECT_EQ(acc.find("group_physics")->weighted_in_use, 3);
+  EXPECT_EQ(acc.find("group_physics")->resources_used, 3);
+  EXPECT_EQ(acc.find("<none>")->weighted_in_use, 7.5);
+  EXPECT_EQ(acc.find("<none>")->resources_used, 6);
+  acc.update(3600);
+  EXPECT_NEAR(acc.find("group_physics")->weighted_accumulated, 3 * 3600, 1e-9);
+  // Members leave: the groups go idle.
+  acc.set_usage("group_physics.hep.higgs@d", 0, 0, 3600);
+  acc.set_usage("group_physics.lep.x@d", 0, 0, 3600);
+  acc.set_group_usage(test_group_of, nullptr, 3600);
+  EXPECT_EQ(acc.find("group_physics")->weighted_in_use, 0);
+  EXPECT_EQ(acc.find("group_physics.hep")->weighted_in_use, 0);
+  EXPECT_EQ(acc.find("<none>")->weighted_in_use, 4.5);
+}
+
 TEST(Accountant, SettingsFromConfig) {
   config::Config cfg("NEGOTIATOR");
   ASSERT_TRUE(cfg.load_string("PRIORITY_HALFLIFE = 3600\nDEFAULT_PRIO_FACTOR = 100\n"

@@ -213,6 +213,19 @@ TEST(AccountingAd, RoundTripKeepsTheExactState) {
   EXPECT_DOUBLE_EQ(b->accumulated, 3 * 1500 + 6500);
 }
 
+TEST(AccountingAd, GroupRecordsStayGroups) {
+  Accountant acc = after_setfactor();
+  Record g = *acc.find("<none>");
+  g.is_group = true;
+  std::string error;
+  Record back;
+  ASSERT_TRUE(record_from_ad(*record_to_ad(acc, g, "<none>"), &back, &error)) << error;
+  EXPECT_TRUE(back.is_group);
+  ASSERT_TRUE(record_from_ad(*record_to_ad(acc, *acc.find("bob@node.example.org"), "<none>"), &back,
+                             &error));
+  EXPECT_FALSE(back.is_group);
+}
+
 TEST(AccountingAd, BadAdsAreNamed) {
   classad::AdPtr ad(classad::ClassAd::make());
   std::string error;
