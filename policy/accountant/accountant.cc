@@ -123,7 +123,7 @@ void Accountant::set_usage(const std::string& name, int64_t slots, double weight
 
 void Accountant::update(int64_t now) {
   for (Record& r : records_) charge(r, now);
-  last_update_ = now;
+  if (now > last_update_) last_update_ = now;  // a clock step back never moves it back
 }
 
 double Accountant::real_priority(std::string_view name) const {

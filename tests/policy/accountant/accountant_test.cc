@@ -21,6 +21,19 @@ TEST(Accountant, PriorityHalvesEachHalfLifeWithoutUsage) {
   EXPECT_NEAR(acc.real_priority("u@d"), 2.5, 1e-12);
 }
 
+TEST(Accountant, ClockSteppingBackChargesNothing) {
+  Accountant acc;
+  acc.set_usage("u@d", 2, 2, 1000);
+  acc.update(4600);
+  const double p = acc.real_priority("u@d");
+  acc.update(3000);  // the clock went back
+  EXPECT_EQ(acc.last_update(), 4600);
+  EXPECT_EQ(acc.real_priority("u@d"), p);
+  EXPECT_EQ(acc.find("u@d")->weighted_accumulated, 2 * 3600);
+  acc.update(8200);  // and on: charged from 4600 once
+  EXPECT_EQ(acc.find("u@d")->weighted_accumulated, 2 * 7200);
+}
+
 TEST(Accountant, PriorityNeverGoesBelowOneHalf) {
   Accountant acc;
   acc.set_priority("u@d", 0.6, 0);
