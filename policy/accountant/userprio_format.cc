@@ -105,7 +105,9 @@ std::string render_userprio_table(const Accountant& acc, const UserprioView& vie
   for (const Record& r : acc.records()) {
     if (r.is_group || r.name == fairshare::kNoGroup) continue;
     bool active = r.weighted_in_use > 0 || r.resources_used > 0 || r.last_usage >= active_from;
-    if (active || view.all_users) rows.push_back(&r);
+    bool named = view.users.empty() ||
+                 std::find(view.users.begin(), view.users.end(), r.name) != view.users.end();
+    if ((active || view.all_users) && named) rows.push_back(&r);
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const Record* a, const Record* b) {
     double ea = acc.effective_priority(a->name), eb = acc.effective_priority(b->name);

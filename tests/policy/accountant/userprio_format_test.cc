@@ -118,6 +118,15 @@ TEST(UserprioFormat, InactiveUsersOnlyWithAllUsers) {
   EXPECT_NE(text.find("Number of users: 3"), std::string::npos);
 }
 
+TEST(UserprioFormat, OnlyTheNamedUsers) {
+  UserprioView v = view(UserprioTable::kDefault);
+  v.users = {"htcuser@node.example.org"};
+  std::string text = render_userprio_table(before_setfactor(), v);
+  EXPECT_EQ(text.find("bob@"), std::string::npos) << text;
+  EXPECT_NE(text.find("htcuser@node.example.org       500.32"), std::string::npos) << text;
+  EXPECT_NE(text.find("Number of users: 1"), std::string::npos) << text;
+}
+
 // The attributes the CM adds to every Accounting ad it serves.
 void add_daemon_attrs(classad::ClassAd& ad, int64_t seq) {
   using classad::Value;
