@@ -21,10 +21,11 @@ enum class UserprioTable {
 
 struct UserprioView {
   UserprioTable table = UserprioTable::kDefault;
-  int64_t now = 0;                // the tool's clock
-  int64_t active_window = 86400;  // users active since now - this (condor_userprio's 1 day)
-  bool all_users = false;         // -allusers: also those not active in the window
-  int32_t utc_offset = 0;         // seconds east of UTC for the printed times
+  int64_t now = 0;                 // the tool's clock
+  int64_t active_window = 86400;   // users active since now - this (condor_userprio's 1 day)
+  bool all_users = false;          // -allusers: also those not active in the window
+  int32_t utc_offset = 0;          // seconds east of UTC for the printed times
+  std::vector<std::string> users;  // names given on the command line: only these (none: all)
 };
 
 /// A priority table: "Last Priority Update", the header, one row per submitter in ascending
