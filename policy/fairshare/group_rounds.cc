@@ -5,6 +5,21 @@
 
 namespace kite::fairshare {
 
+PieSubmitter pie_submitter(const accountant::Accountant& acc, const std::string& name,
+                           double demand) {
+  PieSubmitter s;
+  s.name = name;
+  s.eup = acc.effective_priority(name);
+  s.demand = demand;
+  s.nice = accountant::is_nice_user(name);
+  if (const accountant::Record* r = acc.find(name)) {
+    s.usage = r->weighted_in_use;
+    s.floor = r->floor;
+    s.ceiling = r->ceiling;
+  }
+  return s;
+}
+
 std::vector<GroupRound> group_rounds(const GroupSettings& settings,
                                      const std::vector<GroupQuota>& quotas,
                                      const std::vector<PieSubmitter>& submitters,

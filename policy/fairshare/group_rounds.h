@@ -6,10 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "policy/accountant/accountant.h"
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/pie_spin.h"
 
 namespace kite::fairshare {
+
+/// A submitter as the pie spin needs it, from its accountant record: EUP, slot weight held,
+/// floor, ceiling, nice-user; `demand` is the slot weight of its idle jobs.
+PieSubmitter pie_submitter(const accountant::Accountant& acc, const std::string& name,
+                           double demand);
 
 struct GroupRound {
   std::string group;            // "<none>" or the configured group's name

@@ -98,5 +98,25 @@ TEST(GroupRounds, AutoregroupTakesWhatIsLeftLast) {
   EXPECT_EQ(got[1], 25);  // its quota of 10, then the 15 nobody used
 }
 
+TEST(GroupRounds, PieSubmitterFromTheAccountant) {
+  accountant::Accountant acc;
+  acc.set_usage("u@d", 3, 6, 0);
+  acc.set_factor("u@d", 2000, 0);
+  acc.set_floor("u@d", 2, 0);
+  acc.set_ceiling("u@d", 9, 0);
+  PieSubmitter s = pie_submitter(acc, "u@d", 40);
+  EXPECT_EQ(s.eup, 1000);  // 0.5 x 2000
+  EXPECT_EQ(s.usage, 6);
+  EXPECT_EQ(s.floor, 2);
+  EXPECT_EQ(s.ceiling, 9);
+  EXPECT_EQ(s.demand, 40);
+  EXPECT_FALSE(s.nice);
+  PieSubmitter n = pie_submitter(acc, "nice-user.u@d", 5);
+  EXPECT_TRUE(n.nice);
+  EXPECT_EQ(n.eup, 0.5 * 1e10);
+  EXPECT_EQ(n.usage, 0);
+  EXPECT_EQ(n.ceiling, -1);
+}
+
 }  // namespace
 }  // namespace kite::fairshare
