@@ -134,11 +134,16 @@ TEST(Agent, JobsRunSideBySideInTheirOwnDynamicSlots) {
   TestAgent a;
   std::string err;
   ASSERT_TRUE(a.start("", &err)) << err;
-  pid_t p1 = a.run_bg({"--", "/bin/sleep", "1.5"}, a.dir() + "/r1.out");
-  pid_t p2 = a.run_bg({"--", "/bin/sleep", "1.5"}, a.dir() + "/r2.out");
-  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_2") == "Claimed/Busy"; }, 10000))
+  // Long enough that the first job still runs when the second starts on a loaded machine.
+  pid_t p1 = a.run_bg({"--", "/bin/sleep", "4"}, a.dir() + "/r1.out");
+  pid_t p2 = a.run_bg({"--", "/bin/sleep", "4"}, a.dir() + "/r2.out");
+  ASSERT_TRUE(eventually(
+      [&] {
+        return a.slot_state("slot1_1") == "Claimed/Busy" &&
+               a.slot_state("slot1_2") == "Claimed/Busy";
+      },
+      10000))
       << a.log();
-  EXPECT_EQ(a.slot_state("slot1_1"), "Claimed/Busy");
   EXPECT_EQ(wait_bg(p1, 20000), 0) << read_text(a.dir() + "/r1.out");
   EXPECT_EQ(wait_bg(p2, 20000), 0) << read_text(a.dir() + "/r2.out");
   EXPECT_EQ(a.stop(), 0) << a.log();
