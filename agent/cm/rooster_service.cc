@@ -80,13 +80,18 @@ class Rooster final : public CmService {
       KLOG_ERROR("rooster: offline ads: %s", err.c_str());
       return;
     }
-    if (offline.empty()) return;
     std::vector<classad::AdPtr> jobs;
+    if (offline.empty()) {
+      KLOG_INFO("rooster: no offline ads");
+      return;
+    }
     if (idle_) idle_(&jobs);
     std::vector<std::string> skipped;
     int64_t now = static_cast<int64_t>(::time(nullptr));
     std::vector<negotiator::WakeTarget> wake =
         negotiator::rooster_pick(cfg_, offline, idle_ ? &jobs : nullptr, now, &skipped);
+    KLOG_INFO("rooster: %zu offline ad(s), %zu idle job(s) looked at, waking %zu machine(s)",
+              offline.size(), jobs.size(), wake.size());
     for (const std::string& m : skipped)
       KLOG_WARN("rooster: %s should wake but its offline ad has no HardwareAddress", m.c_str());
     for (const negotiator::WakeTarget& t : wake) {

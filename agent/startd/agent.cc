@@ -95,7 +95,7 @@ bool Agent::init(std::string* err) {
     *err = "slot layout: " + *err;
     return false;
   }
-  power_setup();
+  power_setup(true);
   hal::CgroupLayout layout;
   hal::Root croot(ac_.cgroup_root);
   if (!ac_.cgroup.base.empty() && hal::cgroup_detect(croot, &layout).ok) {
@@ -264,7 +264,7 @@ void Agent::reconfig() {
   if (core::log_level_parse(ac_.log_level, &lvl)) core::Log::set_level(lvl);
   KLOG_INFO("reconfig: policy reloaded");
   if (cron_) cron_->configure(ac_.cron, true);
-  power_setup();
+  power_setup(false);
   evaluate();
 }
 

@@ -149,7 +149,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
 
   // Power management (agent_power.cc): the hibernation attributes of the slot ads, and the
   // core's hibernate action: offline ads to the collector, then the HAL's sleep method once.
-  void power_setup();
+  /// `detect`: probe the method and interfaces (at start; a reconfig keeps what was found).
+  void power_setup(bool detect);
   void hibernate(const startd::Action& a);
   void enter_sleep();
   void power_stop();

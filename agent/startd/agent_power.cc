@@ -30,7 +30,7 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-void Agent::power_setup() {
+void Agent::power_setup(bool detect) {
   std::string dir = "/", method, unhibernate = "MachineLastMatchTime =!= UNDEFINED";
   if (cfg_->get("KITE_POWER_ROOT", &dir) && dir.empty()) dir = "/";
   cfg_->get("LINUX_HIBERNATION_METHOD", &method);
@@ -39,12 +39,15 @@ void Agent::power_setup() {
   power_.override_wol = false;
   config::Status st = config::read_bool(*cfg_, "HIBERNATION_OVERRIDE_WOL", &power_.override_wol);
   if (!st.ok) KLOG_WARN("power: %s", st.message.c_str());
-  power_.root = hal::Root(dir);
-  power_.info = hal::power_detect(power_.root, method);
-  // The main interface is the first one with a device (HardwareAddress, as the HAL's ad).
-  std::vector<hal::NetInterface> nics = hal::net_interfaces(power_.root);
-  hal::NetInterface main;
-  if (!nics.empty()) main = nics.front();
+  // As HTCondor, the method and the interfaces are detected once, at start.
+  if (detect) {
+    power_.root = hal::Root(dir);
+    power_.info = hal::power_detect(power_.root, method);
+    // The main interface is the first one with a device (HardwareAddress, as the HAL's ad).
+    std::vector<hal::NetInterface> nics = hal::net_interfaces(power_.root);
+    power_.main = nics.empty() ? hal::NetInterface() : nics.front();
+  }
+  const hal::NetInterface& main = power_.main;
   power_.wakeable = main.wol_supported && main.wol_enabled;
   auto b = [](bool x) { return std::string(x ? "True" : "False"); };
   std::vector<std::pair<std::string, std::string>> attrs = {
@@ -62,7 +65,7 @@ void Agent::power_setup() {
   if (!main.netmask.empty()) attrs.push_back({"SubnetMask", quoted(main.netmask)});
   std::string err;
   if (!sd_->set_inputs("", attrs, &err)) KLOG_ERROR("power: UNHIBERNATE: %s", err.c_str());
-  if (sd_->hibernate_interval() > 0) {
+  if (detect && sd_->hibernate_interval() > 0) {
     KLOG_INFO("power: method %s, states %s%s%s", hal::power_method_name(power_.info.method),
               power_.info.supported_string().c_str(), power_.info.error.empty() ? "" : ": ",
               power_.info.error.c_str());

@@ -14,6 +14,7 @@ namespace kite::agent {
 struct PowerState {
   hal::Root root;               // KITE_POWER_ROOT: "/" on a node, a fixture tree in tests
   hal::PowerInfo info;          // the method and states LINUX_HIBERNATION_METHOD leads to
+  hal::NetInterface main;       // the interface whose MAC the rooster wakes
   bool wakeable = false;        // the main interface wakes on a magic packet
   bool override_wol = false;    // HIBERNATION_OVERRIDE_WOL
   uv_timer_t* timer = nullptr;  // set while a sleep waits for the offline ads to leave
