@@ -256,10 +256,12 @@ class Startd {
   int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
   std::string drain_reason_;
   int64_t noclaim_shutdown_ = 0;  // STARTD_NOCLAIM_SHUTDOWN, 0: never
-  int64_t hibernate_interval_ = 0;  // HIBERNATE_CHECK_INTERVAL, 0: never
-  int64_t next_hibernate_ = 0;      // the next HIBERNATE check
   int64_t last_claim_time_ = 0;   // when some slot last had a claim (or the start)
   std::string shutdown_why_;
+
+  int64_t hibernate_interval_ = 0;  // HIBERNATE_CHECK_INTERVAL, 0: never
+  int64_t next_hibernate_ = 0;      // the next HIBERNATE check
+
   // ExpectedMachine*Draining* as last computed (drain_estimate.cc), at drain_est_time_ after
   // drain_est_at_ of the drain_est_changes_ (slot ad refreshes) so far.
   int64_t drain_est_[4] = {};
