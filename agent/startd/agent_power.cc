@@ -31,6 +31,9 @@ std::string quoted(const std::string& s) {
 }  // namespace
 
 void Agent::power_setup(bool detect) {
+  // Power management off (HIBERNATE_CHECK_INTERVAL 0, the default): nothing is probed (no
+  // pm-utils tool is run) and the ads carry no hibernation attributes.
+  if (sd_->hibernate_interval() <= 0) return;
   std::string dir = "/", method, unhibernate = "MachineLastMatchTime =!= UNDEFINED";
   if (cfg_->get("KITE_POWER_ROOT", &dir) && dir.empty()) dir = "/";
   cfg_->get("LINUX_HIBERNATION_METHOD", &method);
@@ -65,7 +68,7 @@ void Agent::power_setup(bool detect) {
   if (!main.netmask.empty()) attrs.push_back({"SubnetMask", quoted(main.netmask)});
   std::string err;
   if (!sd_->set_inputs("", attrs, &err)) KLOG_ERROR("power: UNHIBERNATE: %s", err.c_str());
-  if (detect && sd_->hibernate_interval() > 0) {
+  if (detect) {
     KLOG_INFO("power: method %s, states %s%s%s", hal::power_method_name(power_.info.method),
               power_.info.supported_string().c_str(), power_.info.error.empty() ? "" : ": ",
               power_.info.error.c_str());
