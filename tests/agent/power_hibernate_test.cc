@@ -87,7 +87,7 @@ class PowerPool {
   }
 #endif
 
-  bool start_cm() {
+  bool start_cm(const std::string& extra = "") {
     std::string conf = pki_.dir + "/cm.conf";
     std::string text = "COLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
                        "\nKITE_CA = " + pki_.ca() + "/ca.crt\nKITE_CERT = " + pki_.dir +
@@ -95,7 +95,7 @@ class PowerPool {
                        "/cm\nCM_LOG = " + cm_log_path() +
                        "\nROOSTER_INTERVAL = 1\nROOSTER_WOL_ADDRESS = 127.0.0.1\n"
                        "ROOSTER_WOL_PORT = " +
-                       std::to_string(udp_port_) + "\n";
+                       std::to_string(udp_port_) + "\n" + extra + "\n";
     std::string err;
     EXPECT_TRUE(core::write_file_atomic(conf, text, 0644, &err)) << err;
     std::vector<std::string> argv = kite_command();
@@ -179,6 +179,9 @@ class PowerPool {
     argv.insert(argv.end(), {"status", "-pool", "127.0.0.1:" + std::to_string(port_)});
     argv.insert(argv.end(), args.begin(), args.end());
     return run_cmd(argv, 30000);
+  }
+  const std::string& dir() const {
+    return pki_.dir;
   }
   std::string cm_log_path() const {
     return pki_.dir + "/cm.log";
@@ -309,6 +312,34 @@ TEST(PowerHibernate, RoosterWakesTheMachineAnIdleJobMatches) {
   EXPECT_NE(log.find(std::string("rooster: woke sleepy: magic packet for ") + kBoardMac),
             std::string::npos)
       << log;
+}
+
+// ROOSTER_WAKEUP_CMD replaces the packet: the command reads the machine's offline ad on stdin.
+TEST(PowerHibernate, RoosterRunsTheWakeupCommandWithTheAd) {
+  REQUIRE_AGENT_TESTS();
+  PowerPool p;
+  p.add_idle_job();
+  std::string got = p.dir() + "/woken.ad";
+  ASSERT_TRUE(p.start_cm("ROOSTER_WAKEUP_CMD = \"cat >> " + got + "\"")) << p.cm_log();
+  std::string err;
+  ASSERT_TRUE(p.start_agent(&err)) << err;
+  ASSERT_TRUE(eventually(
+      [&] {
+        return count_lines(p.status({"-af", "Name"}).out, "@sleepy") == 2;
+      },
+      20000))
+      << p.cm_log();
+  ASSERT_TRUE(p.arm());
+  ASSERT_TRUE(
+      eventually([&] { return read_text(got).find("Offline = true") != std::string::npos; }, 20000))
+      << p.cm_log();
+  std::string ad = read_text(got);
+  EXPECT_NE(ad.find(std::string("HardwareAddress = \"") + kBoardMac + "\""), std::string::npos)
+      << ad;
+  EXPECT_NE(ad.find("Machine = \"sleepy\""), std::string::npos) << ad;
+  EXPECT_NE(ad.find("MachineLastMatchTime = "), std::string::npos) << ad;
+  EXPECT_EQ(p.read_sleep(20000), "mem");
+  EXPECT_TRUE(p.packets().empty());  // the command woke it, not a packet
 }
 #endif
 
