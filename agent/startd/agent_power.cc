@@ -126,6 +126,13 @@ void Agent::hibernate(const startd::Action& a) {
 
 void Agent::enter_sleep() {
   power_stop();
+  // A claim or a job may have come while the offline ads left: every slot must still agree.
+  if (sd_->hibernate_level_now() != power_.level) {
+    KLOG_INFO("power: HIBERNATE no longer says %s on every slot; staying up",
+              startd::hibernate_level_name(power_.level));
+    if (collector_) collector_->publish(true);
+    return;
+  }
   auto state = static_cast<hal::SleepState>(power_.level);
   hal::Status st = hal::power_enter(power_.root, power_.info, state);
   // The call returns once the machine is awake again (or at once when it failed).

@@ -341,6 +341,7 @@ struct Engine {
   void noclaim_shutdown();
   // HIBERNATE at HIBERNATE_CHECK_INTERVAL (hibernate.cc).
   void hibernate_check();
+  int hibernate_agreed();  // the level every live slot's HIBERNATE agrees on, 0: a veto
   // ExpectedMachine*Draining* (drain_estimate.cc), brought up to date when an ad is read.
   void drain_estimates(int64_t v[4]);
   void publish_drain_estimates(SlotImpl& s);

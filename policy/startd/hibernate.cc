@@ -58,20 +58,32 @@ void Startd::resumed_from_sleep(int level) {
   next_hibernate_ = level == 5 ? now + hibernate_interval_ : now + kUptimeAfterWake;
 }
 
-void Engine::hibernate_check() {
-  if (sd.hibernate_interval_ <= 0 || sd.shutting_down_ || now < sd.next_hibernate_) return;
-  while (sd.next_hibernate_ <= now) sd.next_hibernate_ += sd.hibernate_interval_;
+int Engine::hibernate_agreed() {
   std::vector<int> levels;
-  SlotImpl* first = nullptr;
   for (auto& p : sd.slots_) {
     SlotImpl& s = *p;
     if (s.dead) continue;
-    if (!first) first = &s;
     levels.push_back(s.pol.hibernate ? hibernate_level(eval_local(s, s.pol.hibernate.get())) : 0);
-    if (levels.back() == 0) return;
+    if (levels.back() == 0) return 0;
   }
-  int level = hibernate_decision(levels);
-  if (level > 0 && first) act(*first, ActionKind::kHibernate, hibernate_level_name(level));
+  return hibernate_decision(levels);
+}
+
+int Startd::hibernate_level_now() const {
+  Output scratch;
+  Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
+  return eng.hibernate_agreed();
+}
+
+void Engine::hibernate_check() {
+  if (sd.hibernate_interval_ <= 0 || sd.shutting_down_ || now < sd.next_hibernate_) return;
+  while (sd.next_hibernate_ <= now) sd.next_hibernate_ += sd.hibernate_interval_;
+  int level = hibernate_agreed();
+  for (auto& p : sd.slots_) {
+    if (p->dead || level <= 0) continue;
+    act(*p, ActionKind::kHibernate, hibernate_level_name(level));
+    break;  // one action for the machine, on its first slot
+  }
 }
 
 }  // namespace kite::startd

@@ -195,6 +195,9 @@ class Startd {
   /// The machine is back from the sleep a hibernate action asked for (level 1..5): as in
   /// HTCondor, HIBERNATE is not checked again for an hour unless the sleep was S5 (shutdown).
   void resumed_from_sleep(int level);
+  /// The level every slot's HIBERNATE agrees on right now (0: some slot vetoes), outside the
+  /// check interval: the agent asks again just before it sleeps.
+  int hibernate_level_now() const;
   /// HIBERNATE_CHECK_INTERVAL, seconds (0: power management off).
   int64_t hibernate_interval() const { return hibernate_interval_; }
 
