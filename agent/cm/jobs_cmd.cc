@@ -8,6 +8,7 @@
 
 #include "agent/cli/commands.h"
 #include "agent/queue/job_ads_file.h"
+#include "agent/queue/job_analyze.h"
 #include "agent/queue/job_tables.h"
 
 namespace kite::cli {
@@ -55,15 +56,37 @@ int emit(bool ok, const std::string& out, const std::string& err) {
   return 0;
 }
 
+// -better-analyze (and -analyze, which prints the same here): each selected job against the
+// slot ads of -slotads FILE.
+int analyze_jobs(const std::vector<classad::AdPtr>& jobs, const queue::JobSelection& selection,
+                 const std::string& file, const std::string& slot_file) {
+  if (slot_file.empty()) {
+    std::fprintf(stderr,
+                 "kite q: -better-analyze needs the slot ads to analyze against: -slotads FILE "
+                 "(asking the collector is not wired yet)\n");
+    return 2;
+  }
+  std::vector<classad::AdPtr> slots;
+  std::string err;
+  if (!queue::read_job_ads_file(slot_file, &slots, &err)) return emit(false, "", err);
+  std::string out = "\n\n-- Jobads: " + file + "\n";
+  for (const classad::AdPtr& job : jobs) {
+    if (selection.selects(*job)) out += queue::format_better_analyze(*job, slots);
+  }
+  return emit(true, out, "");
+}
+
 }  // namespace
 
 int q_main(int argc, char** argv) {
   queue::QueueRequest req;
-  std::string file, err;
+  std::string file, slot_file, err;
+  bool analyze = false;
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1);
+    bool needs_value =
+        option(a, "jobads", 1, &opts) || option(a, "constraint", 1) || option(a, "slotads", 2);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -74,6 +97,10 @@ int q_main(int argc, char** argv) {
       file = argv[++i];
     } else if (option(a, "constraint", 1)) {
       if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
+    } else if (option(a, "slotads", 2)) {
+      slot_file = argv[++i];
+    } else if (option(a, "better-analyze", 2) || option(a, "analyze", 2)) {
+      analyze = true;
     } else if (option(a, "nobatch", 3)) {
       req.view = queue::QueueView::kNoBatch;
     } else if (option(a, "batch", 2)) {
@@ -108,6 +135,7 @@ int q_main(int argc, char** argv) {
   std::vector<classad::AdPtr> ads;
   if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
   req.source_label = "Jobads: " + file;
+  if (analyze) return analyze_jobs(ads, req.selection, file, slot_file);
   req.now = current_time();
   std::string out;
   bool ok = queue::format_queue(ads, req, &out, &err);

@@ -19,16 +19,25 @@ struct IdleJob {
 };
 
 struct Submitter {
-  std::string name;        // the accounting principal, "user@domain"
-  double priority = 0.5;   // effective user priority (smaller is better)
-  double usage = 0;        // slot weight it has in use now (SubmitterUserResourcesInUse)
+  std::string name;           // the accounting principal, "user@domain"
+  double priority = 0.5;      // effective user priority (smaller is better)
+  double usage = 0;           // slot weight it has in use now (SubmitterUserResourcesInUse)
   std::vector<IdleJob> jobs;  // its idle jobs in any order: the cycle sorts them
+};
+
+/// A user's priority known to the accountant, for the ephemeral Remote* attributes of slots
+/// claimed by users that have no idle jobs this cycle (submitters are looked up first).
+struct UserPriority {
+  std::string name;       // "user@domain", as the slot's RemoteUser names it
+  double priority = 0.5;  // effective user priority
+  double usage = 0;       // slot weight in use (RemoteUserResourcesInUse)
 };
 
 struct CycleInput {
   std::vector<Submitter> submitters;
-  std::vector<classad::AdPtr> slots;    // Machine ads: static, partitionable and dynamic slots
-  const config::Config* cfg = nullptr;  // NEGOTIATOR_* and PREEMPTION_* settings; null = defaults
+  std::vector<UserPriority> other_users;  // optional: priorities of users with no idle jobs
+  std::vector<classad::AdPtr> slots;      // Machine ads: static, partitionable and dynamic slots
+  const config::Config* cfg = nullptr;    // NEGOTIATOR_* and PREEMPTION_* settings; null = defaults
   int64_t now = 0;
 };
 
@@ -36,12 +45,12 @@ struct Match {
   int32_t cluster = 0;
   int32_t proc = 0;
   std::string submitter;
-  std::string slot;             // Name of the matched slot ad (a partitionable slot's own Name)
-  std::string machine;          // its Machine
-  bool partitionable = false;   // the agent carves a dynamic slot from `slot` for this job
-  bool preempting = false;      // the slot's current claim is preempted for this job
-  std::string preempted_user;   // RemoteUser of that claim
-  std::string reason;           // why this slot: "idle", "rank" or "priority" (for the log)
+  std::string slot;            // Name of the matched slot ad (a partitionable slot's own Name)
+  std::string machine;         // its Machine
+  bool partitionable = false;  // the agent carves a dynamic slot from `slot` for this job
+  bool preempting = false;     // the slot's current claim is preempted for this job
+  std::string preempted_user;  // RemoteUser of that claim
+  std::string reason;          // why this slot: "idle", "rank" or "priority" (for the log)
 };
 
 struct SubmitterOutcome {
@@ -54,6 +63,9 @@ struct CycleResult {
   std::vector<Match> matches;
   std::vector<SubmitterOutcome> submitters;  // in the order they negotiated
   int64_t autoclusters = 0;                  // distinct job groups considered
+  // Settings that did not read (an expression that does not parse counts as unset), each naming
+  // the macro: "NEGOTIATOR_PRE_JOB_RANK: line 1, column 4: ...".
+  std::vector<std::string> warnings;
 };
 
 /// One cycle's matchmaking. Deterministic for the same input.

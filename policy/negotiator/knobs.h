@@ -1,0 +1,31 @@
+// The negotiator's settings for one cycle, read once from the configuration: the rank chain
+// expressions (parsed), the preemption switches and cluster skipping.
+// HTCONDOR: central-manager "Negotiation"; defaults from HTCondor 25's param table.
+#pragma once
+
+#include <string>
+
+#include "policy/classad/expr.h"
+#include "policy/config/config.h"
+#include "policy/startd/requests.h"
+
+namespace kite::negotiator {
+
+struct Knobs {
+  classad::ExprPtr pre_job_rank;             // NEGOTIATOR_PRE_JOB_RANK (slot is MY); null: unset
+  classad::ExprPtr post_job_rank;            // NEGOTIATOR_POST_JOB_RANK (slot is MY)
+  classad::ExprPtr preemption_requirements;  // PREEMPTION_REQUIREMENTS (slot is MY)
+  classad::ExprPtr preemption_rank;          // PREEMPTION_RANK (slot is MY)
+  bool consider_preemption = true;           // NEGOTIATOR_CONSIDER_PREEMPTION
+  bool all_jobs_in_cluster = false;          // NEGOTIATE_ALL_JOBS_IN_CLUSTER: no cluster skipping
+  // MODIFY_REQUEST_EXPR_REQUEST{CPUS,MEMORY,DISK}: how a partitionable slot rounds what a job
+  // takes (the job is MY, the slot TARGET), as the startd carves it.
+  classad::ExprPtr modify_request[startd::kStdResourceCount];
+};
+
+/// Reads the knobs from `cfg` (null: HTCondor 25's defaults). An expression that does not parse
+/// counts as unset and is named in *warning ("NEGOTIATOR_PRE_JOB_RANK: line 1, column 3: ..."),
+/// as is a switch that is not a boolean (which keeps its default).
+Knobs knobs_read(const config::Config* cfg, std::string* warning);
+
+}  // namespace kite::negotiator

@@ -1,0 +1,381 @@
+// One negotiation cycle with the structure of HTCondor's negotiator: submitters in priority
+// order, rounds of shares until no slots or no jobs are left, each submitter's jobs in the
+// schedd's order, autoclusters matched once (a failed one skipped), every slot tried for a job
+// and the best potential match taken. HTCONDOR: central-manager "Negotiation".
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+
+#include "policy/classad/eval_env.h"
+#include "policy/negotiator/autocluster.h"
+#include "policy/negotiator/candidates.h"
+#include "policy/negotiator/ephemeral.h"
+#include "policy/negotiator/job_order.h"
+#include "policy/negotiator/knobs.h"
+#include "policy/negotiator/negotiator.h"
+#include "policy/negotiator/requirements_memo.h"
+#include "policy/negotiator/share.h"
+#include "policy/negotiator/slots.h"
+
+namespace kite::negotiator {
+namespace {
+
+using classad::ClassAd;
+
+int64_t now_of(const void* clock) {
+  return *static_cast<const int64_t*>(clock);
+}
+
+std::string string_attr(const ClassAd& ad, const char* name) {
+  std::string s;
+  ad.evaluate_string(name, s);
+  return s;
+}
+
+// A submitter's progress through its jobs.
+struct SubmitterRun {
+  const Submitter* in;
+  std::vector<uint32_t> order;     // job indices, in the order they are offered
+  std::vector<uint32_t> clusters;  // autocluster of order[i], filled as the cursor reaches it
+  size_t cursor = 0;
+  int64_t matched = 0;
+  int64_t rejected = 0;
+  size_t outcome = 0;  // index into CycleResult::submitters
+};
+
+// An autocluster's state in this cycle.
+struct Cluster {
+  uint32_t submitter;   // index into Cycle::runs_
+  classad::AdPtr rep;   // the cycle's copy of its first job, with the Submitter* attributes
+  bool failed = false;  // no slot was found: its other jobs are skipped
+};
+
+// The potential match list of one autocluster, as a heap (best on top).
+struct MatchList {
+  uint32_t cluster = UINT32_MAX;
+  uint64_t last_use = 0;
+  uint64_t epoch = 0;  // Cycle::epoch_ when every partitionable entry was last brought up to date
+  std::vector<Candidate> heap;
+};
+
+auto heap_less = [](const Candidate& a, const Candidate& b) { return candidate_before(b, a); };
+
+class Cycle {
+ public:
+  explicit Cycle(const CycleInput& in) : in_(in), knobs_(knobs_read(in.cfg, &warning_)) {
+    if (!warning_.empty()) result_.warnings.push_back(warning_);
+    env_.now_fn = now_of;
+    env_.clock = &in_.now;
+    env_.random = &random_;
+  }
+  CycleResult run();
+
+ private:
+  void setup_slots();
+  void setup_submitters();
+  uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
+  bool match_one(uint32_t cluster, Candidate* out);
+  MatchList& list_for(uint32_t cluster);
+  void fill(MatchList& list);
+  void refresh(MatchList& list);
+  bool evaluate(uint32_t cluster, uint32_t slot, Candidate* out);
+  int64_t pie() const;
+  int64_t negotiate_submitter(uint32_t run_index, int64_t limit);
+  void record(SubmitterRun& run, uint32_t job_index, const Candidate& c);
+  double remote_prio(const std::string& user, double* usage) const;
+
+  const CycleInput& in_;
+  std::string warning_;
+  CycleResult result_;
+  Knobs knobs_;
+  classad::RandomStream random_{1};
+  classad::EvalEnv env_;
+  std::vector<SlotView> slots_;
+  RemoteAttrs remote_;  // undone when the cycle ends (declared after slots_: destroyed first)
+  std::vector<SubmitterRun> runs_;
+  std::vector<Cluster> clusters_;
+  std::vector<MatchList> lists_;  // a few recently used lists, so memory stays bounded
+  uint64_t clock_ = 0;
+  uint64_t epoch_ = 0;  // bumps whenever a partitionable slot shrinks
+  RefMemo memo_;
+  RequirementsMemo req_memo_;  // for the cluster whose list was made last
+  uint32_t memo_cluster_ = UINT32_MAX;
+  std::unique_ptr<AutoclusterBuilder> builder_;
+};
+
+// How many potential match lists stay cached: as many as fit in kListBudget candidates (a list
+// holds up to one per slot), at least kMinLists, so jobs of several groups offered in turn do not
+// rebuild their lists each time, and memory stays bounded (2^18 candidates: about 12 MiB).
+constexpr size_t kListBudget = size_t{1} << 18;
+constexpr size_t kMinLists = 8;
+
+double Cycle::remote_prio(const std::string& user, double* usage) const {
+  for (const Submitter& s : in_.submitters) {
+    if (s.name == user) {
+      *usage = s.usage;
+      return s.priority;
+    }
+  }
+  for (const UserPriority& u : in_.other_users) {
+    if (u.name == user) {
+      *usage = u.usage;
+      return u.priority;
+    }
+  }
+  *usage = 0;
+  return 0.5;  // a user the accountant has not seen has the best priority
+}
+
+void Cycle::setup_slots() {
+  slots_.reserve(in_.slots.size());
+  for (const classad::AdPtr& ad : in_.slots) {
+    slots_.push_back(slot_view(ad.get()));
+    SlotView& s = slots_.back();
+    if (s.use == SlotUse::kRunning && knobs_.consider_preemption) {
+      double usage = 0;
+      double prio = remote_prio(s.remote_user, &usage);
+      remote_.add(*s.ad, s.remote_user, prio, usage);
+    }
+  }
+  std::vector<const ClassAd*> ads;
+  ads.reserve(slots_.size());
+  for (const SlotView& s : slots_) ads.push_back(s.ad);
+  std::vector<const classad::Expr*> extra;
+  for (const classad::ExprPtr* e : {&knobs_.pre_job_rank, &knobs_.post_job_rank,
+                                    &knobs_.preemption_requirements, &knobs_.preemption_rank}) {
+    if (*e) extra.push_back(e->get());
+  }
+  builder_.reset(new AutoclusterBuilder(slot_side_attrs(ads, extra, memo_), memo_));
+}
+
+void Cycle::setup_submitters() {
+  std::vector<const Submitter*> order;
+  for (const Submitter& s : in_.submitters) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](const Submitter* a, const Submitter* b) {
+    if (a->priority != b->priority) return a->priority < b->priority;
+    return a->name < b->name;
+  });
+  for (const Submitter* s : order) {
+    SubmitterRun run;
+    run.in = s;
+    run.order = job_order(s->jobs);
+    run.clusters.assign(run.order.size(), UINT32_MAX);
+    run.outcome = result_.submitters.size();
+    result_.submitters.push_back({s->name, 0, 0});
+    runs_.push_back(std::move(run));
+  }
+}
+
+uint32_t Cycle::cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos) {
+  if (run.clusters[pos] != UINT32_MAX) return run.clusters[pos];
+  const IdleJob& job = run.in->jobs[run.order[pos]];
+  uint32_t c = builder_->cluster_of(run_index, *job.ad);
+  if (c == clusters_.size()) {
+    Cluster cl;
+    cl.submitter = run_index;
+    cl.rep = classad::AdPtr(job.ad->copy());
+    clusters_.push_back(std::move(cl));
+  }
+  run.clusters[pos] = c;
+  return c;
+}
+
+bool Cycle::evaluate(uint32_t cluster, uint32_t slot, Candidate* out) {
+  Cluster& cl = clusters_[cluster];
+  const SubmitterRun& run = runs_[cl.submitter];
+  Asker asker{cl.rep.get(), &run.in->name, run.in->priority};
+  const SlotView& s = slots_[slot];
+  double prio = 0;
+  if (s.use == SlotUse::kRunning) {
+    double usage;
+    prio = remote_prio(s.remote_user, &usage);
+  }
+  // Not for partitionable slots: their resources are rewritten during the cycle, and a new
+  // literal may sit where a freed one was (the memo compares trees by address).
+  RequirementsMemo* memo = memo_cluster_ == cluster && !s.partitionable ? &req_memo_ : nullptr;
+  return evaluate_candidate(knobs_, &env_, asker, s, slot, prio, memo, out);
+}
+
+void Cycle::fill(MatchList& list) {
+  Cluster& cl = clusters_[list.cluster];
+  const SubmitterRun& run = runs_[cl.submitter];
+  set_submitter_attrs(*cl.rep, run.in->name, run.in->priority,
+                      run.in->usage + static_cast<double>(run.matched));
+  list.heap.clear();
+  req_memo_.reset(*cl.rep, memo_);
+  memo_cluster_ = list.cluster;
+  Candidate c;
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    if (evaluate(list.cluster, i, &c)) list.heap.push_back(c);
+  }
+  std::make_heap(list.heap.begin(), list.heap.end(), heap_less);
+  list.epoch = epoch_;
+}
+
+// Brings entries of partitionable slots that shrank since the list was made up to date.
+void Cycle::refresh(MatchList& list) {
+  if (list.epoch == epoch_) return;
+  size_t keep = 0;
+  for (size_t i = 0; i < list.heap.size(); ++i) {
+    Candidate c = list.heap[i];
+    const SlotView& s = slots_[c.slot];
+    if (s.taken) continue;
+    if (c.version != s.version && !evaluate(list.cluster, c.slot, &c)) continue;
+    list.heap[keep++] = c;
+  }
+  list.heap.resize(keep);
+  std::make_heap(list.heap.begin(), list.heap.end(), heap_less);
+  list.epoch = epoch_;
+}
+
+MatchList& Cycle::list_for(uint32_t cluster) {
+  ++clock_;
+  for (MatchList& l : lists_) {
+    if (l.cluster == cluster) {
+      l.last_use = clock_;
+      refresh(l);
+      return l;
+    }
+  }
+  MatchList* slot = nullptr;
+  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
+  if (lists_.size() < max_lists) {
+    lists_.emplace_back();
+    slot = &lists_.back();
+  } else {
+    slot = &*std::min_element(
+        lists_.begin(), lists_.end(),
+        [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
+  }
+  slot->cluster = cluster;
+  slot->last_use = clock_;
+  fill(*slot);
+  return *slot;
+}
+
+bool Cycle::match_one(uint32_t cluster, Candidate* out) {
+  MatchList& list = list_for(cluster);
+  std::vector<Candidate>& heap = list.heap;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), heap_less);
+    Candidate c = heap.back();
+    heap.pop_back();
+    SlotView& s = slots_[c.slot];
+    if (s.taken) continue;
+    if (!s.partitionable) {
+      s.taken = true;
+      *out = c;
+      return true;
+    }
+    Take take;
+    if (!take_fits(knobs_, *clusters_[cluster].rep, s, &take)) continue;
+    take_from(s, take);
+    ++epoch_;
+    // The slot may take more jobs: back on this list with what is left.
+    Candidate again;
+    if (evaluate(cluster, c.slot, &again)) {
+      heap.push_back(again);
+      std::push_heap(heap.begin(), heap.end(), heap_less);
+    }
+    list.epoch = epoch_;
+    *out = c;
+    return true;
+  }
+  return false;
+}
+
+void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
+  const IdleJob& job = run.in->jobs[job_index];
+  const SlotView& s = slots_[c.slot];
+  Match m;
+  m.cluster = job.cluster;
+  m.proc = job.proc;
+  m.submitter = run.in->name;
+  m.slot = string_attr(*s.ad, "Name");
+  m.machine = string_attr(*s.ad, "Machine");
+  m.partitionable = s.partitionable;
+  m.preempting = c.reason != Reason::kIdle;
+  if (m.preempting) m.preempted_user = s.remote_user;
+  m.reason = reason_name(c.reason);
+  result_.matches.push_back(std::move(m));
+  ++run.matched;
+}
+
+int64_t Cycle::negotiate_submitter(uint32_t run_index, int64_t limit) {
+  SubmitterRun& run = runs_[run_index];
+  int64_t got = 0;
+  while (got < limit && run.cursor < run.order.size()) {
+    size_t pos = run.cursor++;
+    if (!run.in->jobs[run.order[pos]].ad) continue;
+    uint32_t c = cluster_at(run, run_index, pos);
+    if (clusters_[c].failed && !knobs_.all_jobs_in_cluster) continue;
+    Candidate cand;
+    if (match_one(c, &cand)) {
+      record(run, run.order[pos], cand);
+      ++got;
+    } else {
+      if (!clusters_[c].failed || knobs_.all_jobs_in_cluster) ++run.rejected;
+      clusters_[c].failed = true;
+      // NEGOTIATE_ALL_JOBS_IN_CLUSTER: the next job of this group is tried afresh.
+      for (MatchList& l : lists_) {
+        if (l.cluster == c) l.cluster = UINT32_MAX;
+      }
+    }
+  }
+  return got;
+}
+
+int64_t Cycle::pie() const {
+  int64_t units = 0;
+  for (const SlotView& s : slots_) {
+    if (s.taken) continue;
+    if (s.partitionable) {
+      units += s.have[0] > 0 ? s.have[0] : 0;
+    } else if (s.use == SlotUse::kIdle ||
+               (s.use == SlotUse::kRunning && knobs_.consider_preemption)) {
+      ++units;
+    }
+  }
+  return units;
+}
+
+CycleResult Cycle::run() {
+  setup_slots();
+  setup_submitters();
+  std::vector<uint32_t> active;
+  for (uint32_t i = 0; i < runs_.size(); ++i) {
+    if (!runs_[i].order.empty()) active.push_back(i);
+  }
+  while (!active.empty()) {
+    int64_t units = pie();
+    if (units == 0) break;
+    std::vector<int64_t> shares = round_shares(units, active.size());
+    int64_t progress = 0;
+    for (size_t i = 0; i < active.size(); ++i)
+      progress += negotiate_submitter(active[i], shares[i]);
+    if (progress == 0) break;
+    std::vector<uint32_t> still;
+    for (uint32_t r : active) {
+      if (runs_[r].cursor < runs_[r].order.size()) still.push_back(r);
+    }
+    active.swap(still);
+  }
+  for (const SubmitterRun& run : runs_) {
+    result_.submitters[run.outcome].matched = run.matched;
+    result_.submitters[run.outcome].rejected = run.rejected;
+  }
+  result_.autoclusters = builder_->count();
+  lists_.clear();
+  clusters_.clear();
+  return std::move(result_);
+}
+
+}  // namespace
+
+CycleResult negotiate(const CycleInput& in) {
+  Cycle cycle(in);
+  return cycle.run();
+}
+
+}  // namespace kite::negotiator
