@@ -167,7 +167,10 @@ classad::AdPtr hal_machine_ad(const HalReport& r) {
   bool wol_sup = false, wol_on = false;
   std::string hw = "00:00:00:00:00:00", macs;
   for (const NetInterface& n : r.nics) {
-    if (macs.empty()) hw = n.mac;
+    if (macs.empty()) {
+      hw = n.mac;
+      if (!n.netmask.empty()) s("SubnetMask", n.netmask);
+    }
     macs += (macs.empty() ? "" : ",") + n.name + "=" + n.mac;
     wol_sup |= n.wol_supported;
     wol_on |= n.wol_enabled;

@@ -48,9 +48,11 @@ struct NetInterface {
   std::string mac;             // "aa:bb:cc:dd:ee:ff"
   bool wol_supported = false;  // the device can wake the system
   bool wol_enabled = false;
+  std::string ipv4;     // "192.168.1.7" (live root only; empty when it has none)
+  std::string netmask;  // "255.255.255.0", with ipv4
 };
 /// From /sys/class/net/*/{address,device/power/wakeup}; on the live root, also the ethtool
-/// Wake-on-LAN (magic packet) bits.
+/// Wake-on-LAN (magic packet) bits and the IPv4 address and netmask.
 std::vector<NetInterface> net_interfaces(const Root& root);
 
 }  // namespace kite::hal

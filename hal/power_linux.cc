@@ -1,4 +1,6 @@
 // Power on Linux: sleep-method detection, states, entering a state, and Wake-on-LAN.
+#include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -92,6 +94,25 @@ bool detect_proc(const Root& root, PowerInfo* info) {
     }
   }
   return true;
+}
+
+// The interface's first IPv4 address and its netmask (what a Wake-on-LAN sender needs for the
+// subnet's broadcast address).
+void ipv4_of(const std::string& name, NetInterface* ni) {
+  struct ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return;
+  for (struct ifaddrs* a = all; a; a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || name != a->ifa_name) continue;
+    char buf[INET_ADDRSTRLEN];
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if (inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf)) ni->ipv4 = buf;
+    if (a->ifa_netmask) {
+      const auto* m = reinterpret_cast<const sockaddr_in*>(a->ifa_netmask);
+      if (inet_ntop(AF_INET, &m->sin_addr, buf, sizeof buf)) ni->netmask = buf;
+    }
+    break;
+  }
+  freeifaddrs(all);
 }
 
 }  // namespace
@@ -237,6 +258,7 @@ std::vector<NetInterface> net_interfaces(const Root& root) {
         ::close(fd);
       }
     }
+    if (root.live()) ipv4_of(n, &ni);
     out.push_back(std::move(ni));
   }
   return out;

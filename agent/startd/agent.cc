@@ -95,6 +95,7 @@ bool Agent::init(std::string* err) {
     *err = "slot layout: " + *err;
     return false;
   }
+  power_setup(true);
   hal::CgroupLayout layout;
   hal::Root croot(ac_.cgroup_root);
   if (!ac_.cgroup.base.empty() && hal::cgroup_detect(croot, &layout).ok) {
@@ -183,6 +184,7 @@ int Agent::run() {
   KLOG_INFO("agent ready: control socket %s", ac_.socket.c_str());
 
   uv_run(&loop_, UV_RUN_DEFAULT);
+  power_stop();
   cron_->close();  // its handles are not the kinds the walks below know how to free
   if (collector_) collector_->close();  // nor are the TLS connections'
 
@@ -262,6 +264,7 @@ void Agent::reconfig() {
   if (core::log_level_parse(ac_.log_level, &lvl)) core::Log::set_level(lvl);
   KLOG_INFO("reconfig: policy reloaded");
   if (cron_) cron_->configure(ac_.cron, true);
+  power_setup(false);
   evaluate();
 }
 
@@ -372,6 +375,7 @@ void Agent::execute(const startd::Action& a) {
       }
       break;
     case ActionKind::kHoldJob: hold_job(a); break;
+    case ActionKind::kHibernate: hibernate(a); break;
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
     case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
     case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
@@ -393,7 +397,8 @@ void Agent::execute(const startd::Action& a) {
       }
       break;
     case ActionKind::kPublishAds:
-      if (collector_) collector_->publish(false);
+      // While a sleep waits for its offline ads to leave, they stay what the CM last heard.
+      if (collector_ && !power_.timer) collector_->publish(false);
       break;
     // Nothing to carry out here: a carved slot is found in the core's output by the run that
     // asked for it (place_run), and a refusal is already in the core's log line.

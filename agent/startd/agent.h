@@ -15,6 +15,7 @@
 
 #include "agent/core/conn.h"
 #include "agent/startd/agent_config.h"
+#include "agent/startd/agent_power.h"
 #include "agent/startd/collector_link.h"
 #include "agent/startd/cron_runner.h"
 #include "agent/startd/loop_lag_probe.h"
@@ -146,6 +147,14 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   /// Turns the exit of a job that was being held into the hold (called on every exit).
   void apply_hold(const StarterRec& s, core::Json* exit) const;
 
+  // Power management (agent_power.cc): the hibernation attributes of the slot ads, and the
+  // core's hibernate action: offline ads to the collector, then the HAL's sleep method once.
+  /// `detect`: probe the method and interfaces (at start; a reconfig keeps what was found).
+  void power_setup(bool detect);
+  void hibernate(const startd::Action& a);
+  void enter_sleep();
+  void power_stop();
+
   // Starters (agent_starters.cc).
   bool spawn_starter(const std::string& slot, std::string* err);
   void starter_connect(StarterRec* s);
@@ -229,6 +238,7 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices
   struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
   std::unique_ptr<CollectorLink> collector_;  // COLLECTOR_HOST set: the CM hears our ads
+  PowerState power_;
   std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
 
   uv_pipe_t control_{};

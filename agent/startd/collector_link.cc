@@ -115,6 +115,25 @@ void CollectorLink::publish_to(Peer* p, const std::map<std::string, std::string>
   }
 }
 
+int CollectorLink::send_now(const std::map<std::string, std::string>& ads) {
+  int reached = 0;
+  for (Peer& p : peers_) {
+    if (!p.client->connected()) continue;
+    bool all = true;
+    for (const auto& [name, text] : ads) {
+      core::Json m = core::Json::message("update");
+      m.set("ad_type", "Machine").set("ad", text);
+      if (p.client->send(m)) {
+        p.sent[name] = std::hash<std::string>{}(text);
+      } else {
+        all = false;
+      }
+    }
+    if (all) ++reached;
+  }
+  return reached;
+}
+
 CollectorLink::Peer* CollectorLink::peer_of(net::NetClient* c) {
   for (Peer& p : peers_)
     if (p.client.get() == c) return &p;

@@ -43,6 +43,10 @@ class CollectorLink final : private net::NetClientHandler {
   ~CollectorLink() override;
   /// Sends the ads that changed since the last send (all of them when `all`).
   void publish(bool all);
+  /// Sends `ads` (slot name -> JSON text) to every connected collector at once, in place of
+  /// those slots' ads (a node about to sleep sends its offline ads); how many collectors took
+  /// them. The next publish() sends the slots' own ads again.
+  int send_now(const std::map<std::string, std::string>& ads);
   /// Frames other than the collector's go to `sink` (not owned; null: refused as unknown).
   void set_sink(CmFrameSink* sink) { sink_ = sink; }
   /// Sends one frame to the central manager `cm`; false when it is not connected.

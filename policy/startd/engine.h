@@ -101,6 +101,7 @@ struct Policy {
   ExprPtr suspend[2], cont[2], preempt[2], kill[2], want_suspend[2], want_vacate[2];
   ExprPtr want_hold[2], want_hold_reason[2], want_hold_subcode[2];
   ExprPtr draining_start;
+  ExprPtr hibernate;  // HIBERNATE (null: never)
   bool has_draining_start = false;
   int64_t claim_worklife = 1200;
   int64_t killing_timeout = 30;
@@ -338,6 +339,9 @@ struct Engine {
   void publish_stats(SlotImpl& s);
   void publish_on_read(SlotImpl& s);
   void noclaim_shutdown();
+  // HIBERNATE at HIBERNATE_CHECK_INTERVAL (hibernate.cc).
+  void hibernate_check();
+  int hibernate_agreed();  // the level every live slot's HIBERNATE agrees on, 0: a veto
   // ExpectedMachine*Draining* (drain_estimate.cc), brought up to date when an ad is read.
   void drain_estimates(int64_t v[4]);
   void publish_drain_estimates(SlotImpl& s);

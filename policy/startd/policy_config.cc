@@ -69,6 +69,7 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
       {"RUNBENCHMARKS", &p->runbench, nullptr},
       {"START_BACKFILL", &p->start_backfill, "False"},
       {"EVICT_BACKFILL", &p->evict_backfill, "False"},
+      {"HIBERNATE", &p->hibernate, nullptr},
   };
   for (One& o : ones) {
     if (!policy_expr(cfg, o.name, false, slot, type, o.dflt, o.dst, err)) return false;

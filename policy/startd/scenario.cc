@@ -107,6 +107,14 @@ class Runner {
             sd_.handle(ev, &out, &err);
           }
           break;
+        case ActionKind::kHibernate: {
+          // The machine sleeps and is woken at once (the simulated world has no rooster).
+          int level = 0;
+          for (int l = 1; l <= 5; ++l)
+            if (a.detail == hibernate_level_name(l)) level = l;
+          sd_.resumed_from_sleep(level);
+          break;
+        }
         default: break;
       }
     }

@@ -53,6 +53,10 @@ bool Startd::init(std::string* err) {
   if (cfg_int(cfg_, "UPDATE_OFFSET", &n) && n > 0) offset = n;
   next_update_ = start_time_ + offset;
   if (cfg_int(cfg_, "STARTD_NOCLAIM_SHUTDOWN", &n) && n > 0) noclaim_shutdown_ = n;
+  // HTCONDOR: startd HIBERNATE_CHECK_INTERVAL: "The default value is 0, which disables the
+  // check."
+  if (cfg_int(cfg_, "HIBERNATE_CHECK_INTERVAL", &n) && n > 0) hibernate_interval_ = n;
+  next_hibernate_ = start_time_ + hibernate_interval_;
   Output scratch;
   Engine eng{*this, &scratch, clock_.now()};
   for (const SlotSpec& spec : layout_.slots) {
@@ -284,6 +288,7 @@ int64_t Startd::next_timer() const {
   };
   take(next_update_);
   if (noclaim_shutdown_ > 0 && !shutting_down_) take(last_claim_time_ + noclaim_shutdown_);
+  if (hibernate_interval_ > 0 && !shutting_down_) take(next_hibernate_);
   Output scratch;
   Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
   for (auto& p : slots_) {

@@ -36,7 +36,8 @@ namespace kite::startd {
   X(DeleteSlot, "delete-slot")         /* dynamic slot gone, resources returned */   \
   X(Refuse, "refuse")                  /* a request the slot would not take */       \
   X(Exit, "exit")                      /* shutdown complete */                       \
-  X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */
+  X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */ \
+  X(Hibernate, "hibernate")            /* every slot agrees: sleep (detail: "S3") */
 
 enum class ActionKind : uint8_t {
 #define X(n, s) k##n,
@@ -191,6 +192,14 @@ class Startd {
   /// Marks the current (or next) job of a slot, for the simulator's world model.
   bool set_job_flags(const std::string& slot, bool ignores_softkill, bool stuck, std::string* err);
   bool shut_down() const { return shut_down_; }
+  /// The machine is back from the sleep a hibernate action asked for (level 1..5): as in
+  /// HTCondor, HIBERNATE is not checked again for an hour unless the sleep was S5 (shutdown).
+  void resumed_from_sleep(int level);
+  /// The level every slot's HIBERNATE agrees on right now (0: some slot vetoes), outside the
+  /// check interval: the agent asks again just before it sleeps.
+  int hibernate_level_now() const;
+  /// HIBERNATE_CHECK_INTERVAL, seconds (0: power management off).
+  int64_t hibernate_interval() const { return hibernate_interval_; }
 
   const Layout& layout() const { return layout_; }
   /// What the startd's evaluations read for time() and CurrentTime (its Clock) and random().
@@ -252,12 +261,26 @@ class Startd {
   int64_t noclaim_shutdown_ = 0;  // STARTD_NOCLAIM_SHUTDOWN, 0: never
   int64_t last_claim_time_ = 0;   // when some slot last had a claim (or the start)
   std::string shutdown_why_;
+
+  int64_t hibernate_interval_ = 0;  // HIBERNATE_CHECK_INTERVAL, 0: never
+  int64_t next_hibernate_ = 0;      // the next HIBERNATE check
+
   // ExpectedMachine*Draining* as last computed (drain_estimate.cc), at drain_est_time_ after
   // drain_est_at_ of the drain_est_changes_ (slot ad refreshes) so far.
   int64_t drain_est_[4] = {};
   int64_t drain_est_time_ = -1;
   uint64_t drain_est_changes_ = 0, drain_est_at_ = 0;
 };
+
+/// HIBERNATE's value in one slot as a sleep level 0..5: the names of the reference's table in
+/// any case ("NONE", "S3", "RAM", "DISK", "3", ...) or an integer 0..5; anything else is 0
+/// (NONE). HTCONDOR: startd HIBERNATE.
+int hibernate_level(const classad::Value& v);
+/// The level's name as HibernationState publishes it: "NONE", "S1".."S5".
+const char* hibernate_level_name(int level);
+/// The machine's decision from every slot's level: 0 when any slot says 0 (a veto) or there is
+/// no slot, else the largest.
+int hibernate_decision(const std::vector<int>& levels);
 
 /// Parses an ISO 8601 UTC time ("2024-03-04T08:00:00Z", or a date) into seconds since the epoch.
 bool iso8601_parse(const std::string& text, int64_t* out);
