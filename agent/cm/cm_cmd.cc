@@ -39,6 +39,7 @@ std::string authz_get(void* ctx, const char* name) {
   if (std::strcmp(name, "ALLOW_READ") == 0) return "*";
   if (std::strcmp(name, "ALLOW_DAEMON") == 0) return "agent/*, cm/*";
   if (std::strcmp(name, "ALLOW_ADMINISTRATOR") == 0) return "admin/*";
+  if (std::strcmp(name, "ALLOW_WRITE") == 0) return "user/*";
   return "";
 }
 

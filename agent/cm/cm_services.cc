@@ -1,12 +1,30 @@
 // The list of `kite cm`'s services beside the collector: each part of the CM adds its line here.
 #include "agent/cm/cm_service.h"
+#include "policy/config/typed.h"
+#if KITE_HAS_JOB_STORE
+#include "agent/cm/queue_service.h"
+#endif
 
 namespace kite::cm {
 
 std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err) {
+  std::vector<std::unique_ptr<CmService>> services;
+#if KITE_HAS_JOB_STORE
+  if (ctx->jobs) {
+    queue_policy::SubmitPolicy policy;
+    config::Status st = queue_policy::load_submit_policy(*ctx->cfg, &policy);
+    int64_t max_procs = 100000;
+    if (st.ok) st = config::read_int(*ctx->cfg, "MAX_JOBS_PER_SUBMISSION", &max_procs, nullptr, 1);
+    if (!st.ok) {
+      *err = st.message;
+      return services;
+    }
+    services.push_back(std::make_unique<QueueService>(ctx, std::move(policy), max_procs));
+  }
+#else
   (void)ctx;
   (void)err;
-  std::vector<std::unique_ptr<CmService>> services;
+#endif
   return services;
 }
 

@@ -99,15 +99,6 @@ int64_t int_attr(const ClassAd& ad, std::string_view name, int64_t dflt) {
 }
 
 // The job's full ad: a copy of the cluster ad with the proc's attributes laid over it.
-AdPtr merge(const ClassAd& cluster, const ClassAd& proc) {
-  AdPtr out(cluster.copy());
-  for (const ClassAd::Entry& e : proc.entries()) {
-    classad::expr_ref(e.expr);
-    out->insert(e.name->view(), e.expr);
-  }
-  return out;
-}
-
 AdPtr parse_stored(std::string_view text, const char* what, std::string* err) {
   classad::ParseError pe;
   AdPtr ad = classad::parse_classad(text, &pe);
@@ -116,6 +107,15 @@ AdPtr parse_stored(std::string_view text, const char* what, std::string* err) {
 }
 
 }  // namespace
+
+AdPtr merge(const ClassAd& cluster, const ClassAd& proc) {
+  AdPtr out(cluster.copy());
+  for (const ClassAd::Entry& e : proc.entries()) {
+    classad::expr_ref(e.expr);
+    out->insert(e.name->view(), e.expr);
+  }
+  return out;
+}
 
 bool status_transition_allowed(int from, int to) {
   if (from == to) return false;
@@ -347,7 +347,8 @@ bool JobStore::set_attribute(JobId id, std::string_view name, std::string_view e
   return true;
 }
 
-bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err) {
+bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err,
+                          std::span<const std::pair<std::string, std::string>> attrs) {
   if (!db_) return fail(err, "set_status");
   JobSummary* s = find(id);
   std::string name = std::to_string(id.cluster) + "." + std::to_string(id.proc);
@@ -363,6 +364,15 @@ bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err) {
   }
   AdPtr cluster, proc;
   if (!read_ads(id, &cluster, &proc, err)) return false;
+  for (const auto& [attr, text] : attrs) {
+    classad::ParseError pe;
+    classad::ExprPtr e = classad::parse_expr(text, &pe);
+    if (!e) {
+      if (err) *err = "attribute " + attr + ": " + pe.to_string();
+      return false;
+    }
+    proc->insert(attr, e.release());
+  }
   set_int(*proc, "LastJobStatus", s->status);
   set_int(*proc, "JobStatus", status);
   set_int(*proc, "EnteredCurrentStatus", now);

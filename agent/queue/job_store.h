@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "policy/classad/classad.h"
@@ -44,6 +45,9 @@ struct JobSummary {
   int8_t status = kIdle;
 };
 
+// A job's full ad: the cluster ad overlaid by the proc's own attributes.
+classad::AdPtr merge(const classad::ClassAd& cluster, const classad::ClassAd& proc);
+
 // True when HTCondor lets a job go from `from` to `to` (Removed and Completed are final).
 bool status_transition_allowed(int from, int to);
 
@@ -71,7 +75,10 @@ class JobStore {
   bool set_attribute(JobId id, std::string_view name, std::string_view expr_text, std::string* err);
   // Moves a job to `status` (LastJobStatus, EnteredCurrentStatus = now); a job that becomes
   // Removed or Completed leaves the queue for the history table in the same transaction.
-  bool set_status(JobId id, int status, int64_t now, std::string* err);
+  // `attrs` (name, expression text) are set in the job's own ad in that transaction too
+  // (HoldReason with the hold, RemoveReason with the removal).
+  bool set_status(JobId id, int status, int64_t now, std::string* err,
+                  std::span<const std::pair<std::string, std::string>> attrs = {});
 
   // The job's full ad (cluster ad overlaid by its proc ad), or null when there is none.
   classad::AdPtr job_ad(JobId id, std::string* err) const;

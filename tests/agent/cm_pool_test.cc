@@ -221,7 +221,7 @@ TEST(CmPool, QueriesNeedReadAndATrustedCertificate) {
   pool.kill_cm();
   CmdResult u = pool.status({}, "root-admin");
   EXPECT_EQ(u.status, 1);
-  EXPECT_NE(u.err.find("cannot query the central manager at 127.0.0.1:"), std::string::npos)
+  EXPECT_NE(u.err.find("cannot reach the central manager at 127.0.0.1:"), std::string::npos)
       << u.err;
   EXPECT_NE(u.err.find("connection refused"), std::string::npos) << u.err;
 }

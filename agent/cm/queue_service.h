@@ -1,0 +1,76 @@
+// The job queue of `kite cm` on the wire: submits (chunked, committed once, then acknowledged),
+// queue and history queries (run a chunk per loop turn), and the job tools' actions (rm, hold,
+// release, prio, vacate-job) with each user acting on their own jobs only.
+//
+// Frames (client -> CM, each answered as noted; any refusal is an "error" frame):
+//   submit     {cluster?: {Attr: "expr"...}, procs: [{Attr: "expr"...}...], more: bool}
+//              the first frame carries the cluster ad; the last (more false) commits and is
+//              answered {type: submitted, cluster, procs, warning?}
+//   job_query  {history: bool, mine: bool, args: ["3", "3.1", "alice"...], constraints: [...],
+//              limit} -> {type: jobs, ads: [json...], done, schedd, all: {idle, running, ...}}
+//   job_action {action: rm|hold|release|prio|vacate, target: {id|owner|constraint|all},
+//              reason?, prio?, relative?} -> {type: job_action_done, matched, acted, denied}
+#pragma once
+
+#include <uv.h>
+
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/cm/cm_service.h"
+#include "agent/queue/job_store.h"
+#include "agent/queue/job_tables.h"
+#include "policy/queue/submit_policy.h"
+#include "policy/security/authz.h"
+
+namespace kite::cm {
+
+class QueueService final : public CmService {
+ public:
+  QueueService(CmContext* ctx, queue_policy::SubmitPolicy policy, int64_t max_procs);
+  ~QueueService() override;
+  bool on_frame(net::TlsConn* c, core::Json& msg) override;
+  void on_closed(net::TlsConn* c) override;
+  void stop() override;
+
+  /// The identity a connection acts as (a user's or admin's certificate CN); false for
+  /// others (agents, CMs), which may not own jobs.
+  static bool submitter_of(const net::TlsConn* c, std::string* owner);
+
+ private:
+  struct PendingSubmit {
+    classad::AdPtr cluster;
+    std::vector<classad::AdPtr> procs;
+  };
+  struct RunningQuery {
+    net::TlsConn* conn = nullptr;
+    std::vector<queue::JobId> ids;  // the queue when the query started
+    size_t next = 0;
+    queue::JobSelection selection;
+    std::string owner;  // "" = every owner
+    std::vector<std::string> texts;
+    size_t bytes = 0;
+  };
+
+  void submit(net::TlsConn* c, core::Json& msg);
+  bool commit(net::TlsConn* c, PendingSubmit* p, std::string* err);
+  void query(net::TlsConn* c, core::Json& msg);
+  void history(net::TlsConn* c, core::Json& msg, RunningQuery* q);
+  void run_queries();
+  void send_jobs(RunningQuery* q, bool done);
+  void action(net::TlsConn* c, core::Json& msg);
+  bool authorized(net::TlsConn* c, policy::AuthLevel level, const char* what);
+
+  CmContext* ctx_;
+  queue_policy::SubmitPolicy policy_;
+  int64_t max_procs_;
+  classad::AdPtr schedd_ad_;  // MY of the submit requirements
+  std::map<net::TlsConn*, PendingSubmit> pending_;
+  std::list<RunningQuery> running_;
+  uv_idle_t* idle_ = nullptr;
+};
+
+}  // namespace kite::cm
