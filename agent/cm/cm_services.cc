@@ -11,15 +11,19 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
   std::vector<std::unique_ptr<CmService>> services;
 #if KITE_HAS_JOB_STORE
   if (ctx->jobs) {
-    queue_policy::SubmitPolicy policy;
-    config::Status st = queue_policy::load_submit_policy(*ctx->cfg, &policy);
-    int64_t max_procs = 100000;
-    if (st.ok) st = config::read_int(*ctx->cfg, "MAX_JOBS_PER_SUBMISSION", &max_procs, nullptr, 1);
+    QueueSettings q;
+    config::Status st = queue_policy::load_submit_policy(*ctx->cfg, &q.submit);
+    if (st.ok) st = queue_policy::load_system_periodic(*ctx->cfg, &q.periodic);
+    if (st.ok)
+      st = config::read_int(*ctx->cfg, "MAX_JOBS_PER_SUBMISSION", &q.max_procs, nullptr, 1);
+    if (st.ok)
+      st =
+          config::read_int(*ctx->cfg, "PERIODIC_EXPR_INTERVAL", &q.periodic_interval_s, nullptr, 1);
     if (!st.ok) {
       *err = st.message;
       return services;
     }
-    services.push_back(std::make_unique<QueueService>(ctx, std::move(policy), max_procs));
+    services.push_back(std::make_unique<QueueService>(ctx, std::move(q)));
   }
 #else
   (void)ctx;

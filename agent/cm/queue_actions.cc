@@ -1,4 +1,5 @@
 // The job tools' actions on the CM's queue: rm, hold, release, prio, vacate-job. Each user acts
+#if KITE_HAS_JOB_STORE  // the queue needs the durable store (SQLite)
 // on their own jobs; a holder of ADMINISTRATOR (the queue superuser) on every job.
 #include <ctime>
 
@@ -180,3 +181,4 @@ void QueueService::action(net::TlsConn* c, core::Json& msg) {
 }
 
 }  // namespace kite::cm
+#endif  // KITE_HAS_JOB_STORE

@@ -1,4 +1,5 @@
 // The queue service's frames: chunked submits committed in one transaction, and queue/history
+#if KITE_HAS_JOB_STORE  // the queue needs the durable store (SQLite)
 // queries that examine a chunk of jobs per loop turn.
 #include "agent/cm/queue_service.h"
 
@@ -9,6 +10,7 @@
 #include "agent/cm/collector_server.h"
 #include "agent/core/log.h"
 #include "agent/queue/event_log.h"
+#include "agent/queue/job_events.h"
 #include "agent/queue/job_log.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
@@ -62,13 +64,20 @@ std::string schedd_name() {
 
 }  // namespace
 
-QueueService::QueueService(CmContext* ctx, queue_policy::SubmitPolicy policy, int64_t max_procs)
-    : ctx_(ctx), policy_(std::move(policy)), max_procs_(max_procs), schedd_ad_(ClassAd::make()) {
+QueueService::QueueService(CmContext* ctx, QueueSettings settings)
+    : ctx_(ctx), settings_(std::move(settings)), schedd_ad_(ClassAd::make()) {
   schedd_ad_->insert_value("MyType", classad::Value::string("Scheduler"));
   schedd_ad_->insert_value("Name", classad::Value::string(schedd_name()));
   idle_ = new uv_idle_t;
   uv_idle_init(ctx_->loop, idle_);
   idle_->data = this;
+  periodic_timer_ = new uv_timer_t;
+  uv_timer_init(ctx_->loop, periodic_timer_);
+  periodic_timer_->data = this;
+  uint64_t every_ms = static_cast<uint64_t>(settings_.periodic_interval_s) * 1000;
+  uv_timer_start(
+      periodic_timer_, [](uv_timer_t* t) { static_cast<QueueService*>(t->data)->run_periodic(); },
+      every_ms, every_ms);
 }
 
 QueueService::~QueueService() {
@@ -83,6 +92,23 @@ void QueueService::stop() {
              [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
     idle_ = nullptr;
   }
+  if (periodic_timer_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(periodic_timer_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    periodic_timer_ = nullptr;
+  }
+}
+
+void QueueService::run_periodic() {
+  if (!ctx_->jobs) return;
+  std::vector<queue::JobId> stopped;
+  bool released = false;
+  std::string err;
+  int n = queue::apply_periodic_policy(*ctx_->jobs, settings_.periodic, now_s(), &stopped,
+                                       &released, &err);
+  if (n) KLOG_INFO("queue: periodic policy changed %d job(s)", n);
+  for (const queue::JobId& id : stopped) ctx_->stop_job(id.cluster, id.proc, false);
+  if (released) ctx_->reschedule();
 }
 
 bool QueueService::submitter_of(const net::TlsConn* c, std::string* owner) {
@@ -150,10 +176,10 @@ void QueueService::submit(net::TlsConn* c, core::Json& msg) {
   PendingSubmit& p = it->second;
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("procs")) {
-    if (static_cast<int64_t>(p.procs.size()) >= max_procs_) {
+    if (static_cast<int64_t>(p.procs.size()) >= settings_.max_procs) {
       pending_.erase(it);
-      c->send_error("submit: more than MAX_JOBS_PER_SUBMISSION (" + std::to_string(max_procs_) +
-                    ") procs");
+      c->send_error("submit: more than MAX_JOBS_PER_SUBMISSION (" +
+                    std::to_string(settings_.max_procs) + ") procs");
       return;
     }
     p.procs.emplace_back(ClassAd::make());
@@ -363,3 +389,4 @@ void QueueService::send_jobs(RunningQuery* q, bool done) {
 }
 
 }  // namespace kite::cm
+#endif  // KITE_HAS_JOB_STORE

@@ -23,14 +23,23 @@
 #include "agent/cm/cm_service.h"
 #include "agent/queue/job_store.h"
 #include "agent/queue/job_tables.h"
+#include "policy/queue/job_policy.h"
 #include "policy/queue/submit_policy.h"
 #include "policy/security/authz.h"
 
 namespace kite::cm {
 
+// The queue's configuration (agent/cm/cm_services.cc reads it).
+struct QueueSettings {
+  queue_policy::SubmitPolicy submit;      // JOB_TRANSFORM_*, SUBMIT_REQUIREMENT_*
+  queue_policy::SystemPeriodic periodic;  // SYSTEM_PERIODIC_*
+  int64_t max_procs = 100000;             // MAX_JOBS_PER_SUBMISSION
+  int64_t periodic_interval_s = 60;       // PERIODIC_EXPR_INTERVAL
+};
+
 class QueueService final : public CmService {
  public:
-  QueueService(CmContext* ctx, queue_policy::SubmitPolicy policy, int64_t max_procs);
+  QueueService(CmContext* ctx, QueueSettings settings);
   ~QueueService() override;
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void on_closed(net::TlsConn* c) override;
@@ -63,14 +72,16 @@ class QueueService final : public CmService {
   void send_jobs(RunningQuery* q, bool done);
   void action(net::TlsConn* c, core::Json& msg);
   bool authorized(net::TlsConn* c, policy::AuthLevel level, const char* what);
+  void run_periodic();
 
   CmContext* ctx_;
-  queue_policy::SubmitPolicy policy_;
-  int64_t max_procs_;
+  QueueSettings settings_;
+  const queue_policy::SubmitPolicy& policy_ = settings_.submit;
   classad::AdPtr schedd_ad_;  // MY of the submit requirements
   std::map<net::TlsConn*, PendingSubmit> pending_;
   std::list<RunningQuery> running_;
   uv_idle_t* idle_ = nullptr;
+  uv_timer_t* periodic_timer_ = nullptr;
 };
 
 }  // namespace kite::cm
