@@ -1,7 +1,10 @@
 // Submits and job queries as conversations with the central manager.
 #include "agent/cm/queue_client.h"
 
+#include <map>
+
 #include "agent/cli/cm_client.h"
+#include "agent/queue/job_render.h"
 #include "policy/classad/json.h"
 
 namespace kite::cli {
@@ -57,6 +60,7 @@ cJSON* string_array(const std::vector<std::string>& v) {
 struct Query final : CmConversation {
   const JobQuery* q = nullptr;
   JobQueryReply* reply = nullptr;
+  std::map<int64_t, classad::AdPtr> clusters;
 
   void start(net::NetClient* c) override {
     core::Json f = core::Json::message("job_query");
@@ -70,10 +74,20 @@ struct Query final : CmConversation {
   bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
     if (msg.type() != "jobs") return false;
     const cJSON* item = nullptr;
+    cJSON_ArrayForEach(item, msg.child("clusters")) {
+      if (!cJSON_IsString(item)) continue;
+      classad::AdPtr ad = classad::classad_from_json(item->valuestring);
+      int64_t id = 0;
+      if (ad && queue::ad_int(*ad, "ClusterId", &id)) clusters[id] = std::move(ad);
+    }
     cJSON_ArrayForEach(item, msg.child("ads")) {
       if (!cJSON_IsString(item)) continue;
       classad::AdPtr ad = classad::classad_from_json(item->valuestring);
-      if (ad) reply->ads.push_back(std::move(ad));
+      if (!ad) continue;
+      // A queue's proc comes as its own attributes after its cluster's ad.
+      int64_t id = 0;
+      auto c = queue::ad_int(*ad, "ClusterId", &id) ? clusters.find(id) : clusters.end();
+      reply->ads.push_back(c == clusters.end() ? std::move(ad) : queue::merge(*c->second, *ad));
     }
     if (!msg.flag("done")) return true;
     *done = true;

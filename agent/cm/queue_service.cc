@@ -13,6 +13,7 @@
 #include "agent/queue/job_events.h"
 #include "agent/queue/job_log.h"
 #include "policy/classad/json.h"
+#include "policy/classad/match.h"
 #include "policy/classad/parser.h"
 
 namespace kite::cm {
@@ -300,8 +301,6 @@ void QueueService::query(net::TlsConn* c, core::Json& msg) {
     history(c, msg, &q);
     return;
   }
-  q.ids.reserve(ctx_->jobs->jobs().size());
-  for (const queue::JobSummary& s : ctx_->jobs->jobs()) q.ids.push_back(s.id);
   running_.push_back(std::move(q));
   if (running_.size() == 1 && idle_) {
     uv_idle_start(idle_, [](uv_idle_t* h) { static_cast<QueueService*>(h->data)->run_queries(); });
@@ -333,25 +332,55 @@ void QueueService::history(net::TlsConn* c, core::Json& msg, RunningQuery* q) {
   send_jobs(q, true);
 }
 
+bool QueueService::selects(const RunningQuery& q, queue::JobId id, const ClassAd& job) const {
+  const queue::JobSelection& sel = q.selection;
+  std::string owner;
+  if (!queue::ad_string(job, "Owner", &owner)) queue::ad_string(*q.cluster, "Owner", &owner);
+  if (!q.owner.empty() && owner != q.owner) return false;
+  if (!sel.ids.empty() || !sel.owners.empty()) {
+    bool any = false;
+    for (const queue::JobSelection::Id& i : sel.ids)
+      any = any || (i.cluster == id.cluster && (i.proc < 0 || i.proc == id.proc));
+    for (const std::string& o : sel.owners) any = any || o == owner;
+    if (!any) return false;
+  }
+  for (const classad::ExprPtr& c : sel.constraints)
+    if (!classad::requirements_accept(job.evaluate_expr(c.get()))) return false;
+  return true;
+}
+
 void QueueService::run_queries() {
+  std::vector<queue::JobStore::ScanRow> rows;
   for (auto it = running_.begin(); it != running_.end();) {
     RunningQuery& q = *it;
-    std::string err, owner;
+    std::string err;
     const int64_t now = now_s();
-    size_t end = std::min(q.ids.size(), q.next + kQueryChunk);
-    for (; q.next < end; ++q.next) {
-      AdPtr ad = ctx_->jobs->job_ad(q.ids[q.next], &err);
-      if (!ad) continue;  // left the queue since the query started
-      if (!q.owner.empty() && (!queue::ad_string(*ad, "Owner", &owner) || owner != q.owner))
-        continue;
-      if (!q.selection.selects(*ad)) continue;
+    rows.clear();
+    bool ok = ctx_->jobs->scan(q.last, kQueryChunk, &rows, &err);
+    for (queue::JobStore::ScanRow& r : rows) {
+      q.last = r.id;
+      if (r.id.cluster != q.cluster_id) {
+        q.cluster_id = r.id.cluster;
+        q.cluster = ctx_->jobs->cluster_ad(r.id.cluster, &err);
+        q.cluster_sent = false;
+      }
+      if (!q.cluster) continue;
+      r.proc->set_parent(q.cluster.get());  // constraints see the whole job
+      if (!selects(q, r.id, *r.proc)) continue;
+      if (!q.cluster_sent) {
+        q.clusters.push_back(classad::classad_to_json(*q.cluster, false));
+        q.bytes += q.clusters.back().size();
+        q.cluster_sent = true;
+      }
+      r.proc->insert_value("ClusterId", classad::Value::integer(r.id.cluster));
       // As a schedd's answer: the time the run times are counted to.
-      ad->insert_value("ServerTime", classad::Value::integer(now));
-      q.texts.push_back(classad::classad_to_json(*ad, false));
+      r.proc->insert_value("ServerTime", classad::Value::integer(now));
+      q.texts.push_back(classad::classad_to_json(*r.proc, false));
       q.bytes += q.texts.back().size();
       if (q.bytes >= kReplyBytes) send_jobs(&q, false);
     }
-    if (q.next < q.ids.size()) {
+    if (!ok) KLOG_WARN("queue: query: %s", err.c_str());
+    if (ok && rows.size() == kQueryChunk) {
       ++it;
       continue;
     }
@@ -363,10 +392,13 @@ void QueueService::run_queries() {
 
 void QueueService::send_jobs(RunningQuery* q, bool done) {
   core::Json reply = core::Json::message("jobs");
-  cJSON* arr = cJSON_CreateArray();
-  for (const std::string& text : q->texts)
-    cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
-  reply.set_json("ads", core::Json(arr));
+  for (auto [key, texts] : {std::pair{"clusters", &q->clusters}, std::pair{"ads", &q->texts}}) {
+    cJSON* arr = cJSON_CreateArray();
+    for (const std::string& text : *texts)
+      cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+    reply.set_json(key, core::Json(arr));
+    texts->clear();
+  }
   reply.set_bool("done", done);
   if (done) {
     reply.set("schedd", schedd_name());
@@ -384,7 +416,6 @@ void QueueService::send_jobs(RunningQuery* q, bool done) {
     reply.set_json("all", std::move(all));
   }
   q->conn->send(reply);
-  q->texts.clear();
   q->bytes = 0;
 }
 

@@ -7,7 +7,9 @@
 //              the first frame carries the cluster ad; the last (more false) commits and is
 //              answered {type: submitted, cluster, procs, warning?}
 //   job_query  {history: bool, mine: bool, args: ["3", "3.1", "alice"...], constraints: [...],
-//              limit} -> {type: jobs, ads: [json...], done, schedd, all: {idle, running, ...}}
+//              limit} -> {type: jobs, clusters: [json...], ads: [json...], done, schedd,
+//              all: {idle, running, ...}}: a queue's procs come as their own attributes (with
+//              ClusterId) after their cluster's ad; history ads are whole
 //   job_action {action: rm|hold|release|prio|vacate, target: {id|owner|constraint|all},
 //              reason?, prio?, relative?} -> {type: job_action_done, matched, acted, denied}
 #pragma once
@@ -54,15 +56,20 @@ class QueueService final : public CmService {
     classad::AdPtr cluster;
     std::vector<classad::AdPtr> procs;
   };
+  // A queue query walks the queue a chunk per loop turn; each cluster's ad travels once
+  // (before its first selected proc) and procs as their own ads, merged by the client.
   struct RunningQuery {
     net::TlsConn* conn = nullptr;
-    std::vector<queue::JobId> ids;  // the queue when the query started
-    size_t next = 0;
+    queue::JobId last{0, -1};  // the scan resumes after this job
     queue::JobSelection selection;
     std::string owner;  // "" = every owner
-    std::vector<std::string> texts;
+    int32_t cluster_id = 0;
+    classad::AdPtr cluster;
+    bool cluster_sent = false;
+    std::vector<std::string> clusters, texts;  // not yet sent, as JSON
     size_t bytes = 0;
   };
+  bool selects(const RunningQuery& q, queue::JobId id, const classad::ClassAd& job) const;
 
   void submit(net::TlsConn* c, core::Json& msg);
   bool commit(net::TlsConn* c, PendingSubmit* p, std::string* err);

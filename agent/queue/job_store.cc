@@ -108,15 +108,6 @@ AdPtr parse_stored(std::string_view text, const char* what, std::string* err) {
 
 }  // namespace
 
-AdPtr merge(const ClassAd& cluster, const ClassAd& proc) {
-  AdPtr out(cluster.copy());
-  for (const ClassAd::Entry& e : proc.entries()) {
-    classad::expr_ref(e.expr);
-    out->insert(e.name->view(), e.expr);
-  }
-  return out;
-}
-
 bool status_transition_allowed(int from, int to) {
   if (from == to) return false;
   switch (from) {
@@ -292,6 +283,35 @@ bool JobStore::read_ads(JobId id, AdPtr* cluster, AdPtr* proc, std::string* err)
   }
   *proc = parse_stored(p.text_col(0), "proc", err);
   return static_cast<bool>(*proc);
+}
+
+AdPtr JobStore::cluster_ad(int32_t cluster, std::string* err) const {
+  AdPtr ad;
+  if (!db_) {
+    fail(err, "cluster_ad");
+  } else {
+    read_ads({cluster, -1}, &ad, nullptr, err);
+  }
+  return ad;
+}
+
+bool JobStore::scan(JobId after, size_t max, std::vector<ScanRow>* rows, std::string* err) const {
+  if (!db_) return fail(err, "scan");
+  Stmt q(db_,
+         "SELECT cluster, proc, ad FROM procs WHERE cluster > ?1 OR (cluster = ?1 AND proc > ?2)"
+         " ORDER BY cluster, proc LIMIT ?3");
+  if (!q.ok()) return fail(err, "scanning the queue");
+  q.bind(1, after.cluster);
+  q.bind(2, after.proc);
+  q.bind(3, static_cast<int64_t>(max));
+  int rc;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    AdPtr ad = parse_stored(q.text_col(2), "proc", err);
+    if (!ad) return false;
+    rows->push_back(
+        {{static_cast<int32_t>(q.int_col(0)), static_cast<int32_t>(q.int_col(1))}, std::move(ad)});
+  }
+  return rc == SQLITE_DONE || fail(err, "scanning the queue");
 }
 
 AdPtr JobStore::job_ad(JobId id, std::string* err) const {

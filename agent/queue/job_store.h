@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/queue/job_render.h"
 #include "policy/classad/classad.h"
 
 struct sqlite3;
@@ -45,9 +46,6 @@ struct JobSummary {
   int8_t status = kIdle;
 };
 
-// A job's full ad: the cluster ad overlaid by the proc's own attributes.
-classad::AdPtr merge(const classad::ClassAd& cluster, const classad::ClassAd& proc);
-
 // True when HTCondor lets a job go from `from` to `to` (Removed and Completed are final).
 bool status_transition_allowed(int from, int to);
 
@@ -82,6 +80,15 @@ class JobStore {
 
   // The job's full ad (cluster ad overlaid by its proc ad), or null when there is none.
   classad::AdPtr job_ad(JobId id, std::string* err) const;
+  // The cluster ad alone (what its procs share), or null when there is none.
+  classad::AdPtr cluster_ad(int32_t cluster, std::string* err) const;
+  // Up to `max` jobs after `after` in id order, each as its own ad (what differs from its
+  // cluster's: ProcId, JobStatus, ...), for scans of the whole queue in chunks.
+  struct ScanRow {
+    JobId id;
+    classad::AdPtr proc;
+  };
+  bool scan(JobId after, size_t max, std::vector<ScanRow>* rows, std::string* err) const;
   // Full ads of the history, most recently ended first; at most `limit` (<0: all).
   bool history(int limit, std::vector<classad::AdPtr>* out, std::string* err) const;
 
