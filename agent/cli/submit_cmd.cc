@@ -115,8 +115,8 @@ int submit_main(int argc, char** argv) {
 #else
   std::string cm, err;
   if (!dry_run && !cm_address(pool, &cm, &err)) {
-    std::fprintf(stderr, "ERROR: %s\n", err.c_str());
-    return 1;
+    std::fprintf(stderr, "kite submit: %s (or -dry-run to print the job ads)\n", err.c_str());
+    return 2;
   }
 #endif
   const char* out_path = positional.size() == 2 ? positional[0] : "-";

@@ -72,8 +72,7 @@ Totals count_jobs(const std::vector<Job>& jobs) {
   return t;
 }
 
-// The footer. condor_q -jobads has no "all users" totals: that line's seven fields are
-// undefined and print as nothing, leaving their separators.
+// One totals line: "Total for <whose>: N jobs; C completed, ...".
 std::string counts_text(const char* whose, const Totals& t) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
@@ -84,6 +83,9 @@ std::string counts_text(const char* whose, const Totals& t) {
   return buf;
 }
 
+// The footer. A schedd's answer has the whole queue's counts for "Total for all users";
+// condor_q -jobads has none: that line's seven fields are undefined and print as nothing,
+// leaving their separators.
 void append_totals(std::string& out, const Totals& t, bool leading_blank, const Totals* all) {
   if (leading_blank) out += '\n';
   out += counts_text("query", t);
