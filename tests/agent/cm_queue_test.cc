@@ -141,6 +141,36 @@ TEST(CmQueue, AnAcknowledgedSubmitSurvivesKill9OfTheCm) {
   EXPECT_NE(r.out.find("5 job(s) submitted to cluster 2."), std::string::npos) << r.out;
 }
 
+TEST(CmQueue, PeriodicPolicyRunsOnTheCm) {
+  REQUIRE_CM();
+  Pool pool(
+      "PERIODIC_EXPR_INTERVAL = 1\nSYSTEM_PERIODIC_REMOVE = JobStatus == 5 && HoldReasonCode == 3 "
+      "&& HoldReasonSubCode == 7");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub = submit_file(pool, "p.sub",
+                                "executable = /bin/true\nperiodic_hold = true\nqueue\n"
+                                "+PeriodicHoldSubCode = 7\n"
+                                "periodic_hold = ProcId == 1\nqueue\n");
+  CmdResult r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 1.0 is held by its own periodic_hold (code 3, the schedd's reason)...
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.as("alice", {"q", "1.0", "-af", "JobStatus", "HoldReasonCode"}).out == "5 3\n";
+      },
+      20000))
+      << pool.cm_log();
+  r = pool.as("alice", {"q", "1.0", "-af", "HoldReason"});
+  EXPECT_EQ(r.out, "The job attribute PeriodicHold expression 'true' evaluated to TRUE\n");
+  // ...and 1.1, held with subcode 7, is then removed by SYSTEM_PERIODIC_REMOVE.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.as("bob", {"history", "-af", "ClusterId", "ProcId"}).out == "1 1\n";
+      },
+      20000))
+      << pool.cm_log();
+}
+
 // A client of its own that sends the first frames of a 10,000-proc submit, then hangs up.
 struct PartialSubmit : net::NetClientHandler {
   int sent = 0;
