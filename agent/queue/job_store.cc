@@ -298,7 +298,8 @@ AdPtr JobStore::cluster_ad(int32_t cluster, std::string* err) const {
 bool JobStore::scan(JobId after, size_t max, std::vector<ScanRow>* rows, std::string* err) const {
   if (!db_) return fail(err, "scan");
   Stmt q(db_,
-         "SELECT cluster, proc, ad FROM procs WHERE cluster > ?1 OR (cluster = ?1 AND proc > ?2)"
+         // The row value walks the primary key from where the last chunk ended.
+         "SELECT cluster, proc, ad FROM procs WHERE (cluster, proc) > (?1, ?2)"
          " ORDER BY cluster, proc LIMIT ?3");
   if (!q.ok()) return fail(err, "scanning the queue");
   q.bind(1, after.cluster);
