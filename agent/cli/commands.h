@@ -26,6 +26,12 @@ bool daemonize();
 int q_main(int argc, char** argv);
 int history_main(int argc, char** argv);
 int cm_main(int argc, char** argv);  // agent/cm/cm_cmd.cc: the central manager
+// The job tools against the CM's queue (agent/cm/job_tools_cmd.cc).
+int rm_main(int argc, char** argv);
+int hold_main(int argc, char** argv);
+int release_main(int argc, char** argv);
+int prio_main(int argc, char** argv);
+int vacate_job_main(int argc, char** argv);
 #endif
 
 }  // namespace kite::cli

@@ -32,12 +32,17 @@ const Command kCommands[] = {
     {"reconfig", kite::cli::reconfig_main, "make the agent re-read its configuration (--local)"},
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
-    {"submit", kite::cli::submit_main, "print the job ads of a submit file (-dry-run FILE)"},
+    {"submit", kite::cli::submit_main, "submit jobs to the central manager (-dry-run: print)"},
     {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
 #if !KITE_NODE_ONLY
-    {"q", kite::cli::q_main, "show jobs, as condor_q (-jobads FILE)"},
+    {"q", kite::cli::q_main, "show jobs, as condor_q"},
     {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},
-    {"history", kite::cli::history_main, "show ended jobs, as condor_history (-file FILE)"},
+    {"history", kite::cli::history_main, "show ended jobs, as condor_history"},
+    {"rm", kite::cli::rm_main, "remove jobs from the queue, as condor_rm"},
+    {"hold", kite::cli::hold_main, "hold jobs, as condor_hold"},
+    {"release", kite::cli::release_main, "release held jobs, as condor_release"},
+    {"prio", kite::cli::prio_main, "change jobs' priority, as condor_prio"},
+    {"vacate-job", kite::cli::vacate_job_main, "stop running jobs and requeue them"},
 #endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };

@@ -1,6 +1,7 @@
-// `kite submit -dry-run FILE`: prints the job ad of every proc a submit file makes (old ClassAd
-// syntax, one blank line between procs), as condor_submit -dry-run does; warnings and errors to
-// stderr. Submitting to the queue comes with the queue.
+// `kite submit [-pool HOST[:PORT]] FILE`: the submit file's procs to the central manager's
+// queue, as condor_submit does (the file is read and expanded here, on the client, so its
+// paths, files and $ENV are the submitter's). `-dry-run` prints the job ad of every proc
+// instead (old ClassAd syntax, one blank line between procs). Warnings and errors to stderr.
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,13 +16,19 @@
 #include "agent/core/accounts.h"
 #include "policy/config/config.h"
 #include "policy/submit/submit.h"
+#if !KITE_NODE_ONLY
+#include "agent/cli/cm_client.h"
+#include "agent/cm/queue_client.h"
+#endif
 
 namespace kite::cli {
 namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: kite submit -dry-run [OUTFILE] FILE\n"
+               "usage: kite submit [-pool HOST[:PORT]] FILE\n"
+               "       kite submit -dry-run [OUTFILE] FILE\n"
+               "  -pool      the central manager (default: COLLECTOR_HOST in $KITE_CONFIG)\n"
                "  -dry-run   print the job ads FILE makes instead of submitting them; with\n"
                "             OUTFILE (condor_submit's form) write them there ('-' = stdout)\n"
                "  the submitting user is $KITE_SUBMIT_USER, else the real user;\n"
@@ -51,15 +58,42 @@ std::string filesystem_domain() {
   return host;
 }
 
+#if !KITE_NODE_ONLY
+// condor_submit's report: a dot per job, the warning of a submit requirement, the cluster.
+int submit_remote(const std::string& cm, const submit::Result& result) {
+  std::string dots = "Submitting job(s)" + std::string(result.procs.size(), '.') + "\n";
+  std::fputs(dots.c_str(), stdout);
+  std::fflush(stdout);
+  SubmitReply reply;
+  std::string err;
+  if (!submit_to_cm(cm, result, &reply, &err)) {
+    std::fprintf(stderr, "ERROR: Failed to commit job submission into the queue.\nERROR: %s\n",
+                 err.c_str());
+    return 1;
+  }
+  if (!reply.warning.empty()) {
+    std::printf(
+        "WARNING: Committed job submission into the queue with the following warning:\n"
+        "WARNING: %s\n\n",
+        reply.warning.c_str());
+  }
+  std::printf("%d job(s) submitted to cluster %d.\n", reply.procs, reply.cluster);
+  return 0;
+}
+#endif
+
 }  // namespace
 
 int submit_main(int argc, char** argv) {
   bool dry_run = false;
+  std::string pool;
   std::vector<const char*> positional;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (!std::strcmp(a, "-dry-run") || !std::strcmp(a, "--dry-run") || !std::strcmp(a, "-dry")) {
       dry_run = true;
+    } else if ((!std::strcmp(a, "-pool") || !std::strcmp(a, "--pool")) && i + 1 < argc) {
+      pool = argv[++i];
     } else if (!std::strcmp(a, "-h") || !std::strcmp(a, "-help") || !std::strcmp(a, "--help")) {
       usage();
       return 0;
@@ -70,12 +104,21 @@ int submit_main(int argc, char** argv) {
       positional.push_back(a);
     }
   }
-  if (positional.empty() || positional.size() > 2) return usage();
+  if (positional.empty() || positional.size() > 2 || (!dry_run && positional.size() > 1)) {
+    return usage();
+  }
+#if KITE_NODE_ONLY
   if (!dry_run) {
-    std::fprintf(stderr,
-                 "kite submit: submitting to the queue is not available yet; use -dry-run\n");
+    std::fprintf(stderr, "kite submit: this build has no central manager tools; use -dry-run\n");
     return 2;
   }
+#else
+  std::string cm, err;
+  if (!dry_run && !cm_address(pool, &cm, &err)) {
+    std::fprintf(stderr, "kite submit: %s (or -dry-run to print the job ads)\n", err.c_str());
+    return 2;
+  }
+#endif
   const char* out_path = positional.size() == 2 ? positional[0] : "-";
   const char* file = positional.back();
 
@@ -98,6 +141,9 @@ int submit_main(int argc, char** argv) {
     std::fprintf(stderr, "\nERROR: %s\n", st.message.c_str());
     return 1;
   }
+#if !KITE_NODE_ONLY
+  if (!dry_run) return submit_remote(cm, result);
+#endif
   FILE* out = stdout;
   if (std::strcmp(out_path, "-") != 0) {
     out = std::fopen(out_path, "w");

@@ -30,8 +30,9 @@ int usage() {
   return 2;
 }
 
-// Who may do what when the configuration does not say: any pool certificate may read, agents
-// and central managers advertise, admin certificates administer.
+// Who may do what when the configuration does not say: any pool certificate may read, user
+// certificates write (submit, and act on their own jobs), agents and central managers
+// advertise, admin certificates administer.
 std::string authz_get(void* ctx, const char* name) {
   const auto* cfg = static_cast<const config::Config*>(ctx);
   std::string v;
@@ -39,6 +40,7 @@ std::string authz_get(void* ctx, const char* name) {
   if (std::strcmp(name, "ALLOW_READ") == 0) return "*";
   if (std::strcmp(name, "ALLOW_DAEMON") == 0) return "agent/*, cm/*";
   if (std::strcmp(name, "ALLOW_ADMINISTRATOR") == 0) return "admin/*";
+  if (std::strcmp(name, "ALLOW_WRITE") == 0) return "user/*";
   return "";
 }
 

@@ -1,12 +1,34 @@
 // The list of `kite cm`'s services beside the collector: each part of the CM adds its line here.
 #include "agent/cm/cm_service.h"
 #include "agent/cm/rooster_service.h"
+#include "policy/config/typed.h"
+#if KITE_HAS_JOB_STORE
+#include "agent/cm/queue_service.h"
+#endif
 
 namespace kite::cm {
 
 std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err) {
   std::vector<std::unique_ptr<CmService>> services;
   services.push_back(make_rooster(ctx, err));
+  if (!err->empty()) return services;
+#if KITE_HAS_JOB_STORE
+  if (ctx->jobs) {
+    QueueSettings q;
+    config::Status st = queue_policy::load_submit_policy(*ctx->cfg, &q.submit);
+    if (st.ok) st = queue_policy::load_system_periodic(*ctx->cfg, &q.periodic);
+    if (st.ok)
+      st = config::read_int(*ctx->cfg, "MAX_JOBS_PER_SUBMISSION", &q.max_procs, nullptr, 1);
+    if (st.ok)
+      st =
+          config::read_int(*ctx->cfg, "PERIODIC_EXPR_INTERVAL", &q.periodic_interval_s, nullptr, 1);
+    if (!st.ok) {
+      *err = st.message;
+      return services;
+    }
+    services.push_back(std::make_unique<QueueService>(ctx, std::move(q)));
+  }
+#endif
   return services;
 }
 

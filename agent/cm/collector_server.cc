@@ -113,8 +113,12 @@ void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
   c->send_error(why);
 }
 
+bool CollectorServer::has_level(const net::TlsConn* c, policy::AuthLevel level) const {
+  return policy::authorized(opts_.authz, subject_of(c), level);
+}
+
 bool CollectorServer::allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what) {
-  if (policy::authorized(opts_.authz, subject_of(c), level)) return true;
+  if (has_level(c, level)) return true;
   refuse(c, what + ": not authorized: " + c->peer().role + "/" + c->peer().cn + " lacks " +
                 policy::auth_level_name(level));
   return false;

@@ -1,12 +1,15 @@
-// `kite q` and `kite history`: condor_q / condor_history over job ads read from a file
-// (`-jobads FILE`, `-file FILE`), printing what those tools print for the same ads.
+// `kite q` and `kite history`: condor_q / condor_history over the central manager's queue and
+// history, or over job ads read from a file (`-jobads FILE`, `-file FILE`), printing what those
+// tools print for the same ads.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
 
+#include "agent/cli/cm_client.h"
 #include "agent/cli/commands.h"
+#include "agent/cm/queue_client.h"
 #include "agent/queue/job_ads_file.h"
 #include "agent/queue/job_analyze.h"
 #include "agent/queue/job_tables.h"
@@ -59,7 +62,7 @@ int emit(bool ok, const std::string& out, const std::string& err) {
 // -better-analyze (and -analyze, which prints the same here): each selected job against the
 // slot ads of -slotads FILE.
 int analyze_jobs(const std::vector<classad::AdPtr>& jobs, const queue::JobSelection& selection,
-                 const std::string& file, const std::string& slot_file) {
+                 const std::string& label, const std::string& slot_file) {
   if (slot_file.empty()) {
     std::fprintf(stderr,
                  "kite q: -better-analyze needs the slot ads to analyze against: -slotads FILE "
@@ -69,34 +72,47 @@ int analyze_jobs(const std::vector<classad::AdPtr>& jobs, const queue::JobSelect
   std::vector<classad::AdPtr> slots;
   std::string err;
   if (!queue::read_job_ads_file(slot_file, &slots, &err)) return emit(false, "", err);
-  std::string out = "\n\n-- Jobads: " + file + "\n";
+  std::string out = "\n\n-- " + label + "\n";
   for (const classad::AdPtr& job : jobs) {
     if (selection.selects(*job)) out += queue::format_better_analyze(*job, slots);
   }
   return emit(true, out, "");
 }
 
+// Fetches the jobs `q` asks for from the CM at `pool` (-pool, else COLLECTOR_HOST).
+bool fetch_jobs(const std::string& pool, const JobQuery& q, JobQueryReply* reply,
+                std::string* err) {
+  std::string cm;
+  return cm_address(pool, &cm, err) && query_jobs(cm, q, reply, err);
+}
+
 }  // namespace
 
 int q_main(int argc, char** argv) {
   queue::QueueRequest req;
-  std::string file, slot_file, err;
+  JobQuery remote;
+  std::string file, slot_file, pool, err;
   bool analyze = false;
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value =
-        option(a, "jobads", 1, &opts) || option(a, "constraint", 1) || option(a, "slotads", 2);
+        option(a, "jobads", 1, &opts) || option(a, "constraint", 1) || option(a, "pool", 4) ||
+        option(a, "slotads", 2);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
     }
     if (a[0] != '-') {
       req.selection.add_positional(a);
+      remote.args.push_back(a);
     } else if (option(a, "jobads", 1, &opts)) {
       file = argv[++i];
+    } else if (option(a, "pool", 4)) {
+      pool = argv[++i];
     } else if (option(a, "constraint", 1)) {
       if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
+      remote.constraints.push_back(argv[i]);
     } else if (option(a, "slotads", 2)) {
       slot_file = argv[++i];
     } else if (option(a, "better-analyze", 2) || option(a, "analyze", 2)) {
@@ -118,25 +134,31 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       req.view = queue::QueueView::kAutoformat;
-    } else if (option(a, "allusers", 2) || option(a, "all-users", 2) ||
-               option(a, "wide", 1, &opts)) {
-      // every job in a file is shown; output is never cut to a terminal's width
+    } else if (option(a, "allusers", 2) || option(a, "all-users", 2)) {
+      remote.mine = false;  // every job in a file is shown anyway
+    } else if (option(a, "wide", 1, &opts)) {
+      // output is never cut to a terminal's width
     } else {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;
     }
   }
-  if (file.empty()) {
-    std::fprintf(stderr,
-                 "kite q: give the job ads to show with -jobads FILE (reading the central "
-                 "manager's queue is not wired yet)\n");
-    return 2;
-  }
   std::vector<classad::AdPtr> ads;
-  if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
-  req.source_label = "Jobads: " + file;
-  if (analyze) return analyze_jobs(ads, req.selection, file, slot_file);
   req.now = current_time();
+  if (file.empty()) {
+    JobQueryReply reply;
+    if (!fetch_jobs(pool, remote, &reply, &err)) return emit(false, "", err);
+    ads = std::move(reply.ads);
+    std::string cm;
+    cm_address(pool, &cm, &err);
+    req.source_label = "Schedd: " + reply.schedd + " : <" + cm + "?...";
+    req.has_all_users = true;
+    req.all_users = reply.all;
+  } else {
+    if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
+    req.source_label = "Jobads: " + file;
+  }
+  if (analyze) return analyze_jobs(ads, req.selection, req.source_label, slot_file);
   std::string out;
   bool ok = queue::format_queue(ads, req, &out, &err);
   return emit(ok, out, err);
@@ -144,22 +166,29 @@ int q_main(int argc, char** argv) {
 
 int history_main(int argc, char** argv) {
   queue::HistoryRequest req;
-  std::string file, err;
+  JobQuery remote;
+  remote.history = true;
+  remote.mine = false;  // condor_history shows every owner's jobs
+  std::string file, pool, err;
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) ||
-                       option(a, "limit", 3) || option(a, "match", 3);
+                       option(a, "limit", 3) || option(a, "match", 3) || option(a, "pool", 4);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
     }
     if (a[0] != '-') {
       req.selection.add_positional(a);
+      remote.args.push_back(a);
     } else if (option(a, "file", 1)) {
       file = argv[++i];
+    } else if (option(a, "pool", 4)) {
+      pool = argv[++i];
     } else if (option(a, "constraint", 1)) {
       if (!req.selection.add_constraint(argv[++i], &err)) return emit(false, "", err);
+      remote.constraints.push_back(argv[i]);
     } else if (option(a, "forwards", 3)) {
       req.forwards = true;
     } else if (option(a, "backwards", 3)) {
@@ -184,14 +213,18 @@ int history_main(int argc, char** argv) {
       return 1;
     }
   }
-  if (file.empty()) {
-    std::fprintf(stderr,
-                 "kite history: give the history to show with -file FILE (reading the central "
-                 "manager's history is not wired yet)\n");
-    return 2;
-  }
   std::vector<classad::AdPtr> ads;
-  if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
+  if (file.empty()) {
+    // -forwards needs the oldest, which a limit counted from the newest would not give.
+    remote.limit = req.forwards ? -1 : req.limit;
+    JobQueryReply reply;
+    if (!fetch_jobs(pool, remote, &reply, &err)) return emit(false, "", err);
+    // The CM answers newest first; the table takes them in the order they left the queue.
+    ads.assign(std::make_move_iterator(reply.ads.rbegin()),
+               std::make_move_iterator(reply.ads.rend()));
+  } else if (!queue::read_job_ads_file(file, &ads, &err)) {
+    return emit(false, "", err);
+  }
   std::string out;
   bool ok = queue::format_history(ads, req, &out, &err);
   return emit(ok, out, err);

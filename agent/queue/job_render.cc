@@ -18,6 +18,15 @@ namespace kite::queue {
 using classad::ClassAd;
 using classad::Value;
 
+classad::AdPtr merge(const ClassAd& cluster, const ClassAd& proc) {
+  classad::AdPtr out(cluster.copy());
+  for (const ClassAd::Entry& e : proc.entries()) {
+    classad::expr_ref(e.expr);
+    out->insert(e.name->view(), e.expr);
+  }
+  return out;
+}
+
 bool ad_int(const ClassAd& ad, std::string_view name, int64_t* out) {
   Value v = ad.evaluate_attr(name);
   if (v.is_integer()) {

@@ -17,6 +17,9 @@ bool ad_int(const classad::ClassAd& ad, std::string_view name, int64_t* out);
 bool ad_real(const classad::ClassAd& ad, std::string_view name, double* out);
 bool ad_string(const classad::ClassAd& ad, std::string_view name, std::string* out);
 
+// A job's full ad: its cluster's ad overlaid by the proc's own attributes.
+classad::AdPtr merge(const classad::ClassAd& cluster, const classad::ClassAd& proc);
+
 // `MM/DD HH:MM` in local time (QDate, EnteredCurrentStatus, CompletionDate).
 std::string format_date(int64_t t);
 // `D+HH:MM:SS`; `[?????]` for a negative count.

@@ -99,15 +99,6 @@ int64_t int_attr(const ClassAd& ad, std::string_view name, int64_t dflt) {
 }
 
 // The job's full ad: a copy of the cluster ad with the proc's attributes laid over it.
-AdPtr merge(const ClassAd& cluster, const ClassAd& proc) {
-  AdPtr out(cluster.copy());
-  for (const ClassAd::Entry& e : proc.entries()) {
-    classad::expr_ref(e.expr);
-    out->insert(e.name->view(), e.expr);
-  }
-  return out;
-}
-
 AdPtr parse_stored(std::string_view text, const char* what, std::string* err) {
   classad::ParseError pe;
   AdPtr ad = classad::parse_classad(text, &pe);
@@ -294,6 +285,36 @@ bool JobStore::read_ads(JobId id, AdPtr* cluster, AdPtr* proc, std::string* err)
   return static_cast<bool>(*proc);
 }
 
+AdPtr JobStore::cluster_ad(int32_t cluster, std::string* err) const {
+  AdPtr ad;
+  if (!db_) {
+    fail(err, "cluster_ad");
+  } else {
+    read_ads({cluster, -1}, &ad, nullptr, err);
+  }
+  return ad;
+}
+
+bool JobStore::scan(JobId after, size_t max, std::vector<ScanRow>* rows, std::string* err) const {
+  if (!db_) return fail(err, "scan");
+  Stmt q(db_,
+         // The row value walks the primary key from where the last chunk ended.
+         "SELECT cluster, proc, ad FROM procs WHERE (cluster, proc) > (?1, ?2)"
+         " ORDER BY cluster, proc LIMIT ?3");
+  if (!q.ok()) return fail(err, "scanning the queue");
+  q.bind(1, after.cluster);
+  q.bind(2, after.proc);
+  q.bind(3, static_cast<int64_t>(max));
+  int rc;
+  while ((rc = q.step()) == SQLITE_ROW) {
+    AdPtr ad = parse_stored(q.text_col(2), "proc", err);
+    if (!ad) return false;
+    rows->push_back(
+        {{static_cast<int32_t>(q.int_col(0)), static_cast<int32_t>(q.int_col(1))}, std::move(ad)});
+  }
+  return rc == SQLITE_DONE || fail(err, "scanning the queue");
+}
+
 AdPtr JobStore::job_ad(JobId id, std::string* err) const {
   if (!db_) {
     fail(err, "job_ad");
@@ -347,7 +368,8 @@ bool JobStore::set_attribute(JobId id, std::string_view name, std::string_view e
   return true;
 }
 
-bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err) {
+bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err,
+                          std::span<const std::pair<std::string, std::string>> attrs) {
   if (!db_) return fail(err, "set_status");
   JobSummary* s = find(id);
   std::string name = std::to_string(id.cluster) + "." + std::to_string(id.proc);
@@ -363,6 +385,15 @@ bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err) {
   }
   AdPtr cluster, proc;
   if (!read_ads(id, &cluster, &proc, err)) return false;
+  for (const auto& [attr, text] : attrs) {
+    classad::ParseError pe;
+    classad::ExprPtr e = classad::parse_expr(text, &pe);
+    if (!e) {
+      if (err) *err = "attribute " + attr + ": " + pe.to_string();
+      return false;
+    }
+    proc->insert(attr, e.release());
+  }
   set_int(*proc, "LastJobStatus", s->status);
   set_int(*proc, "JobStatus", status);
   set_int(*proc, "EnteredCurrentStatus", now);

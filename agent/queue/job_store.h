@@ -6,8 +6,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "agent/queue/job_render.h"
 #include "policy/classad/classad.h"
 
 struct sqlite3;
@@ -71,10 +73,22 @@ class JobStore {
   bool set_attribute(JobId id, std::string_view name, std::string_view expr_text, std::string* err);
   // Moves a job to `status` (LastJobStatus, EnteredCurrentStatus = now); a job that becomes
   // Removed or Completed leaves the queue for the history table in the same transaction.
-  bool set_status(JobId id, int status, int64_t now, std::string* err);
+  // `attrs` (name, expression text) are set in the job's own ad in that transaction too
+  // (HoldReason with the hold, RemoveReason with the removal).
+  bool set_status(JobId id, int status, int64_t now, std::string* err,
+                  std::span<const std::pair<std::string, std::string>> attrs = {});
 
   // The job's full ad (cluster ad overlaid by its proc ad), or null when there is none.
   classad::AdPtr job_ad(JobId id, std::string* err) const;
+  // The cluster ad alone (what its procs share), or null when there is none.
+  classad::AdPtr cluster_ad(int32_t cluster, std::string* err) const;
+  // Up to `max` jobs after `after` in id order, each as its own ad (what differs from its
+  // cluster's: ProcId, JobStatus, ...), for scans of the whole queue in chunks.
+  struct ScanRow {
+    JobId id;
+    classad::AdPtr proc;
+  };
+  bool scan(JobId after, size_t max, std::vector<ScanRow>* rows, std::string* err) const;
   // Full ads of the history, most recently ended first; at most `limit` (<0: all).
   bool history(int limit, std::vector<classad::AdPtr>* out, std::string* err) const;
 

@@ -29,6 +29,12 @@ struct JobSelection {
   void add_positional(const std::string& arg);
 };
 
+// Jobs by status, as the totals lines count them.
+struct JobCounts {
+  int64_t idle = 0, running = 0, removed = 0, completed = 0, held = 0, suspended = 0;
+  int64_t jobs() const { return idle + running + removed + completed + held + suspended; }
+};
+
 enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat };
 
 struct QueueRequest {
@@ -39,6 +45,9 @@ struct QueueRequest {
   std::string source_label;
   // The time in the title when no selected ad carries ServerTime.
   int64_t now = 0;
+  // The whole queue's counts for "Total for all users" (a schedd's answer; a file has none).
+  bool has_all_users = false;
+  JobCounts all_users;
 };
 
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).

@@ -47,10 +47,7 @@ std::vector<Job> select_jobs(const std::vector<AdPtr>& ads, const JobSelection& 
   return jobs;
 }
 
-struct Totals {
-  int64_t idle = 0, running = 0, removed = 0, completed = 0, held = 0, suspended = 0;
-  int64_t jobs() const { return idle + running + removed + completed + held + suspended; }
-};
+using Totals = JobCounts;
 
 // As condor_q counts: Transferring output is running; scheduler-universe jobs (DAGMan) are
 // counted apart and not shown in these lines.
@@ -75,17 +72,28 @@ Totals count_jobs(const std::vector<Job>& jobs) {
   return t;
 }
 
-// The footer. condor_q -jobads has no "all users" totals: that line's seven fields are
-// undefined and print as nothing, leaving their separators.
-void append_totals(std::string& out, const Totals& t, bool leading_blank) {
+// One totals line: "Total for <whose>: N jobs; C completed, ...".
+std::string counts_text(const char* whose, const Totals& t) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "%sTotal for query: %" PRId64 " jobs; %" PRId64 " completed, %" PRId64
+                "Total for %s: %" PRId64 " jobs; %" PRId64 " completed, %" PRId64
                 " removed, %" PRId64 " idle, %" PRId64 " running, %" PRId64 " held, %" PRId64
-                " suspended       \n\n",
-                leading_blank ? "\n" : "", t.jobs(), t.completed, t.removed, t.idle, t.running,
-                t.held, t.suspended);
-  out += buf;
+                " suspended",
+                whose, t.jobs(), t.completed, t.removed, t.idle, t.running, t.held, t.suspended);
+  return buf;
+}
+
+// The footer. A schedd's answer has the whole queue's counts for "Total for all users";
+// condor_q -jobads has none: that line's seven fields are undefined and print as nothing,
+// leaving their separators.
+void append_totals(std::string& out, const Totals& t, bool leading_blank, const Totals* all) {
+  if (leading_blank) out += '\n';
+  out += counts_text("query", t);
+  if (all) {
+    out += " \n" + counts_text("all users", *all) + "\n\n";
+  } else {
+    out += "       \n\n";
+  }
 }
 
 void append_title(std::string& out, const std::string& label, const std::vector<Job>& jobs,
@@ -480,7 +488,8 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
     case QueueView::kRun: run_table(*out, jobs); return true;  // -run prints no totals
     default: break;
   }
-  append_totals(*out, count_jobs(jobs), req.view != QueueView::kTotals);
+  append_totals(*out, count_jobs(jobs), req.view != QueueView::kTotals,
+                req.has_all_users ? &req.all_users : nullptr);
   return true;
 }
 

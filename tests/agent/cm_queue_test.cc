@@ -1,0 +1,262 @@
+// The job queue of `kite cm` on loopback with real certificates: submit, q, rm/hold/release,
+// prio and history as condor_* print them; Owner from the certificate; submit requirements and
+// transforms; a submit durable once acknowledged; a submit cut off mid-way leaves nothing.
+#include <cstdio>
+#include <string>
+
+#include "agent/core/files.h"
+#include "pool_harness.h"
+
+namespace kite::test {
+namespace {
+
+// A submit file in the pool's directory; `body` before its queue statement.
+std::string submit_file(Pool& pool, const std::string& name, const std::string& body) {
+  std::string path = pool.pki().dir + "/" + name, err;
+  EXPECT_TRUE(core::write_file_atomic(path, body, 0644, &err)) << err;
+  return path;
+}
+
+TEST(CmQueue, OwnerComesFromTheCertificateAndOnlyTheOwnerOrAnAdminActs) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string log = pool.pki().dir + "/jobs.log";
+  std::string sub = submit_file(pool, "a.sub",
+                                "executable = /bin/true\narguments = $(Process)\n+Owner = "
+                                "\"mallory\"\nlog = " +
+                                    log + "\nqueue 3\n");
+  CmdResult r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Submitting job(s)...\n3 job(s) submitted to cluster 1.\n");
+
+  r = pool.as("alice", {"q", "-af", "ClusterId", "ProcId", "Owner", "JobStatus"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "1 0 alice 1\n1 1 alice 1\n1 2 alice 1\n");
+  // The default table shows the asker's own jobs; the totals still count everybody's.
+  r = pool.as("bob", {"q", "-totals"});
+  EXPECT_NE(r.out.find("Total for query: 0 jobs;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Total for all users: 3 jobs; 0 completed, 0 removed, 3 idle"),
+            std::string::npos)
+      << r.out;
+  r = pool.as("bob", {"q", "-allusers", "-af", "Owner"});
+  EXPECT_EQ(r.out, "alice\nalice\nalice\n");
+  // The submit event of each proc went to the log the file named.
+  std::string events = read_text(log);
+  EXPECT_NE(events.find("000 (001.002.000)"), std::string::npos) << events;
+
+  // bob may not touch alice's jobs; nothing changes.
+  r = pool.as("bob", {"rm", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+  r = pool.as("bob", {"hold", "1.0"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(pool.as("alice", {"q", "-af", "JobStatus"}).out, "1\n1\n1\n");
+
+  // alice holds her job with a reason, as condor_hold says it; releases it; changes its prio.
+  r = pool.as("alice", {"hold", "-reason", "waiting for input data", "1.0"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Job 1.0 held\n");
+  r = pool.as("alice", {"q", "1.0", "-af", "JobStatus", "HoldReasonCode", "HoldReason"});
+  EXPECT_EQ(r.out, "5 1 waiting for input data (by user alice)\n");
+  EXPECT_NE(read_text(log).find("012 (001.000.000)"), std::string::npos);
+  r = pool.as("alice", {"release", "1"});
+  EXPECT_EQ(r.out, "All jobs in cluster 1 have been released\n");
+  EXPECT_EQ(pool.as("alice", {"q", "1.0", "-af", "JobStatus"}).out, "1\n");
+  EXPECT_EQ(pool.as("alice", {"prio", "-p", "5", "1.1"}).out, "");
+  EXPECT_EQ(pool.as("alice", {"prio", "+3", "1.1"}).status, 0);
+  EXPECT_EQ(pool.as("alice", {"q", "1.1", "-af", "JobPrio"}).out, "8\n");
+
+  // A job id that does not exist, as condor_rm/condor_hold report it.
+  r = pool.as("alice", {"rm", "99"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "\nCouldn't find/remove all jobs in cluster 99\n");
+  r = pool.as("alice", {"hold", "99.0"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "\nJob 99.0 not found\n");
+
+  // An admin acts on anybody's jobs; removed jobs go to the history.
+  r = pool.as("root-admin", {"rm", "1.2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Job 1.2 marked for removal\n");
+  r = pool.as("alice", {"rm", "-all"});
+  EXPECT_EQ(r.out, "All jobs have been marked for removal\n");
+  EXPECT_EQ(pool.as("alice", {"q", "-allusers", "-af", "ProcId"}).out, "");
+  r = pool.as("bob", {"history", "-af", "ProcId", "JobStatus", "RemoveReason"});
+  EXPECT_EQ(r.out,
+            "1 3 via condor_rm (by user alice)\n0 3 via condor_rm (by user alice)\n"
+            "2 3 via condor_rm (by user root-admin)\n")
+      << r.err;
+  r = pool.as("bob", {"history", "-limit", "1", "-af", "ProcId"});
+  EXPECT_EQ(r.out, "1\n");
+}
+
+TEST(CmQueue, SubmitRequirementsRefuseAndTransformsSet) {
+  REQUIRE_CM();
+  Pool pool(
+      "SUBMIT_REQUIREMENT_NAMES = MinimalRequestMemory\n"
+      "SUBMIT_REQUIREMENT_MinimalRequestMemory = RequestMemory >= 64\n"
+      "SUBMIT_REQUIREMENT_MinimalRequestMemory_REASON = strcat(\"The job only requested \", "
+      "RequestMemory, \" Megabytes.\")\n"
+      "JOB_TRANSFORM_NAMES = Tag\n"
+      "JOB_TRANSFORM_Tag @=end\n"
+      "  REQUIREMENTS JobUniverse == 5\n"
+      "  SET ProjectName = \"physics\"\n"
+      "  EVALSET DoubleMem = RequestMemory * 2\n"
+      "@end\n");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string small =
+      submit_file(pool, "small.sub", "executable = /bin/true\nrequest_memory = 10\nqueue\n");
+  CmdResult r = pool.as("alice", {"submit", small});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("ERROR: Failed to commit job submission into the queue."), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("The job only requested 10 Megabytes."), std::string::npos) << r.err;
+  EXPECT_EQ(pool.as("alice", {"q", "-af", "ProcId"}).out, "");
+
+  std::string ok = submit_file(
+      pool, "ok.sub",
+      "executable = /bin/true\nrequest_memory = 100\narguments = $(Process)\nqueue 2\n");
+  r = pool.as("alice", {"submit", ok});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n");
+  r = pool.as("alice", {"q", "-af", "ProcId", "ProjectName", "DoubleMem", "Args"});
+  EXPECT_EQ(r.out, "0 physics 200 0\n1 physics 200 1\n");
+}
+
+TEST(CmQueue, AnAcknowledgedSubmitSurvivesKill9OfTheCm) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub = submit_file(pool, "k.sub", "executable = /bin/true\nqueue 5\n");
+  CmdResult r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_NE(r.out.find("5 job(s) submitted to cluster 1."), std::string::npos);
+  pool.kill_cm();  // right after the acknowledgement
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  r = pool.as("alice", {"q", "-af", "ClusterId", "ProcId", "Owner"});
+  EXPECT_EQ(r.out, "1 0 alice\n1 1 alice\n1 2 alice\n1 3 alice\n1 4 alice\n") << r.err;
+  // The next cluster is numbered after the reloaded one.
+  r = pool.as("alice", {"submit", sub});
+  EXPECT_NE(r.out.find("5 job(s) submitted to cluster 2."), std::string::npos) << r.out;
+}
+
+TEST(CmQueue, PeriodicPolicyRunsOnTheCm) {
+  REQUIRE_CM();
+  Pool pool(
+      "PERIODIC_EXPR_INTERVAL = 1\nSYSTEM_PERIODIC_REMOVE = JobStatus == 5 && HoldReasonCode == 3 "
+      "&& HoldReasonSubCode == 7");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub = submit_file(pool, "p.sub",
+                                "executable = /bin/true\nperiodic_hold = true\nqueue\n"
+                                "+PeriodicHoldSubCode = 7\n"
+                                "periodic_hold = ProcId == 1\nqueue\n");
+  CmdResult r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 1.0 is held by its own periodic_hold (code 3, the schedd's reason)...
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.as("alice", {"q", "1.0", "-af", "JobStatus", "HoldReasonCode"}).out == "5 3\n";
+      },
+      20000))
+      << pool.cm_log();
+  r = pool.as("alice", {"q", "1.0", "-af", "HoldReason"});
+  EXPECT_EQ(r.out, "The job attribute PeriodicHold expression 'true' evaluated to TRUE\n");
+  // ...and 1.1, held with subcode 7, is then removed by SYSTEM_PERIODIC_REMOVE.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.as("bob", {"history", "-af", "ClusterId", "ProcId"}).out == "1 1\n";
+      },
+      20000))
+      << pool.cm_log();
+}
+
+// A client of its own that sends the first frames of a 10,000-proc submit, then hangs up.
+struct PartialSubmit : net::NetClientHandler {
+  int sent = 0;
+  void on_connected(net::NetClient* c) override {
+    for (int f = 0; f < 3; ++f) {
+      core::Json m = core::Json::message("submit");
+      if (f == 0) {
+        core::Json cluster = core::Json::object();
+        cluster.set("Cmd", "\"/bin/true\"");
+        cluster.set("JobUniverse", "5");
+        m.set_json("cluster", std::move(cluster));
+      }
+      cJSON* procs = cJSON_CreateArray();
+      for (int i = 0; i < 3000; ++i) {
+        cJSON* p = cJSON_CreateObject();
+        int id = f * 3000 + i;
+        cJSON_AddStringToObject(p, "ProcId", std::to_string(id).c_str());
+        cJSON_AddStringToObject(p, "Args", ("\"" + std::to_string(id) + "\"").c_str());
+        cJSON_AddItemToArray(procs, p);
+      }
+      m.set_json("procs", core::Json(procs));
+      m.set_bool("more", true);  // 1,000 procs still to come
+      c->send(m);
+      ++sent;
+    }
+  }
+  bool on_frame(net::NetClient*, core::Json&) override { return true; }
+  void on_disconnected(net::NetClient*, const std::string&) override {}
+};
+
+TEST(CmQueue, AClientGoneMidSubmitCommitsNothing) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  auto tls = pool.pki().context(net::TlsContext::Role::kClient, "alice");
+  ASSERT_TRUE(tls);
+  {
+    PartialSubmit h;
+    net::ClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = pool.port();
+    net::NetClient client(&loop, tls.get(), &h, o);
+    client.start();
+    ASSERT_TRUE(run_until(
+        &loop, [&] { return h.sent == 3; }, 20000));
+    // Hang up once the CM holds the procs (it logs what it drops when the client goes).
+    run_until(
+        &loop, [] { return false; }, 300);
+    client.stop();
+    run_until(
+        &loop, [] { return false; }, 100);
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  EXPECT_TRUE(eventually(
+      [&] {
+        return pool.cm_log().find("disconnected mid-submit; 9000 proc(s) dropped") !=
+               std::string::npos;
+      },
+      20000))
+      << pool.cm_log();
+  EXPECT_EQ(pool.as("alice", {"q", "-allusers", "-af", "ProcId"}).out, "");
+  // A whole submit after it is cluster 1: the cut-off one took no number.
+  std::string sub = submit_file(pool, "one.sub", "executable = /bin/true\nqueue\n");
+  EXPECT_NE(pool.as("alice", {"submit", sub}).out.find("submitted to cluster 1."),
+            std::string::npos);
+}
+
+TEST(CmQueue, TenThousandProcsInOneChunkedSubmit) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub =
+      submit_file(pool, "big.sub", "executable = /bin/true\narguments = $(Process)\nqueue 10000\n");
+  CmdResult r = pool.as("alice", {"submit", sub}, 120000);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("10000 job(s) submitted to cluster 1."), std::string::npos);
+  r = pool.as("alice", {"q", "-totals"}, 120000);
+  EXPECT_NE(r.out.find("Total for query: 10000 jobs; 0 completed, 0 removed, 10000 idle"),
+            std::string::npos)
+      << r.out << r.err;
+  r = pool.as("alice", {"q", "1.9999", "-af", "Args"});
+  EXPECT_EQ(r.out, "9999\n");
+}
+
+}  // namespace
+}  // namespace kite::test
