@@ -153,7 +153,7 @@ TEST(AgentJobs, RetirementLetsTheJobFinish) {
               &err))
       << err;
   std::string out = a.dir() + "/run.out";
-  pid_t run = a.run_bg({"--", "/bin/sh", "-c", "sleep 2; echo finished"}, out);
+  pid_t run = a.run_bg({"--", "/bin/sh", "-c", "sleep 5; echo finished"}, out);
   ASSERT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Busy"; }, 10000));
   ASSERT_EQ(a.kite({"set", "--local", "KiteTestPreempt=True"}).status, 0);
   EXPECT_TRUE(eventually([&] { return a.slot_state("slot1_1") == "Claimed/Retiring"; }, 5000));
@@ -252,8 +252,8 @@ TEST(AgentJobs, JobsSurviveAnAgentKillAndAreReadopted) {
   TestAgent a;
   std::string err;
   ASSERT_TRUE(a.start("", &err)) << err;
-  pid_t r1 = a.run_bg({"--", "/bin/sleep", "4.137"}, a.dir() + "/r1.out");
-  pid_t r2 = a.run_bg({"--", "/bin/sleep", "4.263"}, a.dir() + "/r2.out");
+  pid_t r1 = a.run_bg({"--", "/bin/sleep", "8.137"}, a.dir() + "/r1.out");
+  pid_t r2 = a.run_bg({"--", "/bin/sleep", "8.263"}, a.dir() + "/r2.out");
   ASSERT_TRUE(eventually(
       [&] {
         return a.slot_state("slot1_1") == "Claimed/Busy" &&
@@ -263,7 +263,7 @@ TEST(AgentJobs, JobsSurviveAnAgentKillAndAreReadopted) {
       << a.log();
   // Claimed/Busy comes with the activation; the jobs themselves start a moment later.
   auto both_jobs = [] {
-    return pids_running("/bin/sleep 4.137").size() + pids_running("/bin/sleep 4.263").size();
+    return pids_running("/bin/sleep 8.137").size() + pids_running("/bin/sleep 8.263").size();
   };
   ASSERT_TRUE(eventually([&] { return both_jobs() == 2; }, 10000)) << a.log();
   std::string start1 = a.slot_attr("slot1_1", "JobStart");
