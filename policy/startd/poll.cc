@@ -37,6 +37,7 @@ void Engine::evaluate_all() {
     check_shutdown_done();
     if (out->transitions.size() == before) break;
   }
+  fetch_due();
   compact();
 }
 
