@@ -95,14 +95,14 @@ bool Agent::init(std::string* err) {
     *err = "slot layout: " + *err;
     return false;
   }
-  if (!read_backfill_client(&backfill_client_, err)) {
-    *err = "configuration error: " + *err;
-    return false;
-  }
   hal::CgroupLayout layout;
   hal::Root croot(ac_.cgroup_root);
   if (!ac_.cgroup.base.empty() && hal::cgroup_detect(croot, &layout).ok) {
     cgroups_ = std::make_unique<hal::Cgroups>(croot, layout, ac_.cgroup.base);
+  }
+  if (!read_backfill_client(&backfill_client_, err)) {
+    *err = "configuration error: " + *err;
+    return false;
   }
   KLOG_INFO("kite agent %s on %s: %d cpus, %lld MiB, %zu slot(s), cgroups %s", KITE_VERSION,
             facts_.hostname.c_str(), facts_.cpus, static_cast<long long>(facts_.memory_mb),

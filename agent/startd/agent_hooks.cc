@@ -63,6 +63,12 @@ struct BackfillRun {
 bool Agent::read_backfill_client(startd::BackfillClient* out, std::string* err) {
   if (!startd::backfill_client_read(*cfg_, out, err)) return false;
   if (out->cwd.empty()) out->cwd = ac_.execute;
+  bool static_slot = false;
+  for (const startd::SlotView& v : sd_->slots()) static_slot = static_slot || !v.partitionable;
+  if (!out->argv.empty() && !static_slot)
+    KLOG_WARN(
+        "ENABLE_BACKFILL: backfill runs on static slots only, and this layout has none "
+        "(NUM_SLOTS or SLOT_TYPE_<N> make static slots)");
   return true;
 }
 
