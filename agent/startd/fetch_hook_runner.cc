@@ -26,6 +26,10 @@ void HookProcess::kill() {
   if (!exited_ && proc_.pid > 0) ::kill(-proc_.pid, SIGKILL);
 }
 
+void HookProcess::signal(int sig) {
+  if (!exited_ && proc_.pid > 0) ::kill(proc_.pid, sig);
+}
+
 void HookProcess::on_closed(uv_handle_t* h) {
   static_cast<HookProcess*>(h->data)->closed();
 }
@@ -34,7 +38,7 @@ void HookProcess::closed() {
   if (--open_ > 0) return;
   auto& live = runner_->live_;
   live.erase(std::remove(live.begin(), live.end(), this), live.end());
-  if (!silent_ && done_) done_(result_);
+  if (done_) done_(result_);
   delete this;
 }
 
@@ -65,9 +69,13 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
     stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&p->out_);
   }
   stdio[2].flags = UV_IGNORE;
+  std::vector<char*> envp;
+  for (std::string& e : p->opts_.env) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
   uv_process_options_t po{};
-  po.file = argv.empty() || !argv[0] ? "" : argv[0];
+  po.file = !p->opts_.file.empty() ? p->opts_.file.c_str() : argv[0] ? argv[0] : "";
   po.args = argv.data();
+  po.env = p->opts_.env.empty() ? nullptr : envp.data();
   po.cwd = p->opts_.cwd.empty() ? nullptr : p->opts_.cwd.c_str();
   po.stdio = stdio;
   po.stdio_count = 3;
@@ -112,7 +120,9 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
         },
         [](uv_stream_t* s, ssize_t n, const uv_buf_t* b) {
           auto* self = static_cast<HookProcess*>(s->data);
-          if (n > 0 && !self->result_.overflow) {
+          if (n > 0 && self->opts_.on_output) {
+            self->opts_.on_output(b->base, static_cast<size_t>(n));
+          } else if (n > 0 && !self->result_.overflow) {
             if (self->result_.output.size() + static_cast<size_t>(n) > self->opts_.max_output) {
               self->result_.overflow = true;
               self->result_.output.clear();
@@ -142,7 +152,6 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
 void HookRunner::close() {
   std::vector<HookProcess*> live = live_;
   for (HookProcess* p : live) {
-    p->silent_ = true;
     p->kill();
     for (uv_handle_t* h : {H(&p->proc_), H(&p->timer_), H(&p->in_), H(&p->out_)})
       close_once(h, &HookProcess::on_closed);

@@ -16,12 +16,16 @@ namespace kite::agent {
 
 struct HookOptions {
   std::string name;               // for log lines: "fetch-work hook /path (slot1)"
-  std::vector<std::string> argv;  // program first
+  std::string file;               // the program; empty: argv[0]
+  std::vector<std::string> argv;  // argv[0] first
+  std::vector<std::string> env;   // NAME=value entries; empty: the agent's environment
   std::string cwd;                // empty: the agent's
   std::string input;              // written to its stdin (empty: /dev/null)
   bool capture = true;            // read stdout (else /dev/null)
   size_t max_output = 64 * 1024;  // more than this: killed, output dropped
   uint64_t timeout_ms = 0;        // 0: no limit
+  // Set: stdout goes here as it comes (no cap, nothing kept in HookResult::output).
+  std::function<void(const char* data, size_t n)> on_output;
 };
 
 struct HookResult {
@@ -42,6 +46,8 @@ class HookProcess {
   pid_t pid() const { return proc_.pid; }
   /// SIGKILL to its session (what it started goes too). The callback still comes.
   void kill();
+  /// `sig` to the process itself, while it has not exited.
+  void signal(int sig);
 
  private:
   friend class HookRunner;
@@ -73,7 +79,8 @@ class HookRunner {
   /// Runs `opts`; `done` is called on the loop once the process and its pipes are gone (also
   /// when it could not be started: spawned false). Returns the process, valid until then.
   HookProcess* start(HookOptions opts, std::function<void(const HookResult&)> done);
-  /// Kills every running hook and closes its handles; no callbacks follow.
+  /// Kills every running hook and closes its handles (before the loop's last run); their
+  /// callbacks come from that run.
   void close();
   size_t running() const { return live_.size(); }
 
