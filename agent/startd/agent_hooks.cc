@@ -3,9 +3,11 @@
 // and the ordinary starter path, and runs, confines (a cgroup like a job's) and kills the
 // backfill client. Decisions are the core's (policy/startd/fetch_work.cc, Backfill states).
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
+#include "agent/core/accounts.h"
 #include "agent/core/log.h"
 #include "agent/startd/agent.h"
 #include "agent/starter/sandbox.h"
@@ -17,9 +19,9 @@ namespace kite::agent {
 
 namespace {
 
-// HTCondor documents no time limit for the startd's hooks (only <Keyword>_HOOK_JOB_EXIT_TIMEOUT,
-// 30 s, for the starter's); Kite gives each of them <Keyword>_HOOK_<NAME>_TIMEOUT, 30 s.
-constexpr int64_t kHookTimeoutS = 30;
+// HTCondor documents no time limit for the startd's hooks (only <Keyword>_HOOK_JOB_EXIT_TIMEOUT
+// for the starter's): Kite gives each <Keyword>_HOOK_<NAME>_TIMEOUT, else JOB_HOOK_TIMEOUT
+// (Kite's limit for the starter's hooks, 120 s).
 constexpr size_t kMaxHookOutput = 256 * 1024;  // a job ad; more is a runaway hook
 // A backfill client that ends within this many ms of its start is not started again before
 // as many ms have passed (a client that cannot run must not spin the loop).
@@ -31,12 +33,13 @@ int slot_id_of(const std::string& slot) {
   return slot.size() > 4 ? std::atoi(slot.c_str() + 4) : 0;
 }
 
-int64_t hook_timeout_s(const config::Config& cfg, const std::string& keyword, const char* hook) {
+int64_t hook_timeout_s(const config::Config& cfg, const std::string& keyword, const char* hook,
+                       int64_t dflt) {
   int64_t n = 0;
   bool found = false;
   std::string name = keyword + "_HOOK_" + hook + "_TIMEOUT";
   if (config::read_int(cfg, name, &n, &found).ok && found && n > 0) return n;
-  return kHookTimeoutS;
+  return dflt;
 }
 
 // The stdin of the reply-fetch and evict-claim hooks: "A copy of the job ClassAd and the slot
@@ -63,6 +66,7 @@ struct BackfillRun {
 bool Agent::read_backfill_client(startd::BackfillClient* out, std::string* err) {
   if (!startd::backfill_client_read(*cfg_, out, err)) return false;
   if (out->cwd.empty()) out->cwd = ac_.execute;
+  if (out->user.empty()) out->user = ac_.slot_user;
   bool static_slot = false;
   for (const startd::SlotView& v : sd_->slots()) static_slot = static_slot || !v.partitionable;
   if (!out->argv.empty() && !static_slot)
@@ -90,7 +94,9 @@ void Agent::fetch_work(const std::string& slot) {
   o.argv = {h.fetch_work};
   o.input = starter::ad_to_old_text(*v.ad);
   o.max_output = kMaxHookOutput;
-  o.timeout_ms = static_cast<uint64_t>(hook_timeout_s(*cfg_, h.keyword, "FETCH_WORK")) * 1000;
+  o.timeout_ms =
+      static_cast<uint64_t>(hook_timeout_s(*cfg_, h.keyword, "FETCH_WORK", ac_.hook_timeout)) *
+      1000;
   hooks_->start(std::move(o),
                 [this, slot, what](const HookResult& r) { fetch_done(slot, what, r); });
 }
@@ -164,7 +170,9 @@ void Agent::advisory_hook(const std::string& slot, const char* hook, const std::
   o.capture = false;  // "it ignores all output"
   std::string name = hook;
   for (char& c : name) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
-  o.timeout_ms = static_cast<uint64_t>(hook_timeout_s(*cfg_, h.keyword, name.c_str())) * 1000;
+  o.timeout_ms =
+      static_cast<uint64_t>(hook_timeout_s(*cfg_, h.keyword, name.c_str(), ac_.hook_timeout)) *
+      1000;
   std::string what = o.name;
   hooks_->start(std::move(o), [what](const HookResult& r) {
     if (!r.spawned)
@@ -229,6 +237,20 @@ void Agent::spawn_backfill() {
   o.argv = backfill_client_.argv;
   o.cwd = backfill_client_.cwd;
   o.capture = false;
+  // Not as root: as the configured account (a job's slot user by default).
+  if (::geteuid() == 0) {
+    core::Account acct;
+    if (!core::account_by_name(backfill_client_.user, &acct)) {
+      KLOG_ERROR(
+          "backfill client: no account named '%s' (KITE_BACKFILL_USER / BOINC_Owner / "
+          "SLOT_USER); not started",
+          backfill_client_.user.c_str());
+      o.argv.clear();  // reported as not started, like any failed start
+    }
+    o.set_user = true;
+    o.uid = acct.uid;
+    o.gid = acct.gid;
+  }
   backfill_->started_ms = now;
   backfill_->proc =
       hooks_->start(std::move(o), [this](const HookResult& r) { backfill_exited(r); });
@@ -247,7 +269,8 @@ void Agent::spawn_backfill() {
       (void)ignore;
     }
   }
-  KLOG_INFO("backfill client %d started: %s%s", pid, backfill_client_.argv[0].c_str(),
+  KLOG_INFO("backfill client %d started: %s as %s%s", pid, backfill_client_.argv[0].c_str(),
+            ::geteuid() == 0 ? backfill_client_.user.c_str() : "the agent's user",
             backfill_->cg_made ? " (cgroup backfill)" : "");
 }
 

@@ -80,6 +80,11 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
   po.stdio = stdio;
   po.stdio_count = 3;
   po.flags = UV_PROCESS_DETACHED;  // its own session: a kill reaches what it started
+  if (p->opts_.set_user) {
+    po.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+    po.uid = p->opts_.uid;
+    po.gid = p->opts_.gid;
+  }
   po.exit_cb = [](uv_process_t* h, int64_t status, int sig) {
     auto* self = static_cast<HookProcess*>(h->data);
     self->exited_ = true;

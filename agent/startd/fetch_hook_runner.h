@@ -24,6 +24,9 @@ struct HookOptions {
   bool capture = true;            // read stdout (else /dev/null)
   size_t max_output = 64 * 1024;  // more than this: killed, output dropped
   uint64_t timeout_ms = 0;        // 0: no limit
+  bool set_user = false;          // run as uid/gid (supplementary groups dropped)
+  uid_t uid = 0;
+  gid_t gid = 0;
   // Set: stdout goes here as it comes (no cap, nothing kept in HookResult::output).
   std::function<void(const char* data, size_t n)> on_output;
 };

@@ -47,6 +47,7 @@ bool backfill_client_read(const config::Config& cfg, BackfillClient* out, std::s
     args = value(cfg, "KITE_BACKFILL_COMMAND");
     args_name = "KITE_BACKFILL_COMMAND";
     out->cwd = value(cfg, "KITE_BACKFILL_CWD");
+    out->user = value(cfg, "KITE_BACKFILL_USER");
   } else if (strcasecmp(system.c_str(), "BOINC") == 0) {
     out->system = "BOINC";
     program = value(cfg, "BOINC_Executable");
@@ -57,6 +58,7 @@ bool backfill_client_read(const config::Config& cfg, BackfillClient* out, std::s
     args = value(cfg, "BOINC_Arguments");
     args_name = "BOINC_Arguments";
     out->cwd = value(cfg, "BOINC_InitialDir");
+    out->user = value(cfg, "BOINC_Owner");
   } else if (system.empty()) {
     *err = "ENABLE_BACKFILL is true but BACKFILL_SYSTEM is not set (KITE or BOINC)";
     return false;

@@ -28,13 +28,15 @@ JobHooks job_hooks_for_slot(const config::Config& cfg, int slot_id);
 
 /// The program the backfill system runs while slots are in Backfill.
 ///   BACKFILL_SYSTEM = KITE: KITE_BACKFILL_COMMAND (program and arguments in the V2
-///     arguments syntax: blanks separate words, '...' quotes) and KITE_BACKFILL_CWD.
-///   BACKFILL_SYSTEM = BOINC: BOINC_Executable, BOINC_Arguments and BOINC_InitialDir, as
-///     HTCondor's BOINC settings name them.
+///     arguments syntax: blanks separate words, '...' quotes), KITE_BACKFILL_CWD and
+///     KITE_BACKFILL_USER.
+///   BACKFILL_SYSTEM = BOINC: BOINC_Executable, BOINC_Arguments, BOINC_InitialDir and
+///     BOINC_Owner, as HTCondor's BOINC settings name them.
 struct BackfillClient {
   std::string system;             // "KITE" or "BOINC", empty when backfill is not set up
   std::vector<std::string> argv;  // program first
   std::string cwd;                // empty: the agent's EXECUTE directory
+  std::string user;               // the account it runs as; empty: SLOT_USER
 };
 
 /// Reads the backfill client. With ENABLE_BACKFILL false, an empty client and true. False

@@ -2,6 +2,7 @@
 // a hook that supplies a job, one that hangs, one that prints garbage; a backfill client that
 // a local run evicts (its process and cgroup gone).
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -160,8 +161,10 @@ TEST(AgentHooks, GarbageFromTheFetchHookIsLoggedAndIgnored) {
 TEST(AgentHooks, LocalRunEvictsTheBackfillClientAndItsCgroup) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
-  const std::string& d = a.dir();
-  std::string client = script(d, "backfill.sh", "echo $$ > " + d + "/bf.pid\nexec sleep 1000\n");
+  SharedDir d;  // the client runs as SLOT_USER (nobody)
+  ASSERT_FALSE(d.path.empty());
+  std::string client =
+      script(d.path, "backfill.sh", "echo $$ > " + d.path + "/bf.pid\nexec sleep 1000\n");
   std::string err;
   ASSERT_TRUE(
       // Backfill runs on static slots (the default layout is one partitionable slot).
@@ -169,7 +172,7 @@ TEST(AgentHooks, LocalRunEvictsTheBackfillClientAndItsCgroup) {
               "ENABLE_BACKFILL = True\n"
               "BACKFILL_SYSTEM = KITE\n"
               "KITE_BACKFILL_COMMAND = " +
-                  client +
+                  client + "\nKITE_BACKFILL_CWD = " + d.path +
                   "\n"
                   "START_BACKFILL = True\n"
                   "LOCAL_CLAIM_IDLE_TIME = 600\n",
@@ -177,9 +180,14 @@ TEST(AgentHooks, LocalRunEvictsTheBackfillClientAndItsCgroup) {
       << err;
   ASSERT_TRUE(eventually([&] { return a.slot_state("slot1") == "Backfill/Busy"; }, 10000))
       << a.log();
-  ASSERT_TRUE(eventually([&] { return !read_text(d + "/bf.pid").empty(); }, 10000)) << a.log();
-  pid_t bf = static_cast<pid_t>(std::atoi(read_text(d + "/bf.pid").c_str()));
+  ASSERT_TRUE(eventually([&] { return !read_text(d.path + "/bf.pid").empty(); }, 10000)) << a.log();
+  pid_t bf = static_cast<pid_t>(std::atoi(read_text(d.path + "/bf.pid").c_str()));
   ASSERT_TRUE(alive(bf));
+  struct passwd* nobody = getpwnam("nobody");
+  ASSERT_NE(nobody, nullptr);
+  std::string status = read_text("/proc/" + std::to_string(bf) + "/status");
+  EXPECT_NE(status.find("Uid:\t" + std::to_string(nobody->pw_uid) + "\t"), std::string::npos)
+      << status;
   std::vector<std::string> cg = cgroup_dirs(a, "backfill");
   bool confined = false;
   for (const std::string& dir : cg) {

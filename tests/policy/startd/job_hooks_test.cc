@@ -70,7 +70,8 @@ TEST(BackfillClient, KiteCommandIsSplitAsV2Arguments) {
       "ENABLE_BACKFILL = True\n"
       "BACKFILL_SYSTEM = kite\n"
       "KITE_BACKFILL_COMMAND = /opt/bf/run --name 'two words' -v\n"
-      "KITE_BACKFILL_CWD = /var/lib/bf\n");
+      "KITE_BACKFILL_CWD = /var/lib/bf\n"
+      "KITE_BACKFILL_USER = bfuser\n");
   BackfillClient b;
   std::string err;
   ASSERT_TRUE(backfill_client_read(c, &b, &err)) << err;
@@ -79,6 +80,7 @@ TEST(BackfillClient, KiteCommandIsSplitAsV2Arguments) {
   EXPECT_EQ(b.argv[0], "/opt/bf/run");
   EXPECT_EQ(b.argv[2], "two words");
   EXPECT_EQ(b.cwd, "/var/lib/bf");
+  EXPECT_EQ(b.user, "bfuser");
 }
 
 TEST(BackfillClient, BoincSettingsMapToTheClient) {
@@ -87,7 +89,8 @@ TEST(BackfillClient, BoincSettingsMapToTheClient) {
       "BACKFILL_SYSTEM = BOINC\n"
       "BOINC_Executable = /usr/bin/boinc_client\n"
       "BOINC_Arguments = --dir /var/lib/boinc --attach_project http://example.org k\n"
-      "BOINC_InitialDir = /var/lib/boinc\n");
+      "BOINC_InitialDir = /var/lib/boinc\n"
+      "BOINC_Owner = boinc\n");
   BackfillClient b;
   std::string err;
   ASSERT_TRUE(backfill_client_read(c, &b, &err)) << err;
@@ -96,6 +99,7 @@ TEST(BackfillClient, BoincSettingsMapToTheClient) {
   EXPECT_EQ(b.argv[0], "/usr/bin/boinc_client");
   EXPECT_EQ(b.argv[1], "--dir");
   EXPECT_EQ(b.cwd, "/var/lib/boinc");
+  EXPECT_EQ(b.user, "boinc");
 }
 
 TEST(BackfillClient, BadSettingsNameTheVariable) {
