@@ -105,7 +105,6 @@ struct Policy {
   bool has_draining_start = false;
   JobHooks hooks;       // fetch-work hooks (job_hooks.h)
   ExprPtr fetch_delay;  // FetchWorkDelay
-
   int64_t claim_worklife = 1200;
   int64_t killing_timeout = 30;
   int64_t match_timeout = 120;

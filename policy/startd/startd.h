@@ -20,25 +20,25 @@
 
 namespace kite::startd {
 
-#define KITE_STARTD_ACTIONS(X)                                                         \
-  X(SpawnStarter, "spawn-starter")     /* start a starter for the activated job */     \
-  X(Suspend, "suspend")                /* freeze the job */                            \
-  X(Continue, "continue")              /* thaw the job */                              \
-  X(SoftKill, "soft-kill")             /* job's KillSig (detail) */                    \
-  X(HardKill, "hard-kill")             /* SIGKILL the job */                           \
-  X(KillStarter, "kill-starter")       /* KILLING_TIMEOUT: SIGKILL starter + kids */   \
-  X(NotifyClaimant, "notify-claimant") /* claim broken / refused (detail) */           \
-  X(PublishAds, "publish-ads")         /* send the slot's ad to the collector */       \
-  X(SpawnBackfill, "spawn-backfill")   /* start the backfill client */                 \
-  X(KillBackfill, "kill-backfill")     /* kill the backfill client */                  \
-  X(RunBenchmarks, "run-benchmarks")   /* measure Mips/KFlops */                       \
-  X(CreateSlot, "create-slot")         /* dynamic slot carved (detail: resources) */   \
-  X(DeleteSlot, "delete-slot")         /* dynamic slot gone, resources returned */     \
-  X(Refuse, "refuse")                  /* a request the slot would not take */         \
-  X(Exit, "exit")                      /* shutdown complete */                         \
-  X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */   \
-  X(FetchWork, "fetch-work")           /* run the fetch-work hook (detail: keyword) */ \
-  X(ReplyFetch, "reply-fetch")         /* fetched job accepted / rejected (detail) */  \
+#define KITE_STARTD_ACTIONS(X)                                                       \
+  X(SpawnStarter, "spawn-starter")     /* start a starter for the activated job */   \
+  X(Suspend, "suspend")                /* freeze the job */                          \
+  X(Continue, "continue")              /* thaw the job */                            \
+  X(SoftKill, "soft-kill")             /* job's KillSig (detail) */                  \
+  X(HardKill, "hard-kill")             /* SIGKILL the job */                         \
+  X(KillStarter, "kill-starter")       /* KILLING_TIMEOUT: SIGKILL starter + kids */ \
+  X(NotifyClaimant, "notify-claimant") /* claim broken / refused (detail) */         \
+  X(PublishAds, "publish-ads")         /* send the slot's ad to the collector */     \
+  X(SpawnBackfill, "spawn-backfill")   /* start the backfill client */               \
+  X(KillBackfill, "kill-backfill")     /* kill the backfill client */                \
+  X(RunBenchmarks, "run-benchmarks")   /* measure Mips/KFlops */                     \
+  X(CreateSlot, "create-slot")         /* dynamic slot carved (detail: resources) */ \
+  X(DeleteSlot, "delete-slot")         /* dynamic slot gone, resources returned */   \
+  X(Refuse, "refuse")                  /* a request the slot would not take */       \
+  X(Exit, "exit")                      /* shutdown complete */                       \
+  X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */ \
+  X(FetchWork, "fetch-work")           /* run the slot's fetch-work hook */          \
+  X(ReplyFetch, "reply-fetch")         /* fetched job taken or not (detail) */       \
   X(EvictClaim, "evict-claim")         /* a fetched claim ended (detail: why) */
 
 enum class ActionKind : uint8_t {
@@ -106,10 +106,9 @@ enum class EventKind : uint8_t {
 #undef X
 };
 
-/// An event from the world. kFetchedWork: the fetch-work hook of `slot` finished; `ad` is the
-/// job it supplied, null for no work (or output that was not a job). `slot` names a slot ("slot1",
-/// "slot1_2"); empty for machine-wide events (drain, cancel drain, shutdown). `ad` is the
-/// match/claim/job ad where one applies.
+/// An event from the world. `slot` names a slot ("slot1", "slot1_2"); empty for machine-wide
+/// events (drain, cancel drain, shutdown). `ad` is the match/claim/job ad where one applies.
+/// kFetchedWork: the slot's fetch-work hook finished; `ad` is its job, null for no work.
 struct Event {
   EventKind kind;
   std::string slot;
