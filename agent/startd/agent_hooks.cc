@@ -246,6 +246,12 @@ void Agent::spawn_backfill() {
           "SLOT_USER); not started",
           backfill_client_.user.c_str());
       o.argv.clear();  // reported as not started, like any failed start
+    } else if (acct.uid == 0 && !ac_.allow_root_jobs) {
+      KLOG_ERROR(
+          "backfill client: account '%s' is root and ALLOW_ROOT_JOBS is false; not "
+          "started",
+          backfill_client_.user.c_str());
+      o.argv.clear();
     }
     o.set_user = true;
     o.uid = acct.uid;

@@ -52,7 +52,7 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
   uv_pipe_init(loop_, &p->in_, 0);
   uv_pipe_init(loop_, &p->out_, 0);
   p->proc_.data = p->timer_.data = p->in_.data = p->out_.data = p;
-  p->open_ = 4;
+  p->open_ = 3;  // the process handle counts once uv_spawn has initialized it
 
   std::vector<char*> argv;
   for (std::string& a : p->opts_.argv) argv.push_back(&a[0]);
@@ -96,9 +96,17 @@ HookProcess* HookRunner::start(HookOptions opts, std::function<void(const HookRe
     close_once(H(&self->timer_), &HookProcess::on_closed);
     close_once(H(h), &HookProcess::on_closed);
   };
-  int rc = p->opts_.argv.empty() ? UV_EINVAL : uv_spawn(loop_, &p->proc_, &po);
+  if (p->opts_.argv.empty()) {
+    p->result_.spawn_error = "no program";
+    p->exited_ = true;
+    for (uv_handle_t* h : {H(&p->timer_), H(&p->in_), H(&p->out_)})
+      close_once(h, &HookProcess::on_closed);
+    return p;
+  }
+  int rc = uv_spawn(loop_, &p->proc_, &po);  // initializes the handle, also when it fails
+  p->open_++;
   if (rc != 0) {
-    p->result_.spawn_error = p->opts_.argv.empty() ? "no program" : uv_strerror(rc);
+    p->result_.spawn_error = uv_strerror(rc);
     p->exited_ = true;
     for (uv_handle_t* h : {H(&p->proc_), H(&p->timer_), H(&p->in_), H(&p->out_)})
       close_once(h, &HookProcess::on_closed);
@@ -158,8 +166,9 @@ void HookRunner::close() {
   std::vector<HookProcess*> live = live_;
   for (HookProcess* p : live) {
     p->kill();
-    for (uv_handle_t* h : {H(&p->proc_), H(&p->timer_), H(&p->in_), H(&p->out_)})
-      close_once(h, &HookProcess::on_closed);
+    for (uv_handle_t* h : {H(&p->proc_), H(&p->timer_), H(&p->in_), H(&p->out_)}) {
+      if (h->loop) close_once(h, &HookProcess::on_closed);  // (a process never spawned: no loop)
+    }
   }
 }
 

@@ -208,5 +208,43 @@ TEST(AgentHooks, LocalRunEvictsTheBackfillClientAndItsCgroup) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentHooks, BackfillClientNeverRunsAsRootAndAFailedStartDoesNotSpin) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  SharedDir d;
+  ASSERT_FALSE(d.path.empty());
+  std::string client =
+      script(d.path, "backfill.sh", "echo $$ >> " + d.path + "/starts\nexec sleep 1000\n");
+  std::string err;
+  ASSERT_TRUE(
+      a.start("NUM_SLOTS = 1\n"
+              "ENABLE_BACKFILL = True\n"
+              "BACKFILL_SYSTEM = KITE\n"
+              "KITE_BACKFILL_COMMAND = " +
+                  client + "\nKITE_BACKFILL_CWD = " + d.path +
+                  "\n"
+                  "KITE_BACKFILL_USER = root\n"
+                  "START_BACKFILL = True\n",
+              &err))
+      << err;
+  std::string line = "backfill client: account 'root' is root and ALLOW_ROOT_JOBS is false";
+  ASSERT_TRUE(eventually([&] { return a.log().find(line) != std::string::npos; }, 10000))
+      << a.log();
+  // The next try waits 30 s: within the next 3 s there is no second attempt.
+  ASSERT_TRUE(eventually(
+      [&] {
+        return a.log().find("not started again") != std::string::npos ||
+               a.log().find("starting in") != std::string::npos;
+      },
+      5000))
+      << a.log();
+  std::string log = a.log();
+  size_t n = 0;
+  for (size_t at = log.find(line); at != std::string::npos; at = log.find(line, at + 1)) ++n;
+  EXPECT_EQ(n, 1u) << log;
+  EXPECT_EQ(read_text(d.path + "/starts"), "");
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 }  // namespace
 }  // namespace kite::test
