@@ -101,6 +101,10 @@ bool Agent::init(std::string* err) {
   if (!ac_.cgroup.base.empty() && hal::cgroup_detect(croot, &layout).ok) {
     cgroups_ = std::make_unique<hal::Cgroups>(croot, layout, ac_.cgroup.base);
   }
+  if (!read_backfill_client(&backfill_client_, err)) {
+    *err = "configuration error: " + *err;
+    return false;
+  }
   KLOG_INFO("kite agent %s on %s: %d cpus, %lld MiB, %zu slot(s), cgroups %s", KITE_VERSION,
             facts_.hostname.c_str(), facts_.cpus, static_cast<long long>(facts_.memory_mb),
             sd_->slots().size(), cgroups_ ? hal::cgroup_mode_name(layout.mode) : "off");
@@ -173,6 +177,7 @@ int Agent::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   adopt_starters();
+  hooks_ = std::make_unique<HookRunner>(&loop_);
   cron_ = std::make_unique<CronRunner>(&loop_, this);
   cron_->configure(ac_.cron, false);
   start_helpers();
@@ -186,6 +191,7 @@ int Agent::run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   power_stop();
   cron_->close();  // its handles are not the kinds the walks below know how to free
+  close_hooks();   // nor are the hook processes'
   if (collector_) collector_->close();  // nor are the TLS connections'
 
   stop_helpers();
@@ -260,6 +266,12 @@ void Agent::reconfig() {
   }
   ac.socket = ac_.socket;  // the socket stays where clients found it
   ac_ = ac;
+  startd::BackfillClient bf;
+  if (read_backfill_client(&bf, &err)) {
+    backfill_client_ = std::move(bf);
+  } else {
+    KLOG_ERROR("reconfig: keeping the previous backfill client: %s", err.c_str());
+  }
   core::LogLevel lvl;
   if (core::log_level_parse(ac_.log_level, &lvl)) core::Log::set_level(lvl);
   KLOG_INFO("reconfig: policy reloaded");
@@ -379,16 +391,11 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
     case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
     case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
-    case ActionKind::kSpawnBackfill:
-    case ActionKind::kKillBackfill:
-      KLOG_WARN("%s: backfill clients are not supported by this agent", a.slot.c_str());
-      if (a.kind == ActionKind::kKillBackfill) {
-        startd::Event ev;
-        ev.kind = startd::EventKind::kBackfillExited;
-        ev.slot = a.slot;
-        handle(ev, &err);
-      }
-      break;
+    case ActionKind::kSpawnBackfill: spawn_backfill(); break;
+    case ActionKind::kKillBackfill: kill_backfill(); break;
+    case ActionKind::kFetchWork: fetch_work(a.slot); break;
+    case ActionKind::kReplyFetch: reply_fetch(a); break;
+    case ActionKind::kEvictClaim: evict_claim(a); break;
     case ActionKind::kExit:
       if (!stopping_) {
         stopping_ = true;

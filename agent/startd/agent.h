@@ -18,6 +18,7 @@
 #include "agent/startd/agent_power.h"
 #include "agent/startd/collector_link.h"
 #include "agent/startd/cron_runner.h"
+#include "agent/startd/fetch_hook_runner.h"
 #include "agent/startd/loop_lag_probe.h"
 #include "agent/startd/sliced_queue.h"
 #include "agent/starter/deadline_poll.h"
@@ -25,6 +26,7 @@
 #include "hal/machine_ad.h"
 #include "policy/classad/classad.h"
 #include "policy/config/config.h"
+#include "policy/startd/job_hooks.h"
 #include "policy/startd/startd.h"
 
 namespace kite::agent {
@@ -195,6 +197,21 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::string pick_slot_user(const std::string& slot, int64_t slot_id);
   std::vector<int> cpu_binding(const std::string& slot, const classad::ClassAd& job);
 
+  // Fetch-work hooks and the backfill client (agent_hooks.cc).
+  bool read_backfill_client(startd::BackfillClient* out, std::string* err);
+  void fetch_work(const std::string& slot);
+  void fetch_done(const std::string& slot, const std::string& what, const HookResult& r);
+  void reply_fetch(const startd::Action& a);
+  void evict_claim(const startd::Action& a);
+  void advisory_hook(const std::string& slot, const char* hook, const std::string& path,
+                     const std::string& arg, const classad::ClassAd* job);
+  void spawn_backfill();
+  void kill_backfill();
+  void backfill_exited(const HookResult& r);
+  void backfill_reap();
+  void backfill_gone();
+  void close_hooks();
+
   // Local control (agent_control.cc).
   bool listen_control(std::string* err);
   void accept_control(uv_stream_t* server);
@@ -213,6 +230,7 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   enum class Placement { kPlaced, kWaiting, kBlocked };
   Placement place_run(RunRec* r);
   bool cleaning(const std::string& slot) const;
+  bool claim_in_hand(const std::string& slot) const;
   /// True while `slot`'s last starter is still cleaning up after a job that ended less
   /// than kCleanupWaitMs ago: a run that fits that claim waits for it.
   bool briefly_cleaning(const std::string& slot) const;
@@ -239,7 +257,14 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   struct BenchmarkRun* benchmark_ = nullptr;  // the running benchmark child, if any
   std::unique_ptr<CollectorLink> collector_;  // COLLECTOR_HOST set: the CM hears our ads
   PowerState power_;
-  std::string starter_cmd_;  // STARTER: how to run `kite starter` (may carry an emulator)
+  std::string starter_cmd_;            // STARTER: how to run `kite starter` (may carry an emulator)
+  std::unique_ptr<HookRunner> hooks_;  // fetch-work hooks and the backfill client
+  startd::BackfillClient backfill_client_;  // BACKFILL_SYSTEM's program
+  struct BackfillRun* backfill_ = nullptr;  // the backfill client, while it runs
+  int64_t backfill_not_before_ms_ = 0;      // a client that died young is not restarted at once
+  int64_t fetch_run_ = 0;                   // the run record of the fetched job being offered
+  classad::AdPtr fetch_job_;                // ... and its ad
+  std::map<std::string, classad::AdPtr> fetched_jobs_;  // slot -> job of its fetched claim
 
   uv_pipe_t control_{};
   bool control_open_ = false;

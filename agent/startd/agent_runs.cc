@@ -79,6 +79,13 @@ bool run_fits(classad::ClassAd& job, const classad::ClassAd* slot_ad) {
   return mp.symmetric();
 }
 
+bool refused(const startd::Output& out, const std::string& slot) {
+  for (const startd::Action& a : out.actions) {
+    if (a.kind == startd::ActionKind::kRefuse && a.slot == slot) return true;
+  }
+  return false;
+}
+
 bool request_fits(classad::ClassAd& job, const classad::ClassAd* slot_ad) {
   if (!slot_ad) return false;
   static const char* const kPairs[][2] = {
@@ -111,6 +118,12 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
   return r->state != RunRec::State::kQueued;
 }
 
+// False while the claim still waits for the backfill client to go.
+bool Agent::claim_in_hand(const std::string& slot) const {
+  startd::SlotView v;
+  return !sd_->slot(slot, &v) || v.state != startd::State::kBackfill;
+}
+
 Agent::Placement Agent::place_run(RunRec* r) {
   int64_t now = std::time(nullptr);
   // 1. An idle local claim that fits: claim reuse. A claim whose last job has just ended is
@@ -122,6 +135,11 @@ Agent::Placement Agent::place_run(RunRec* r) {
   }
   for (const std::string& slot : idle) {
     startd::SlotView v;
+    if (sd_->slot(slot, &v) && v.state == startd::State::kBackfill && request_fits(*r->job, v.ad) &&
+        run_fits(*r->job, v.ad)) {
+      wait_for_cleanup = true;  // a claim of ours is waiting for the backfill client to go
+      continue;
+    }
     if (!sd_->slot(slot, &v) || v.state != startd::State::kClaimed ||
         (v.activity != startd::Activity::kIdle && v.activity != startd::Activity::kCleaning))
       continue;
@@ -135,7 +153,9 @@ Agent::Placement Agent::place_run(RunRec* r) {
   if (wait_for_cleanup) return Placement::kWaiting;
   // 2. A new claim.
   for (const startd::SlotView& v : sd_->slots()) {
-    if (v.dynamic || v.state != startd::State::kUnclaimed) continue;
+    // A slot running backfill is free for a real claim: the claim evicts the backfill client.
+    bool backfill = v.state == startd::State::kBackfill;
+    if (v.dynamic || (v.state != startd::State::kUnclaimed && !backfill)) continue;
     if (!request_fits(*r->job, v.ad)) {
       KLOG_DEBUG("run %lld: %s has too little left", static_cast<long long>(r->id), v.name.c_str());
       continue;
@@ -159,6 +179,11 @@ Agent::Placement Agent::place_run(RunRec* r) {
     if (claimed.empty() && sd_->slot(v.name, &after) && after.state == startd::State::kClaimed)
       claimed = v.name;
     process(out);
+    if (claimed.empty() && backfill && !refused(out, v.name)) {
+      // Claimed once the backfill client is gone; the run then takes the idle claim.
+      local_claims_[v.name] = now;
+      return Placement::kWaiting;
+    }
     if (claimed.empty()) continue;
     local_claims_[claimed] = now;
     if (activate_run(r, claimed)) return Placement::kPlaced;
@@ -188,7 +213,8 @@ void Agent::schedule_runs() {
     if (blocked) {
       bool released = false;
       for (auto& [slot, idle_since] : local_claims_) {
-        if (idle_since > 0 && !starters_.count(slot) && !cleaning(slot)) released = true;
+        if (idle_since > 0 && !starters_.count(slot) && !cleaning(slot) && claim_in_hand(slot))
+          released = true;
       }
       if (released) {
         scheduling_ = false;
@@ -205,7 +231,8 @@ void Agent::release_idle_claims(bool all) {
   int64_t now = std::time(nullptr);
   std::vector<std::string> victims;
   for (auto& [slot, idle_since] : local_claims_) {
-    if (idle_since == 0 || starters_.count(slot) || cleaning(slot)) continue;
+    if (idle_since == 0 || starters_.count(slot) || cleaning(slot) || !claim_in_hand(slot))
+      continue;
     if (all || now - idle_since >= ac_.local_claim_idle) victims.push_back(slot);
   }
   for (const std::string& slot : victims) {

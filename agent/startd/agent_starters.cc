@@ -238,7 +238,8 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
 
 bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   auto it = activating_.find(slot);
-  RunRec* run = it == activating_.end() ? nullptr : run_of(it->second);
+  // Not a local run being activated: the job a fetch-work hook supplied (agent_hooks.cc).
+  RunRec* run = run_of(it == activating_.end() ? fetch_run_ : it->second);
   if (it != activating_.end()) activating_.erase(it);
   if (!run || !run->job) {
     *err = "no job waiting for this activation";

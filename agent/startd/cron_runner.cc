@@ -29,12 +29,9 @@ struct CronRunner::Task {
 };
 
 struct CronRunner::Run {
-  Task* task = nullptr;  // null once the task was removed: finish without publishing
-  uv_process_t proc{};
-  uv_pipe_t out{};
-  int open = 0;  // handles not yet closed
-  bool exited = false;
-  bool discard = false;  // killed (hang or flood): its output is dropped
+  Task* task = nullptr;         // null once the task was removed: finish without publishing
+  HookProcess* proc = nullptr;  // until it is gone
+  bool discard = false;         // killed (hang or flood): its output is dropped
   int64_t status = 0;
   int term_signal = 0;
   size_t bytes = 0;  // read since the last published record
@@ -52,11 +49,6 @@ constexpr int kMaxLoggedLines = 5;  // bad lines logged per run; the rest are co
 // monitor inventing new names every run would otherwise grow the agent without bound.
 constexpr size_t kMaxNamesPerJob = 256;
 
-void on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
-  static char chunk[8192];  // one read at a time on the single loop thread
-  *buf = uv_buf_init(chunk, sizeof chunk);
-}
-
 bool same_job(const startd::CronJob& a, const startd::CronJob& b) {
   return a.executable == b.executable && a.args == b.args && a.env == b.env && a.cwd == b.cwd &&
          a.period == b.period && a.mode == b.mode && a.kill == b.kill && a.prefix == b.prefix &&
@@ -65,7 +57,7 @@ bool same_job(const startd::CronJob& a, const startd::CronJob& b) {
 }
 
 void kill_session(const CronRunner::Run* r) {
-  if (r->proc.pid > 0) ::kill(-r->proc.pid, SIGKILL);
+  if (r->proc) r->proc->kill();
 }
 
 }  // namespace
@@ -94,7 +86,7 @@ void CronRunner::configure(const startd::CronConfig& cfg, bool reconfig) {
       continue;
     }
     if (!reconfig) continue;
-    if (kept->job.reconfig && kept->run && !kept->run->exited) ::kill(kept->run->proc.pid, SIGHUP);
+    if (kept->job.reconfig && kept->run && kept->run->proc) kept->run->proc->signal(SIGHUP);
     if (kept->job.mode == CronMode::kOneShot && kept->job.reconfig_rerun) due(kept);
   }
 }
@@ -136,29 +128,15 @@ void CronRunner::remove(Task* t) {
 }
 
 void CronRunner::close() {
-  // Shutdown: the handles close now (the loop's last walk must find none of ours open).
-  for (Task* t : tasks_) {
-    if (!t->run) continue;
-    for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&t->run->proc),
-                           reinterpret_cast<uv_handle_t*>(&t->run->out)}) {
-      if (!uv_is_closing(h)) uv_close(h, &CronRunner::on_handle_closed);
-    }
-  }
+  // Shutdown: the handles close now (the loop's last walk must find none of ours open); the
+  // runs, orphaned by remove(), are freed by their callbacks without publishing.
   while (!tasks_.empty()) remove(tasks_.back());
+  hooks_.close();
 }
 
 void CronRunner::on_due(uv_timer_t* h) {
   Task* t = static_cast<Task*>(h->data);
   t->owner->due(t);
-}
-
-void CronRunner::on_handle_closed(uv_handle_t* h) {
-  Run* r = static_cast<Run*>(h->data);
-  if (--r->open > 0) return;
-  if (r->task)
-    r->task->owner->finished(r);
-  else
-    delete r;
 }
 
 void CronRunner::due(Task* t) {
@@ -189,70 +167,40 @@ void CronRunner::start(Task* t) {
   t->waiting = false;
   t->rerun = false;
   const startd::CronJob& j = t->job;
-  std::vector<char*> argv;
-  for (const std::string& a : j.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<std::string> env_entries;
-  std::vector<char*> envp;
+  HookOptions o;
+  o.name = "cron " + j.name;
+  o.file = j.executable;
+  o.argv = j.args;
   if (!j.env.empty()) {
     classad::Environment env;
     std::string ignore;
     for (char** e = environ; *e; ++e) env.set_entry(*e, &ignore);
     for (const std::string& e : j.env) env.set_entry(e, &ignore);
-    env_entries = env.entries();
-    for (std::string& e : env_entries) envp.push_back(&e[0]);
-    envp.push_back(nullptr);
+    o.env = env.entries();
   }
+  o.cwd = j.cwd;
   Run* r = new Run(j.prefix);
   r->task = t;
-  uv_pipe_init(loop_, &r->out, 0);
-  r->out.data = r;
-  uv_stdio_container_t stdio[3];
-  stdio[0].flags = UV_IGNORE;
-  stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
-  stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&r->out);
-  stdio[2].flags = UV_IGNORE;
-  uv_process_options_t po{};
-  po.file = j.executable.c_str();
-  po.args = argv.data();
-  po.env = envp.empty() ? nullptr : envp.data();
-  po.cwd = j.cwd.empty() ? nullptr : j.cwd.c_str();
-  po.stdio = stdio;
-  po.stdio_count = 3;
-  po.flags = UV_PROCESS_DETACHED;  // its own session: a kill reaches what it started
-  po.exit_cb = [](uv_process_t* p, int64_t status, int sig) {
-    Run* run = static_cast<Run*>(p->data);
-    run->exited = true;
-    run->status = status;
-    run->term_signal = sig;
-    // Whatever it left in the pipe stays readable; helpers still holding it open would keep
-    // the record from ever completing, so the session goes.
-    kill_session(run);
-    uv_close(reinterpret_cast<uv_handle_t*>(p), &CronRunner::on_handle_closed);
+  o.on_output = [r](const char* data, size_t n) {
+    if (r->task && !r->discard) r->task->owner->read(r, data, n);
   };
-  r->proc.data = r;
-  r->open = 2;
-  int rc = uv_spawn(loop_, &r->proc, &po);
   t->run = r;
   load_ += j.job_load;
-  if (rc != 0) {
-    KLOG_ERROR("cron %s: cannot run %s: %s", j.name.c_str(), j.executable.c_str(), uv_strerror(rc));
-    r->exited = true;
-    r->discard = true;
-    uv_close(reinterpret_cast<uv_handle_t*>(&r->proc), &CronRunner::on_handle_closed);
-    uv_close(reinterpret_cast<uv_handle_t*>(&r->out), &CronRunner::on_handle_closed);
-    return;
-  }
-  uv_read_start(reinterpret_cast<uv_stream_t*>(&r->out), on_alloc,
-                [](uv_stream_t* s, ssize_t n, const uv_buf_t* b) {
-                  Run* run = static_cast<Run*>(s->data);
-                  if (n > 0 && run->task && !run->discard)
-                    run->task->owner->read(run, b->base, static_cast<size_t>(n));
-                  if (n < 0 || run->discard) {
-                    if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(s)))
-                      uv_close(reinterpret_cast<uv_handle_t*>(s), &CronRunner::on_handle_closed);
-                  }
-                });
+  r->proc = hooks_.start(std::move(o), [r](const HookResult& res) {
+    r->proc = nullptr;
+    r->status = res.status;
+    r->term_signal = res.term_signal;
+    if (!r->task) {
+      delete r;
+      return;
+    }
+    if (!res.spawned) {
+      KLOG_ERROR("cron %s: cannot run %s: %s", r->task->job.name.c_str(),
+                 r->task->job.executable.c_str(), res.spawn_error.c_str());
+      r->discard = true;
+    }
+    r->task->owner->finished(r);
+  });
 }
 
 void CronRunner::read(Run* r, const char* data, size_t n) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/startd/fetch_hook_runner.h"
 #include "policy/classad/expr.h"
 #include "policy/startd/cron_config.h"
 #include "policy/startd/cron_output.h"
@@ -31,7 +32,7 @@ class CronSink {
 
 class CronRunner {
  public:
-  CronRunner(uv_loop_t* loop, CronSink* sink) : loop_(loop), sink_(sink) {}
+  CronRunner(uv_loop_t* loop, CronSink* sink) : loop_(loop), hooks_(loop), sink_(sink) {}
   ~CronRunner();
   CronRunner(const CronRunner&) = delete;
   CronRunner& operator=(const CronRunner&) = delete;
@@ -55,12 +56,12 @@ class CronRunner {
   void finished(Run* r);
   void retry_waiting();
   static void on_due(uv_timer_t* h);
-  static void on_handle_closed(uv_handle_t* h);  // a Run's process or pipe
   void read(Run* r, const char* data, size_t n);
   void flush_line(Run* r, std::string_view line);
   void publish(Task* t, std::vector<startd::CronRecord>* recs);
 
   uv_loop_t* loop_;
+  HookRunner hooks_;  // the monitors' processes
   CronSink* sink_;
   startd::CronConfig cfg_;
   std::vector<Task*> tasks_;  // each freed by its timer's close callback

@@ -12,6 +12,7 @@
 #include "policy/classad/classad.h"
 #include "policy/classad/eval.h"
 #include "policy/config/config.h"
+#include "policy/startd/job_hooks.h"
 #include "policy/startd/startd.h"
 #include "policy/startd/text_util.h"
 #include "policy/util/double_to_int.h"
@@ -103,6 +104,8 @@ struct Policy {
   ExprPtr draining_start;
   ExprPtr hibernate;  // HIBERNATE (null: never)
   bool has_draining_start = false;
+  JobHooks hooks;       // fetch-work hooks (job_hooks.h)
+  ExprPtr fetch_delay;  // FetchWorkDelay
   int64_t claim_worklife = 1200;
   int64_t killing_timeout = 30;
   int64_t match_timeout = 120;
@@ -117,6 +120,7 @@ struct Claim {
   int64_t lease_expires = kNever;
   int activations = 0;
   bool by_priority = false;  // a preempting claim the negotiator sent for user priority
+  bool fetched = false;      // created for work a fetch-work hook supplied
 };
 
 struct Job {
@@ -204,6 +208,8 @@ struct SlotImpl {
   AdPtr pslot_claim_ad;        // ... with the claim it will carve for  // PREEMPT was true for the
                                // current job (WANT_HOLD applies)
   bool dead = false;           // dynamic slot deleted
+  bool fetch_in_flight = false;  // the fetch-work hook is running for this slot
+  int64_t next_fetch = 0;        // earliest next fetch (last one's end + FetchWorkDelay)
   double pub_badput = -1, pub_unclaimed = -1;  // last published drain totals
 };
 
@@ -375,6 +381,12 @@ struct Engine {
   void on_drain(const Event& ev);
   void on_cancel_drain();
   void on_shutdown(const Event& ev);
+  // Fetch-work hooks (fetch_work.cc): which slots want work now, when one next will, and
+  // what to do with what a hook supplied.
+  bool fetch_waiting(SlotImpl& s);
+  void fetch_due();
+  int64_t next_fetch_time();
+  void on_fetched(SlotImpl& s, const ClassAd* job);
 };
 
 // Configuration helpers (policy_config.cc).

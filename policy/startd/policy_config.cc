@@ -70,6 +70,9 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
       {"START_BACKFILL", &p->start_backfill, "False"},
       {"EVICT_BACKFILL", &p->evict_backfill, "False"},
       {"HIBERNATE", &p->hibernate, nullptr},
+      // HTCONDOR: hooks.rst FetchWorkDelay: "If not defined, the condor_startd will wait 300
+      // seconds (five minutes) between attempts to fetch work."
+      {"FetchWorkDelay", &p->fetch_delay, "300"},
   };
   for (One& o : ones) {
     if (!policy_expr(cfg, o.name, false, slot, type, o.dflt, o.dst, err)) return false;
@@ -110,6 +113,7 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
   if (cfg_int(cfg, "CLAIM_WORKLIFE", &n)) p->claim_worklife = n;
   if (cfg_int(cfg, "KILLING_TIMEOUT", &n) && n >= 0) p->killing_timeout = n;
   if (cfg_int(cfg, "MATCH_TIMEOUT", &n) && n >= 0) p->match_timeout = n;
+  p->hooks = job_hooks_for_slot(cfg, slot);
   return true;
 }
 

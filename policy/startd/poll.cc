@@ -38,6 +38,7 @@ void Engine::evaluate_all() {
     if (out->transitions.size() == before) break;
   }
   hibernate_check();  // on the settled states
+  fetch_due();
   compact();
 }
 

@@ -186,6 +186,7 @@ class Runner {
       case Cmd::kWithdraw: ev.kind = EventKind::kWithdraw; break;
       case Cmd::kLeaseExpire: ev.kind = EventKind::kLeaseExpired; break;
       case Cmd::kAlive: ev.kind = EventKind::kAlive; break;
+      case Cmd::kFetchWork: ev.kind = EventKind::kFetchedWork; break;
       case Cmd::kShutdown:
         ev.kind = EventKind::kShutdown;
         ev.shutdown = st.shutdown;

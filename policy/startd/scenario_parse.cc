@@ -97,6 +97,7 @@ const CmdName kCmds[] = {
     {"withdraw", Cmd::kWithdraw},
     {"lease-expire", Cmd::kLeaseExpire},
     {"alive", Cmd::kAlive},
+    {"fetch-work", Cmd::kFetchWork},
     {"shutdown", Cmd::kShutdown},
     {"expect", Cmd::kExpect},
     {"expect-attr", Cmd::kExpectAttr},
@@ -206,6 +207,10 @@ bool parse_step(const std::string& raw, int line, Step* st, std::string* err) {
       return need_slot() && opt_ad(1);
     case Cmd::kMatch:
     case Cmd::kActivate: return need_slot() && opt_ad(1);
+    case Cmd::kFetchWork:
+      // fetch-work SLOT [ad]: the slot's fetch-work hook finished with this job; without an
+      // ad it found no work.
+      return need_slot() && (args.size() < 2 || opt_ad(1));
     case Cmd::kStarterExit:
     case Cmd::kJobExit:
       if (!need_slot()) return false;

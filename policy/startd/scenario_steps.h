@@ -43,6 +43,7 @@ enum class Cmd {
   kWithdraw,
   kLeaseExpire,
   kAlive,
+  kFetchWork,
   kShutdown,
   kExpect,
   kExpectAttr,

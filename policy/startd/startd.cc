@@ -291,6 +291,7 @@ int64_t Startd::next_timer() const {
   if (hibernate_interval_ > 0 && !shutting_down_) take(next_hibernate_);
   Output scratch;
   Engine eng{const_cast<Startd&>(*this), &scratch, clock_.now()};
+  take(eng.next_fetch_time());
   for (auto& p : slots_) {
     SlotImpl& s = *p;
     if (s.dead) continue;
@@ -371,6 +372,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     case EventKind::kDrain: eng.on_drain(ev); break;
     case EventKind::kCancelDrain: eng.on_cancel_drain(); break;
     case EventKind::kShutdown: eng.on_shutdown(ev); break;
+    case EventKind::kFetchedWork: eng.on_fetched(*s, ev.ad); break;
   }
   // Draining is machine-wide: one slot's move can finish the drain (33) or end the admission
   // of jobs under the draining START expression for the others.
@@ -383,6 +385,7 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
   }
   eng.check_shutdown_done();
   eng.pslot_claims();
+  eng.fetch_due();
   eng.compact();
   return true;
 }

@@ -37,7 +37,10 @@ namespace kite::startd {
   X(Refuse, "refuse")                  /* a request the slot would not take */       \
   X(Exit, "exit")                      /* shutdown complete */                       \
   X(HoldJob, "hold-job")               /* WANT_HOLD: put the job on hold (detail) */ \
-  X(Hibernate, "hibernate")            /* every slot agrees: sleep (detail: "S3") */
+  X(Hibernate, "hibernate")            /* every slot agrees: sleep (detail: "S3") */ \
+  X(FetchWork, "fetch-work")           /* run the slot's fetch-work hook */          \
+  X(ReplyFetch, "reply-fetch")         /* fetched job taken or not (detail) */       \
+  X(EvictClaim, "evict-claim")         /* a fetched claim ended (detail: why) */
 
 enum class ActionKind : uint8_t {
 #define X(n, s) k##n,
@@ -95,6 +98,7 @@ enum class ShutdownMode : uint8_t { kPeaceful, kGraceful, kFast };
   X(Alive)                    \
   X(LeaseExpired)             \
   X(Withdraw)                 \
+  X(FetchedWork)              \
   X(Shutdown)
 
 enum class EventKind : uint8_t {
@@ -105,6 +109,7 @@ enum class EventKind : uint8_t {
 
 /// An event from the world. `slot` names a slot ("slot1", "slot1_2"); empty for machine-wide
 /// events (drain, cancel drain, shutdown). `ad` is the match/claim/job ad where one applies.
+/// kFetchedWork: the slot's fetch-work hook finished; `ad` is its job, null for no work.
 struct Event {
   EventKind kind;
   std::string slot;

@@ -50,6 +50,9 @@ void Engine::end_job_accounting(SlotImpl& s, bool evicted) {
 
 void Engine::clear_claim(SlotImpl& s, const char* why) {
   if (s.has_claim) sd.last_claim_time_ = now;  // STARTD_NOCLAIM_SHUTDOWN counts from here
+  // HTCONDOR: <Keyword>_HOOK_EVICT_CLAIM "is invoked whenever the condor_startd needs to
+  // evict a claim representing fetched work".
+  if (s.has_claim && s.claim.fetched) act(s, ActionKind::kEvictClaim, why);
   if (s.has_claim)
     act(s, ActionKind::kNotifyClaimant, std::string("claim ") + s.claim.id + " broken: " + why);
   s.has_claim = false;
