@@ -172,6 +172,7 @@ int Agent::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   adopt_starters();
+  adopt_remote_claims();
   cron_ = std::make_unique<CronRunner>(&loop_, this);
   cron_->configure(ac_.cron, false);
   start_helpers();
@@ -373,8 +374,11 @@ void Agent::execute(const startd::Action& a) {
       break;
     case ActionKind::kHoldJob: hold_job(a); break;
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
-    case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
-    case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
+    case ActionKind::kNotifyClaimant:
+    case ActionKind::kDeleteSlot:
+      local_claims_.erase(a.slot);
+      remote_claim_ended(a.slot, a.detail);
+      break;
     case ActionKind::kSpawnBackfill:
     case ActionKind::kKillBackfill:
       KLOG_WARN("%s: backfill clients are not supported by this agent", a.slot.c_str());

@@ -107,8 +107,29 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
               err.c_str());
     return false;
   }
-  local_claims_[slot] = 0;
+  if (!r->remote) local_claims_[slot] = 0;
   return r->state != RunRec::State::kQueued;
+}
+
+std::string Agent::claim_slot(const std::string& slot, const classad::ClassAd* ad,
+                              std::string* why) {
+  startd::Event ev;
+  ev.kind = startd::EventKind::kClaim;
+  ev.slot = slot;
+  ev.ad = ad;
+  startd::Output out;
+  std::string err, claimed;
+  sd_->handle(ev, &out, &err);
+  for (const startd::Action& a : out.actions) {
+    if (a.kind == startd::ActionKind::kCreateSlot) claimed = a.slot;
+    if (a.kind == startd::ActionKind::kRefuse && why->empty()) *why = a.detail;
+  }
+  startd::SlotView after;
+  if (claimed.empty() && sd_->slot(slot, &after) && after.state == startd::State::kClaimed)
+    claimed = slot;
+  process(out);
+  if (claimed.empty() && why->empty()) *why = err.empty() ? "the slot refused the claim" : err;
+  return claimed;
 }
 
 Agent::Placement Agent::place_run(RunRec* r) {
@@ -145,20 +166,8 @@ Agent::Placement Agent::place_run(RunRec* r) {
                  v.name.c_str());
       continue;
     }
-    startd::Event ev;
-    ev.kind = startd::EventKind::kClaim;
-    ev.slot = v.name;
-    ev.ad = r->job.get();
-    startd::Output out;
-    std::string err, claimed;
-    sd_->handle(ev, &out, &err);
-    for (const startd::Action& a : out.actions) {
-      if (a.kind == startd::ActionKind::kCreateSlot) claimed = a.slot;
-    }
-    startd::SlotView after;
-    if (claimed.empty() && sd_->slot(v.name, &after) && after.state == startd::State::kClaimed)
-      claimed = v.name;
-    process(out);
+    std::string why;
+    std::string claimed = claim_slot(v.name, r->job.get(), &why);
     if (claimed.empty()) continue;
     local_claims_[claimed] = now;
     if (activate_run(r, claimed)) return Placement::kPlaced;
@@ -177,7 +186,7 @@ void Agent::schedule_runs() {
     bool blocked = false;
     std::vector<int64_t> queued;
     for (auto& [id, r] : runs_) {
-      if (r->state == RunRec::State::kQueued) queued.push_back(id);
+      if (r->state == RunRec::State::kQueued && !r->remote) queued.push_back(id);
     }
     for (int64_t id : queued) {
       RunRec* r = run_of(id);

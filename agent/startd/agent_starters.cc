@@ -230,9 +230,11 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     j.set_json("hooks", std::move(hooks));
   }
   j.set("hook_timeout", ac_.hook_timeout);
-  bool local = false;
+  // Local runs and the central manager's jobs get their Out/Err back in the exit frame.
+  bool local = false, remote = false;
   job.evaluate_bool("KiteLocalRun", local);
-  j.set("return_output", local ? ac_.return_output : 0);
+  job.evaluate_bool("KiteRemoteRun", remote);
+  j.set("return_output", local || remote ? ac_.return_output : 0);
   return j.dump();
 }
 
@@ -387,6 +389,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
     } else if ((state == "running" || state == "suspended") && run && !s->told_started) {
       // Connected after the job started: the hello is the start report.
       s->told_started = true;
+      remote_job_started(s->slot);
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
@@ -397,12 +400,14 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
               static_cast<long long>(mono_ms() - s->spawned_ms));
     if (run && !s->told_started) {
       s->told_started = true;
+      remote_job_started(s->slot);
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
     }
   } else if (type == "usage") {
     s->last_usage = msg.dump();
+    remote_job_usage(s->slot, msg);
   } else if (type == "exit") {
     core::Json ex(cJSON_Duplicate(msg.child("exit"), true));
     if (!ex) ex = core::Json::object();
@@ -427,6 +432,7 @@ void Agent::starter_exited(StarterRec* s, core::Json exit) {
             exit.flag("ExitBySignal") ? static_cast<int>(exit.num("ExitSignal")) : code,
             outcome == "hold" ? ": " : "", outcome == "hold" ? exit.str("HoldReason").c_str() : "");
   std::string slot = s->slot;
+  remote_job_exited(slot, exit);
   if (RunRec* run = s->run_id ? run_of(s->run_id) : nullptr) {
     core::Json m = core::Json::message("exit");
     m.set("slot", slot).set("claim_id", s->claim_id);
