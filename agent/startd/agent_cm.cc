@@ -20,14 +20,14 @@ void Agent::cm_frame(net::NetClient* cm, core::Json& msg) {
     KLOG_WARN("a '%s' frame from a peer that is not a central manager refused",
               msg.type().c_str());
     core::Json e = core::Json::message("error");
-    e.set("message", "only a central manager (certificate role cm) may send '" + msg.type() + "'");
+    e.set("error", "only a central manager (certificate role cm) may send '" + msg.type() + "'");
     collector_->send(cm, e);
     return;
   }
   if (cm_claim_frame(cm, msg) || cm_command_frame(cm, msg)) return;
   KLOG_WARN("central manager sent a frame of unknown type '%s'", msg.type().c_str());
   core::Json e = core::Json::message("error");
-  e.set("message", "unknown frame type '" + msg.type() + "'");
+  e.set("error", "unknown frame type '" + msg.type() + "'");
   collector_->send(cm, e);
 }
 

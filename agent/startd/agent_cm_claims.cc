@@ -38,7 +38,7 @@ void Agent::cm_send(const RemoteClaim& rc, const std::string& id, core::Json msg
 static void refuse_frame(CollectorLink* link, net::NetClient* cm, const std::string& what) {
   KLOG_WARN("central manager frame refused: %s", what.c_str());
   core::Json e = core::Json::message("error");
-  e.set("message", what);
+  e.set("error", what);
   if (link) link->send(cm, e);
 }
 
@@ -58,6 +58,7 @@ bool Agent::cm_claim_frame(net::NetClient* cm, core::Json& msg) {
     std::string id;
     if (RemoteClaim* rc = named_claim(cm, msg, &id)) {
       rc->unacked_exit.clear();
+      if (!rc->running) rc->cluster = rc->proc = -1;  // idle: reported without a job
       if (rc->ended) remote_claims_.erase(id);
     }
   } else {
