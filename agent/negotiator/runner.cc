@@ -138,6 +138,7 @@ void NegotiatorRunner::read_chunk() {
 
 void NegotiatorRunner::finish_cycle() {
   size_t jobs = ids_.size();
+  size_t matches = 0;
   if (jobs > 0) {
     cm::CollectorServer* col = ctx_->collector;
     collector::QuerySpec spec;
@@ -159,11 +160,12 @@ void NegotiatorRunner::finish_cycle() {
       auto it = ads.find(queue::JobId{m.cluster, m.proc});
       if (it != ads.end() && *it->second) claims_->claim(m, std::move(*it->second));
     }
-    KLOG_INFO("negotiator: cycle with %zu idle jobs of %zu submitters and %zu slots: %zu matches "
-              "(%llu ms)",
-              jobs, in_.submitters.size(), in_.slots.size(), res.matches.size(),
-              static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
+    matches = res.matches.size();
   }
+  KLOG_INFO("negotiator: cycle with %zu idle jobs of %zu submitters and %zu slots: %zu matches "
+            "(%llu ms)",
+            jobs, in_.submitters.size(), in_.slots.size(), matches,
+            static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
   in_ = CycleInput{};
   ids_.clear();
   cycling_ = false;

@@ -81,12 +81,18 @@ class Pool {
   // `kite status -pool` as the holder of `cert` (its files given by environment variables).
   CmdResult status(std::vector<std::string> args, const std::string& cert,
                    const std::string& ca_dir = "") const {
+    return to_cm("status", std::move(args), cert, ca_dir);
+  }
+
+  // `kite COMMAND -pool THIS_CM ARGS...` as the holder of `cert`.
+  CmdResult to_cm(const std::string& command, std::vector<std::string> args,
+                  const std::string& cert, const std::string& ca_dir = "") const {
     std::vector<std::string> argv = {
         "env", "KITE_CA=" + (ca_dir.empty() ? pool_.ca() : ca_dir) + "/ca.crt",
         "KITE_CERT=" + pool_.dir + "/" + cert + ".crt",
         "KITE_KEY=" + pool_.dir + "/" + cert + ".key"};
     for (const std::string& w : kite_command()) argv.push_back(w);
-    argv.insert(argv.end(), {"status", "-pool", "127.0.0.1:" + std::to_string(port_)});
+    argv.insert(argv.end(), {command, "-pool", "127.0.0.1:" + std::to_string(port_)});
     argv.insert(argv.end(), args.begin(), args.end());
     return run_cmd(argv, 30000);
   }

@@ -251,5 +251,26 @@ TEST_F(ClaimsPool, KillNineOfAnAgentReadoptsItsJobs) {
     EXPECT_EQ(q[std::to_string(c) + "." + std::to_string(i)].first, queue::kCompleted) << i;
 }
 
+TEST(ClaimsPoolReschedule, KiteRescheduleNeedsWriteAndStartsACycle) {
+  REQUIRE_AGENT_TESTS();
+  if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)";
+  Pool pool("NEGOTIATOR_INTERVAL = 3600\nALLOW_WRITE = admin/*");
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  CmdResult r = pool.to_cm("reschedule", {}, "root-admin");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Sent reschedule command"), std::string::npos) << r.out;
+  EXPECT_TRUE(eventually(
+      [&] {
+        std::string log = pool.cm_log();
+        size_t asked = log.find("reschedule requested by admin/root-admin");
+        return asked != std::string::npos && log.find("negotiator: cycle", asked) != std::string::npos;
+      },
+      10000))
+      << pool.cm_log();
+  r = pool.to_cm("reschedule", {}, "alice");  // READ only
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("user/alice lacks WRITE"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kite::test
