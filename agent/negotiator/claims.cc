@@ -328,13 +328,17 @@ void ClaimLayer::claim_idle(Claim* c) {
   for (const queue::JobSummary& j : ctx_->jobs->jobs()) {
     if (j.status == queue::kIdle && !busy(j.id)) idle.push_back(&j);
   }
-  std::stable_sort(idle.begin(), idle.end(), [](const auto* a, const auto* b) {
-    return a->prio != b->prio ? a->prio > b->prio : a->qdate < b->qdate;
-  });
-  constexpr size_t kMaxTried = 64;  // ads read per reuse: the loop stays responsive
-  size_t tried = 0;
+  // Only the first few are read (an ad read is a SQLite lookup): the loop stays responsive
+  // on a large queue, and a claim that finds none of them is released.
+  constexpr size_t kMaxTried = 64;
+  size_t n = std::min(kMaxTried, idle.size());
+  std::partial_sort(idle.begin(), idle.begin() + static_cast<long>(n), idle.end(),
+                    [](const auto* a, const auto* b) {
+                      if (a->prio != b->prio) return a->prio > b->prio;
+                      return a->qdate != b->qdate ? a->qdate < b->qdate : a->id < b->id;
+                    });
+  idle.resize(n);
   for (const queue::JobSummary* j : idle) {
-    if (++tried > kMaxTried) break;
     std::string err;
     classad::AdPtr ad = ctx_->jobs->job_ad(j->id, &err);
     if (!ad || job_submitter(*ad, uid_domain_) != c->submitter) continue;

@@ -251,6 +251,26 @@ TEST_F(ClaimsPool, KillNineOfAnAgentReadoptsItsJobs) {
     EXPECT_EQ(q[std::to_string(c) + "." + std::to_string(i)].first, queue::kCompleted) << i;
 }
 
+TEST_F(ClaimsPool, APartitionableSlotRunsSeveralJobsInDynamicSlots) {
+  std::vector<JobSpec> jobs(10);
+  for (JobSpec& j : jobs) j.sleep = 0.3;
+  int32_t c = submit(db_, dir_, jobs);
+  ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
+  std::string err;
+  ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err,
+                                 std::string(kTiming) +
+                                     "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\n"
+                                     "SLOT_TYPE_1_PARTITIONABLE = true\n"))
+      << err;
+  ASSERT_TRUE(ran(10)) << logs();
+  std::map<std::string, int> l = ledger(dir_);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(l[std::to_string(c) + "." + std::to_string(i)], 1) << i;
+  // Two CPUs: two dynamic slots carved from slot1 ran the jobs side by side.
+  std::string log = pool_->cm_log();
+  EXPECT_NE(log.find(" activated on slot1_1@node-a"), std::string::npos) << log;
+  EXPECT_NE(log.find(" activated on slot1_2@node-a"), std::string::npos) << log;
+}
+
 TEST(ClaimsPoolReschedule, KiteRescheduleNeedsWriteAndStartsACycle) {
   REQUIRE_AGENT_TESTS();
   if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)";
