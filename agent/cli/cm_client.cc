@@ -25,7 +25,8 @@ struct Exchange final : net::NetClientHandler {
   void on_connected(net::NetClient* c) override { c->send(*request); }
   bool on_frame(net::NetClient* c, core::Json& msg) override {
     if (msg.type() == "error") {
-      finish(c, "the central manager at " + where + " refused the " + what + ": " + msg.str("error"));
+      finish(c,
+             "the central manager at " + where + " refused the " + what + ": " + msg.str("error"));
       return true;
     }
     std::string why;

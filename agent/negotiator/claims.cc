@@ -197,7 +197,7 @@ ClaimLayer::Claim* ClaimLayer::claim_of(net::TlsConn* conn, const core::Json& ms
 }
 
 bool ClaimLayer::on_frame(net::TlsConn* c, core::Json& msg) {
-  static const char* const kTypes[] = {"claimed", "refused", "started", "usage",
+  static const char* const kTypes[] = {"claimed", "refused",  "started",     "usage",
                                        "exit",    "released", "not-started", "claims"};
   std::string type = msg.type();
   if (std::none_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return type == t; }))
@@ -252,7 +252,8 @@ void ClaimLayer::on_claimed(Claim* c, const core::Json& msg) {
   c->state = State::kIdle;
   queue::JobId id = c->job;
   std::string err;
-  classad::AdPtr job = status_of(id) == queue::kIdle ? ctx_->jobs->job_ad(id, &err) : classad::AdPtr();
+  classad::AdPtr job =
+      status_of(id) == queue::kIdle ? ctx_->jobs->job_ad(id, &err) : classad::AdPtr();
   if (!job) {
     // Removed or held while we were claiming: the claim may run another job.
     job_claim_.erase(id);
@@ -282,8 +283,7 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
   send(c, std::move(msg));
-  KLOG_INFO("claims: %s activated on %s@%s", jid(id).c_str(), c->slot.c_str(),
-            c->machine.c_str());
+  KLOG_INFO("claims: %s activated on %s@%s", jid(id).c_str(), c->slot.c_str(), c->machine.c_str());
 }
 
 void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
@@ -308,8 +308,8 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
         KLOG_ERROR("claims: %s: %s", jid(id).c_str(), err.c_str());
     }
   }
-  KLOG_INFO("claims: %s ended on %s@%s (%s)", jid(id).c_str(), c->slot.c_str(),
-            c->machine.c_str(), outcome.c_str());
+  KLOG_INFO("claims: %s ended on %s@%s (%s)", jid(id).c_str(), c->slot.c_str(), c->machine.c_str(),
+            outcome.c_str());
   job_claim_.erase(id);
   c->has_job = false;
   c->state = State::kIdle;
@@ -492,7 +492,8 @@ void ClaimLayer::tick() {
   for (auto& [conn, ids] : by_conn) {
     core::Json msg = core::Json::message("alive");
     core::Json arr(cJSON_CreateArray());
-    for (const std::string& id : ids) cJSON_AddItemToArray(arr.get(), cJSON_CreateString(id.c_str()));
+    for (const std::string& id : ids)
+      cJSON_AddItemToArray(arr.get(), cJSON_CreateString(id.c_str()));
     msg.set_json("claim_ids", std::move(arr));
     conn->send(msg);
   }

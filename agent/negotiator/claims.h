@@ -78,10 +78,10 @@ class ClaimLayer final : public cm::CmService {
   void send(Claim* c, core::Json msg);
 
   cm::CmContext* ctx_;
-  std::map<std::string, Claim> claims_;          // by claim id
+  std::map<std::string, Claim> claims_;            // by claim id
   std::map<queue::JobId, std::string> job_claim_;  // job -> its claim id
-  std::map<queue::JobId, int64_t> limbo_;        // Running at start, no report yet: deadline
-  uv_timer_t* timer_ = nullptr;                  // alives, leases
+  std::map<queue::JobId, int64_t> limbo_;          // Running at start, no report yet: deadline
+  uv_timer_t* timer_ = nullptr;                    // alives, leases
   int64_t alive_interval_ = 300;
   int64_t max_missed_ = 6;
   int64_t worklife_ = 1200;

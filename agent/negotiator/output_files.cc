@@ -68,7 +68,8 @@ bool write_job_output(const classad::ClassAd& job, const core::Json& exit, std::
   AsOwner as(acct.uid, acct.gid);
   bool ok = true;
   std::string written;  // Err naming Out's file: the starter sent it once, as stdout
-  for (auto [attr, key] : {std::pair<const char*, const char*>{"Out", "stdout"}, {"Err", "stderr"}}) {
+  for (auto [attr, key] :
+       {std::pair<const char*, const char*>{"Out", "stdout"}, {"Err", "stderr"}}) {
     std::string path;
     if (!job.evaluate_string(attr, path) || path.empty() || path == "/dev/null") continue;
     if (path[0] != '/') {

@@ -11,7 +11,7 @@ namespace kite::negotiator {
 namespace {
 
 constexpr uint64_t kRescheduleDelayMs = 100;  // submits and exits close together: one cycle
-constexpr size_t kAdsPerTurn = 256;            // job ads read from SQLite per loop turn
+constexpr size_t kAdsPerTurn = 256;           // job ads read from SQLite per loop turn
 
 }  // namespace
 
@@ -47,8 +47,8 @@ void NegotiatorRunner::start() {
   chunk_ = new_timer();
   uint64_t ms = static_cast<uint64_t>(interval) * 1000;
   uv_timer_start(
-      interval_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->begin_cycle(); },
-      ms, ms);
+      interval_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->begin_cycle(); }, ms,
+      ms);
   reschedule();  // a first cycle right after the start
 }
 
@@ -129,8 +129,7 @@ void NegotiatorRunner::read_chunk() {
   if (next_ < ids_.size()) {
     // The rest on a later loop turn: frames from agents and clients are served in between.
     uv_timer_start(
-        chunk_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->read_chunk(); }, 0,
-        0);
+        chunk_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->read_chunk(); }, 0, 0);
     return;
   }
   finish_cycle();
@@ -145,7 +144,8 @@ void NegotiatorRunner::finish_cycle() {
     spec.type = "Machine";
     std::string err;
     std::vector<classad::AdPtr> slots;
-    if (!col->store().query(spec, &slots, &err)) KLOG_ERROR("negotiator: slot ads: %s", err.c_str());
+    if (!col->store().query(spec, &slots, &err))
+      KLOG_ERROR("negotiator: slot ads: %s", err.c_str());
     for (classad::AdPtr& s : slots) {
       std::string name;
       s->evaluate_string("Name", name);
@@ -162,10 +162,11 @@ void NegotiatorRunner::finish_cycle() {
     }
     matches = res.matches.size();
   }
-  KLOG_INFO("negotiator: cycle with %zu idle jobs of %zu submitters and %zu slots: %zu matches "
-            "(%llu ms)",
-            jobs, in_.submitters.size(), in_.slots.size(), matches,
-            static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
+  KLOG_INFO(
+      "negotiator: cycle with %zu idle jobs of %zu submitters and %zu slots: %zu matches "
+      "(%llu ms)",
+      jobs, in_.submitters.size(), in_.slots.size(), matches,
+      static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
   in_ = CycleInput{};
   ids_.clear();
   cycling_ = false;

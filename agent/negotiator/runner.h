@@ -39,7 +39,7 @@ class NegotiatorRunner final : public cm::CmService {
   uv_timer_t* chunk_ = nullptr;
   bool soon_armed_ = false;
   bool cycling_ = false;
-  bool again_ = false;  // a reschedule came during a cycle
+  bool again_ = false;             // a reschedule came during a cycle
   std::vector<queue::JobId> ids_;  // the idle jobs this cycle reads
   size_t next_ = 0;
   CycleInput in_;

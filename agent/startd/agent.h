@@ -93,13 +93,13 @@ struct RunRec {
 /// A claim the central manager holds on one of our slots (agent_cm_claims.cc). Its lease is the
 /// core's (ALIVE_INTERVAL x MAX_CLAIM_ALIVES_MISSED, or the job's JobLeaseDuration).
 struct RemoteClaim {
-  std::string slot;               // the claimed slot (a partitionable slot's carved dynamic slot)
-  net::NetClient* cm = nullptr;   // the central manager holding it
+  std::string slot;                 // the claimed slot (a partitionable slot's carved dynamic slot)
+  net::NetClient* cm = nullptr;     // the central manager holding it
   int32_t cluster = -1, proc = -1;  // the job it runs, -1 while idle
   bool running = false;
-  int64_t last_usage_ms = 0;      // when a usage report last went to the CM
-  std::string unacked_exit;       // the job's exit frame (JSON) until the CM acknowledges it
-  bool ended = false;             // the core ended the claim; kept only for its unacked exit
+  int64_t last_usage_ms = 0;  // when a usage report last went to the CM
+  std::string unacked_exit;   // the job's exit frame (JSON) until the CM acknowledges it
+  bool ended = false;         // the core ended the claim; kept only for its unacked exit
 };
 
 /// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
@@ -277,8 +277,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::map<std::string, std::unique_ptr<StarterRec>> starters_;  // by slot
   std::vector<std::unique_ptr<StarterRec>> finished_;            // exited, cleaning up
   std::map<int64_t, std::unique_ptr<RunRec>> runs_;              // by id
-  std::map<std::string, int64_t> activating_;    // slot -> run id awaiting spawn-starter
-  std::map<std::string, int64_t> local_claims_;  // slot -> idle since (0 = busy)
+  std::map<std::string, int64_t> activating_;         // slot -> run id awaiting spawn-starter
+  std::map<std::string, int64_t> local_claims_;       // slot -> idle since (0 = busy)
   std::map<std::string, RemoteClaim> remote_claims_;  // the CM's claim id -> its claim
   std::vector<core::Conn*> clients_;
   int64_t next_run_id_ = 1;

@@ -17,8 +17,7 @@ bool from_cm(const net::NetClient* cm) {
 
 void Agent::cm_frame(net::NetClient* cm, core::Json& msg) {
   if (!from_cm(cm)) {
-    KLOG_WARN("a '%s' frame from a peer that is not a central manager refused",
-              msg.type().c_str());
+    KLOG_WARN("a '%s' frame from a peer that is not a central manager refused", msg.type().c_str());
     core::Json e = core::Json::message("error");
     e.set("error", "only a central manager (certificate role cm) may send '" + msg.type() + "'");
     collector_->send(cm, e);

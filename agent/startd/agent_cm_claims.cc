@@ -16,8 +16,8 @@ namespace {
 
 constexpr size_t kMaxClaimId = 128;  // the CM's ids are 64 hex digits
 constexpr size_t kMaxSlotName = 128;
-constexpr int64_t kUsageEveryMs = 5000;          // usage reports to the CM, at most this often
-constexpr const char* kClaimFile = "cm_claim";   // in the starter's directory: re-adoption
+constexpr int64_t kUsageEveryMs = 5000;         // usage reports to the CM, at most this often
+constexpr const char* kClaimFile = "cm_claim";  // in the starter's directory: re-adoption
 
 bool valid_claim_id(const std::string& id) {
   if (id.size() < 16 || id.size() > kMaxClaimId) return false;
@@ -321,7 +321,8 @@ void Agent::cm_claims_connected(net::NetClient* cm) {
     if (!rc.unacked_exit.empty()) {
       std::string err;
       core::Json ex = core::json_parse(rc.unacked_exit, &err);
-      if (ex && ex.child("exit")) c.set_json("exit", core::Json(cJSON_Duplicate(ex.child("exit"), true)));
+      if (ex && ex.child("exit"))
+        c.set_json("exit", core::Json(cJSON_Duplicate(ex.child("exit"), true)));
     }
     cJSON_AddItemToArray(list.get(), c.release());
   }

@@ -69,12 +69,11 @@ class Pool {
   // An agent reporting as `machine` with `cert`'s certificate (two slots).
   bool start_agent(TestAgent* a, const std::string& machine, const std::string& cert,
                    std::string* err, const std::string& agent_extra = "") {
-    std::string extra = "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = " + machine +
-                        "\nCOLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
-                        "\nUPDATE_INTERVAL = 60\nKITE_CA = " + pool_.ca() +
-                        "/ca.crt\nKITE_CERT = " + pool_.dir + "/" + cert +
-                        ".crt\nKITE_KEY = " + pool_.dir + "/" + cert + ".key\n" + agent_extra +
-                        "\n";
+    std::string extra =
+        "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = " + machine +
+        "\nCOLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
+        "\nUPDATE_INTERVAL = 60\nKITE_CA = " + pool_.ca() + "/ca.crt\nKITE_CERT = " + pool_.dir +
+        "/" + cert + ".crt\nKITE_KEY = " + pool_.dir + "/" + cert + ".key\n" + agent_extra + "\n";
     return a->start(extra, err);
   }
 

@@ -71,19 +71,23 @@ class AgentCmFrames : public testing::Test {
     server_ = std::make_unique<net::NetServer>(&loop_, tls_.get(), &cm_, net::ConnOptions{});
     std::string err;
     ASSERT_TRUE(server_->listen("127.0.0.1", 0, &err)) << err;
-    std::string extra = "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = node-a\n"
-                        "COLLECTOR_HOST = 127.0.0.1:" +
-                        std::to_string(server_->port()) + "\nKITE_CA = " + pki_.ca() +
-                        "/ca.crt\nKITE_CERT = " + pki_.dir + "/node-a.crt\nKITE_KEY = " +
-                        pki_.dir + "/node-a.key\n";
+    std::string extra =
+        "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = node-a\n"
+        "COLLECTOR_HOST = 127.0.0.1:" +
+        std::to_string(server_->port()) + "\nKITE_CA = " + pki_.ca() +
+        "/ca.crt\nKITE_CERT = " + pki_.dir + "/node-a.crt\nKITE_KEY = " + pki_.dir +
+        "/node-a.key\n";
     ASSERT_TRUE(agent_.start(extra, &err)) << err;
-    ASSERT_TRUE(run_until(&loop_, [&] { return cm_.conn != nullptr; }, 20000)) << agent_.log();
+    ASSERT_TRUE(run_until(
+        &loop_, [&] { return cm_.conn != nullptr; }, 20000))
+        << agent_.log();
   }
   // Sends `m` and returns the next reply.
   core::Json ask(const core::Json& m) {
     size_t before = cm_.replies().size();
     cm_.conn->send(m);
-    bool got = run_until(&loop_, [&] { return cm_.replies().size() > before; }, 10000);
+    bool got = run_until(
+        &loop_, [&] { return cm_.replies().size() > before; }, 10000);
     EXPECT_TRUE(got) << "no answer to " << m.dump() << "\n" << agent_.log();
     std::vector<core::Json> r = cm_.replies();
     return got ? std::move(r[before]) : core::Json::object();
@@ -100,13 +104,16 @@ class AgentCmFrames : public testing::Test {
 TEST_F(AgentCmFrames, HostileFramesAreRefusedAndTheAgentLivesOn) {
   serve_as("cm1");
   // A CM that connects hears the agent's claims first: none yet.
-  ASSERT_TRUE(run_until(&loop_, [&] { return !cm_.replies().empty(); }, 10000)) << agent_.log();
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return !cm_.replies().empty(); }, 10000))
+      << agent_.log();
   core::Json report = std::move(cm_.replies()[0]);
   EXPECT_EQ(report.type(), "claims");
   EXPECT_EQ(cJSON_GetArraySize(report.child("claims")), 0);
 
-  const char* job = "[ ClusterId = 7; ProcId = 0; Owner = \"nobody\"; Cmd = \"/bin/true\"; "
-                    "RequestCpus = 1; RequestMemory = 16; Requirements = true ]";
+  const char* job =
+      "[ ClusterId = 7; ProcId = 0; Owner = \"nobody\"; Cmd = \"/bin/true\"; "
+      "RequestCpus = 1; RequestMemory = 16; Requirements = true ]";
   core::Json r = ask(frame("claim"));
   EXPECT_EQ(r.type(), "error");
   EXPECT_NE(r.str("error").find("claim id"), std::string::npos) << r.dump();

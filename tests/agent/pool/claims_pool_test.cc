@@ -52,13 +52,12 @@ int32_t submit(const std::string& db, const std::string& dir, const std::vector<
   std::vector<const classad::ClassAd*> ptrs;
   for (size_t i = 0; i < jobs.size(); ++i) {
     std::string id = std::to_string(cluster) + "." + std::to_string(i);
-    std::string script = "echo out-" + id + "; sleep " + std::to_string(jobs[i].sleep) +
-                         "; echo " + id + " >> " + dir + "/ledger; exit " +
-                         std::to_string(jobs[i].exit_code);
-    classad::AdPtr p = classad::parse_classad(
-        "[ Arguments = \"-c '" + script + "'\"; Out = \"out." + id + "\"; Err = \"err." + id +
-        "\"; JobPrio = " + std::to_string(jobs[i].prio) +
-        "; Requirements = " + jobs[i].requirements + " ]");
+    std::string script = "echo out-" + id + "; sleep " + std::to_string(jobs[i].sleep) + "; echo " +
+                         id + " >> " + dir + "/ledger; exit " + std::to_string(jobs[i].exit_code);
+    classad::AdPtr p = classad::parse_classad("[ Arguments = \"-c '" + script +
+                                              "'\"; Out = \"out." + id + "\"; Err = \"err." + id +
+                                              "\"; JobPrio = " + std::to_string(jobs[i].prio) +
+                                              "; Requirements = " + jobs[i].requirements + " ]");
     EXPECT_TRUE(p) << script;
     procs.push_back(std::move(p));
     ptrs.push_back(procs.back().get());
@@ -70,7 +69,8 @@ int32_t submit(const std::string& db, const std::string& dir, const std::vector<
 }
 
 // How many times each job id appears in the ledger, and the order of first appearance.
-std::map<std::string, int> ledger(const std::string& dir, std::vector<std::string>* order = nullptr) {
+std::map<std::string, int> ledger(const std::string& dir,
+                                  std::vector<std::string>* order = nullptr) {
   std::map<std::string, int> n;
   std::istringstream in(read_text(dir + "/ledger"));
   for (std::string line; std::getline(in, line);) {
@@ -109,9 +109,7 @@ class ClaimsPool : public testing::Test {
   // Waits until the ledger holds `n` distinct jobs and the CM has heard `n` exits.
   bool ran(size_t n, int timeout_ms = 40000) {
     return eventually(
-        [&] {
-          return ledger(dir_).size() >= n && count_of(pool_->cm_log(), " ended on ") >= n;
-        },
+        [&] { return ledger(dir_).size() >= n && count_of(pool_->cm_log(), " ended on ") >= n; },
         timeout_ms);
   }
   // The queue after the CM has stopped: status and ExitCode by job id.
@@ -156,8 +154,8 @@ TEST_F(ClaimsPool, FiftyJobsCompleteWithTheirExitCodesAndOutput) {
   for (int i = 0; i < 50; ++i) {
     std::string id = std::to_string(c) + "." + std::to_string(i);
     EXPECT_EQ(l[id], 1) << id;
-    EXPECT_TRUE(eventually([&] { return read_text(dir_ + "/out." + id) == "out-" + id + "\n"; },
-                           10000))
+    EXPECT_TRUE(
+        eventually([&] { return read_text(dir_ + "/out." + id) == "out-" + id + "\n"; }, 10000))
         << id << ": '" << read_text(dir_ + "/out." + id) << "'";
   }
   // The unmatchable job was offered in later cycles and never matched.
@@ -233,8 +231,8 @@ TEST_F(ClaimsPool, KillNineOfAnAgentReadoptsItsJobs) {
   for (JobSpec& j : jobs) j.sleep = 3;
   int32_t c = submit(db_, dir_, jobs);
   start();
-  ASSERT_TRUE(eventually([&] { return count_of(a_.log(), "activated by the central manager") >= 1; },
-                         20000))
+  ASSERT_TRUE(eventually(
+      [&] { return count_of(a_.log(), "activated by the central manager") >= 1; }, 20000))
       << logs();
   a_.kill9();
   std::string err;
@@ -258,9 +256,8 @@ TEST_F(ClaimsPool, APartitionableSlotRunsSeveralJobsInDynamicSlots) {
   ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
   std::string err;
   ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err,
-                                 std::string(kTiming) +
-                                     "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\n"
-                                     "SLOT_TYPE_1_PARTITIONABLE = true\n"))
+                                 std::string(kTiming) + "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\n"
+                                                        "SLOT_TYPE_1_PARTITIONABLE = true\n"))
       << err;
   ASSERT_TRUE(ran(10)) << logs();
   std::map<std::string, int> l = ledger(dir_);
@@ -283,7 +280,8 @@ TEST(ClaimsPoolReschedule, KiteRescheduleNeedsWriteAndStartsACycle) {
       [&] {
         std::string log = pool.cm_log();
         size_t asked = log.find("reschedule requested by admin/root-admin");
-        return asked != std::string::npos && log.find("negotiator: cycle", asked) != std::string::npos;
+        return asked != std::string::npos &&
+               log.find("negotiator: cycle", asked) != std::string::npos;
       },
       10000))
       << pool.cm_log();
