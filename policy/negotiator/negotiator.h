@@ -19,9 +19,9 @@ struct IdleJob {
 };
 
 struct Submitter {
-  std::string name;           // the accounting principal, "user@domain"
-  double priority = 0.5;      // effective user priority (smaller is better)
-  double usage = 0;           // slot weight it has in use now (SubmitterUserResourcesInUse)
+  std::string name;        // the accounting principal, "user@domain"
+  double priority = 0.5;   // effective user priority (smaller is better)
+  double usage = 0;        // slot weight it has in use now (SubmitterUserResourcesInUse)
   std::vector<IdleJob> jobs;  // its idle jobs in any order: the cycle sorts them
 };
 
@@ -36,12 +36,12 @@ struct Match {
   int32_t cluster = 0;
   int32_t proc = 0;
   std::string submitter;
-  std::string slot;            // Name of the matched slot ad (a partitionable slot's own Name)
-  std::string machine;         // its Machine
-  bool partitionable = false;  // the agent carves a dynamic slot from `slot` for this job
-  bool preempting = false;     // the slot's current claim is preempted for this job
-  std::string preempted_user;  // RemoteUser of that claim
-  std::string reason;          // why this slot: "idle", "rank" or "priority" (for the log)
+  std::string slot;             // Name of the matched slot ad (a partitionable slot's own Name)
+  std::string machine;          // its Machine
+  bool partitionable = false;   // the agent carves a dynamic slot from `slot` for this job
+  bool preempting = false;      // the slot's current claim is preempted for this job
+  std::string preempted_user;   // RemoteUser of that claim
+  std::string reason;           // why this slot: "idle", "rank" or "priority" (for the log)
 };
 
 struct SubmitterOutcome {
