@@ -53,6 +53,11 @@ int64_t cfg_int(const config::Config* cfg, const char* name, int64_t def) {
   return n;
 }
 
+// The job is on a claim as far as the queue is concerned.
+bool on_claim(int status) {
+  return status == queue::kRunning || status == queue::kSuspended;
+}
+
 std::string jid(queue::JobId id) {
   return std::to_string(id.cluster) + "." + std::to_string(id.proc);
 }
@@ -89,7 +94,7 @@ ClaimLayer::~ClaimLayer() = default;
 void ClaimLayer::start() {
   int64_t now = now_s();
   for (const queue::JobSummary& j : ctx_->jobs->jobs()) {
-    if (j.status != queue::kRunning) continue;
+    if (!on_claim(j.status)) continue;
     std::string err;
     classad::AdPtr ad = ctx_->jobs->job_ad(j.id, &err);
     limbo_[j.id] = now + lease_of(ad.get());
@@ -226,6 +231,12 @@ bool ClaimLayer::on_frame(net::TlsConn* c, core::Json& msg) {
     drop(cl->id, "refused");
   } else if (type == "started") {
     KLOG_DEBUG("claims: %s started on %s", jid(cl->job).c_str(), cl->slot_name.c_str());
+  } else if (type == "suspended" || type == "continued") {
+    int st = status_of(cl->job);
+    std::string err;
+    if (cl->has_job && st == (type == "suspended" ? queue::kRunning : queue::kSuspended) &&
+        !job_suspended(ctx_->jobs, cl->job, type == "suspended", now_s(), &err))
+      KLOG_ERROR("claims: %s: %s", jid(cl->job).c_str(), err.c_str());
   } else if (type == "usage") {
     // Usage while running: kept in the queue when the job ends (the exit carries it again).
   } else if (type == "exit") {
@@ -287,19 +298,22 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
 }
 
 void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
-  core::Json ack = core::Json::message("exit-ack");
-  send(c, std::move(ack));
   queue::JobId id{static_cast<int32_t>(msg.num("cluster", -1)),
                   static_cast<int32_t>(msg.num("proc", -1))};
   const cJSON* ex = msg.child("exit");
   if (!c->has_job || !(id == c->job) || !cJSON_IsObject(ex)) {
     KLOG_WARN("claims: an exit for %s that claim %s does not run", jid(id).c_str(),
               c->slot_name.c_str());
+    send(c, core::Json::message("exit-ack"));
     return;
   }
   core::Json exit(cJSON_Duplicate(ex, true));
   std::string err, outcome = exit.str("outcome", "exit");
-  if (status_of(id) == queue::kRunning) {
+  if (on_claim(status_of(id))) {
+    // Suspended jobs end through Running (the queue's transitions).
+    if (outcome != "evict" && status_of(id) == queue::kSuspended &&
+        !job_suspended(ctx_->jobs, id, false, now_s(), &err))
+      KLOG_ERROR("claims: %s: %s", jid(id).c_str(), err.c_str());
     if (outcome != "evict" || c->requeue_on_stop) {
       classad::AdPtr job = ctx_->jobs->job_ad(id, &err);
       if (job && outcome == "exit" && !write_job_output(*job, exit, &err))
@@ -308,6 +322,9 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
         KLOG_ERROR("claims: %s: %s", jid(id).c_str(), err.c_str());
     }
   }
+  // Acknowledged once the queue has it on disk: until then the agent keeps the exit and
+  // reports it again to a CM that restarts.
+  send(c, core::Json::message("exit-ack"));
   KLOG_INFO("claims: %s ended on %s@%s (%s)", jid(id).c_str(), c->slot.c_str(), c->machine.c_str(),
             outcome.c_str());
   job_claim_.erase(id);
@@ -319,6 +336,10 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
 
 void ClaimLayer::claim_idle(Claim* c) {
   if (c->state != State::kIdle || c->has_job) return;
+  if (c->ended) {
+    release(c, "the agent ended the claim");
+    return;
+  }
   if (worklife_ >= 0 && now_s() - c->created >= worklife_) {
     release(c, "CLAIM_WORKLIFE is over");
     return;
@@ -363,7 +384,7 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;
-    if (c.state == State::kActive && status_of(c.job) == queue::kRunning) {
+    if (c.state == State::kActive && on_claim(status_of(c.job))) {
       KLOG_INFO("claims: %s back to Idle (%s)", jid(c.job).c_str(), why.c_str());
       if (!job_idle(ctx_->jobs, c.job, now_s(), &err))
         KLOG_ERROR("claims: %s: %s", jid(c.job).c_str(), err.c_str());
@@ -434,7 +455,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
   } else {
     bool ours = m.flag("running") || m.has("exit");
     auto l = limbo_.find(job);
-    if (!ours || l == limbo_.end() || status_of(job) != queue::kRunning || slot.empty() ||
+    if (!ours || l == limbo_.end() || !on_claim(status_of(job)) || slot.empty() ||
         slot.size() > 128) {
       // Not a claim the queue knows running: the agent lets it go (and kills its job).
       KLOG_INFO("claims: %s reports an unknown claim on %s (job %s): released", machine.c_str(),
@@ -470,6 +491,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
               machine.c_str());
   }
   Claim* c = &it->second;
+  c->ended = m.flag("ended");
   if (m.has("exit") && c->has_job && c->job == job) {
     core::Json e = core::Json::message("exit");
     e.set("cluster", job.cluster).set("proc", job.proc);
@@ -506,7 +528,7 @@ void ClaimLayer::tick() {
       continue;
     }
     std::string err;
-    if (status_of(it->first) == queue::kRunning) {
+    if (on_claim(status_of(it->first))) {
       KLOG_INFO("claims: %s was not reported within its lease: back to Idle",
                 jid(it->first).c_str());
       if (!job_idle(ctx_->jobs, it->first, now, &err)) KLOG_ERROR("claims: %s", err.c_str());

@@ -52,7 +52,9 @@ class ClaimLayer final : public cm::CmService {
     State state = State::kClaiming;
     queue::JobId job;
     bool has_job = false;
-    bool requeue_on_stop = true;  // a stopped job goes back to Idle (vacate) or stays as set
+    bool requeue_on_stop = true;
+    bool ended = false;  // the agent reported it ended: released once its exit is in  // a stopped
+                         // job goes back to Idle (vacate) or stays as set
     int64_t created = 0;
     int64_t lost_since = 0;  // when its agent's connection closed (0: connected)
     int64_t lease = 1800;

@@ -45,6 +45,11 @@ bool job_running(queue::JobStore* jobs, queue::JobId id, const std::string& remo
          set_int(jobs, id, "JobCurrentStartDate", now, err);
 }
 
+bool job_suspended(queue::JobStore* jobs, queue::JobId id, bool suspended, int64_t now,
+                   std::string* err) {
+  return jobs->set_status(id, suspended ? queue::kSuspended : queue::kRunning, now, err);
+}
+
 bool job_idle(queue::JobStore* jobs, queue::JobId id, int64_t now, std::string* err) {
   return jobs->set_status(id, queue::kIdle, now, err);
 }

@@ -14,6 +14,9 @@ namespace kite::negotiator {
 /// The job started on `remote_host` (slot@machine): Running, RemoteHost, JobCurrentStartDate.
 bool job_running(queue::JobStore* jobs, queue::JobId id, const std::string& remote_host,
                  int64_t now, std::string* err);
+/// The job was suspended on its slot (SUSPEND) or continued: Suspended / Running.
+bool job_suspended(queue::JobStore* jobs, queue::JobId id, bool suspended, int64_t now,
+                   std::string* err);
 /// The claim broke or the job was evicted without a result: Idle again.
 bool job_idle(queue::JobStore* jobs, queue::JobId id, int64_t now, std::string* err);
 /// The starter's exit report (`exit`: outcome exit|evict|hold, ExitCode or ExitSignal, usage):

@@ -161,7 +161,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   RemoteClaim* named_claim(net::NetClient* cm, const core::Json& msg, std::string* id);
   void cm_send(const RemoteClaim& rc, const std::string& id, core::Json msg);
   /// Starter events of a slot a remote claim holds: forwarded to its CM.
-  void remote_job_started(const std::string& slot);
+  /// `type`: started, suspended, continued.
+  void remote_job_event(const std::string& slot, const char* type);
   void remote_job_usage(const std::string& slot, const core::Json& usage);
   void remote_job_exited(const std::string& slot, const core::Json& exit);
   /// The core ended the claim on `slot` (broken, lease, slot deleted): the CM hears it.

@@ -133,7 +133,11 @@ void Agent::cm_activate(net::NetClient* cm, core::Json& msg) {
     ad = classad::AdPtr();
   }
   if (!ad) {
-    refuse_frame(collector_.get(), cm, "activate: " + why);
+    // The CM hears that this job did not start (it stays Idle there) and why.
+    KLOG_WARN("activation refused: %s", why.c_str());
+    core::Json m = core::Json::message("not-started");
+    m.set("claim_id", id).set("cluster", cluster).set("proc", proc).set("reason", why);
+    collector_->send(cm, m);
     return;
   }
   // The job runs in its sandbox; its Out and Err come back in the exit frame, and the CM
@@ -241,10 +245,10 @@ std::string Agent::remote_claim_of(const std::string& slot) const {
   return "";
 }
 
-void Agent::remote_job_started(const std::string& slot) {
+void Agent::remote_job_event(const std::string& slot, const char* type) {
   std::string id = remote_claim_of(slot);
   if (id.empty()) return;
-  cm_send(remote_claims_[id], id, core::Json::message("started"));
+  cm_send(remote_claims_[id], id, core::Json::message(type));
 }
 
 void Agent::remote_job_usage(const std::string& slot, const core::Json& usage) {

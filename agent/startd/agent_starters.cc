@@ -389,7 +389,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
     } else if ((state == "running" || state == "suspended") && run && !s->told_started) {
       // Connected after the job started: the hello is the start report.
       s->told_started = true;
-      remote_job_started(s->slot);
+      remote_job_event(s->slot, "started");
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
@@ -400,7 +400,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
               static_cast<long long>(mono_ms() - s->spawned_ms));
     if (run && !s->told_started) {
       s->told_started = true;
-      remote_job_started(s->slot);
+      remote_job_event(s->slot, "started");
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
@@ -414,6 +414,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
     starter_exited(s, std::move(ex));
   } else if (type == "suspended" || type == "continued") {
     KLOG_INFO("%s: job %s", s->slot.c_str(), type.c_str());
+    remote_job_event(s->slot, type == "suspended" ? "suspended" : "continued");
   } else if (type == "error") {
     KLOG_WARN("%s: starter says: %s", s->slot.c_str(), msg.str("message").c_str());
   }

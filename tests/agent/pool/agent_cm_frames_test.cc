@@ -153,8 +153,8 @@ TEST_F(AgentCmFrames, HostileFramesAreRefusedAndTheAgentLivesOn) {
   EXPECT_EQ(r.type(), "refused");
   EXPECT_EQ(r.str("reason"), "the claim id is in use");
   r = ask(with_job(frame("activate", kId), "[ Cmd = \"/bin/true\" ]"));
-  EXPECT_EQ(r.type(), "error");
-  EXPECT_NE(r.str("error").find("ClusterId"), std::string::npos) << r.dump();
+  EXPECT_EQ(r.type(), "not-started");
+  EXPECT_NE(r.str("reason").find("ClusterId"), std::string::npos) << r.dump();
   EXPECT_TRUE(eventually([&] { return agent_.slot_state("slot1") == "Claimed/Idle"; }, 10000));
   // An alive naming claims the agent does not hold: each is answered as released.
   core::Json unknown = frame("alive");
