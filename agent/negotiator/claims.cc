@@ -499,6 +499,18 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     on_exit(c, e);
   } else if (m.flag("ended")) {
     drop(id, "the agent ended the claim");
+  } else if (c->state == State::kActive && c->has_job && !m.flag("running")) {
+    // Our activation never reached the agent (it restarted meanwhile): the job did not start.
+    KLOG_INFO("claims: %s did not start on %s@%s: back to Idle", jid(c->job).c_str(),
+              c->slot.c_str(), c->machine.c_str());
+    queue::JobId lost = c->job;
+    std::string err;
+    job_claim_.erase(lost);
+    c->has_job = false;
+    c->state = State::kIdle;
+    if (on_claim(status_of(lost)) && !job_idle(ctx_->jobs, lost, now_s(), &err))
+      KLOG_ERROR("claims: %s: %s", jid(lost).c_str(), err.c_str());
+    claim_idle(c);
   }
 }
 

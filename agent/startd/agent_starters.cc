@@ -1,6 +1,8 @@
 // The agent's side of its starters: job.json, spawning `kite starter` detached, connecting to
 // its socket (and again after an agent restart), turning its reports into core events.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +33,26 @@ namespace {
 
 // How long the agent waits for a killed job's cgroup to empty.
 constexpr uint64_t kKillWaitMs = 2000;
+
+// A starter holds a lock on its job.json for its whole life and writes its state file soon
+// after it starts. An agent killed in between finds a directory without a state file whose
+// starter is alive: it waits (at most `max_ms`, before it serves anything) for the state file
+// rather than removing the directory under a job that is about to run. True when it appeared.
+bool wait_for_starting_starter(const std::string& dir, int max_ms) {
+  int fd = ::open((dir + "/" + starter::kJobFile).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (!held) ::flock(fd, LOCK_UN);
+  ::close(fd);
+  if (!held) return false;
+  struct stat sb {};
+  std::string state = dir + "/" + starter::kStateFile;
+  for (int waited = 0; waited < max_ms; waited += 10) {
+    if (::stat(state.c_str(), &sb) == 0) return true;
+    ::usleep(10000);
+  }
+  return ::stat(state.c_str(), &sb) == 0;
+}
 
 int64_t mono_ms() {
   timespec ts{};
@@ -654,7 +676,9 @@ void Agent::adopt_starters() {
   ::closedir(d);
   for (const std::string& n : names) {
     std::string dir = ac_.starter_dir + "/" + n, text, err;
-    if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
+    if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err) &&
+        (!wait_for_starting_starter(dir, 3000) ||
+         !core::read_file(dir + "/" + starter::kStateFile, &text, &err))) {
       KLOG_WARN("adopt: %s has no state file; removing it", dir.c_str());
       core::remove_tree(dir, &err);
       continue;

@@ -242,7 +242,7 @@ TEST_F(ClaimsPool, KillNineOfAnAgentReadoptsItsJobs) {
   std::map<std::string, int> l = ledger(dir_);
   for (int i = 0; i < 8; ++i) {
     std::string id = std::to_string(c) + "." + std::to_string(i);
-    EXPECT_EQ(l[id], 1) << id << " ran " << l[id] << " times";
+    EXPECT_EQ(l[id], 1) << id << " ran " << l[id] << " times\n" << logs();
   }
   auto q = final_queue();
   for (int i = 0; i < 8; ++i)
