@@ -87,8 +87,12 @@ struct RunRec {
   std::string slot;  // once placed
   enum class State { kQueued, kRunning, kDone } state = State::kQueued;
   bool told_queued = false;
-  bool remote = false;  // a central manager's activation: placed by its claim, not queued here
+  bool remote = false;   // a central manager's activation: placed by its claim, not queued here
+  std::string cm_claim;  // then its claim (JSON), written beside job.json before the spawn
 };
+
+/// In a starter's directory: the central manager's claim its job serves, for re-adoption.
+inline constexpr const char* kCmClaimFile = "cm_claim";
 
 /// A claim the central manager holds on one of our slots (agent_cm_claims.cc). Its lease is the
 /// core's (ALIVE_INTERVAL x MAX_CLAIM_ALIVES_MISSED, or the job's JobLeaseDuration).

@@ -16,8 +16,7 @@ namespace {
 
 constexpr size_t kMaxClaimId = 128;  // the CM's ids are 64 hex digits
 constexpr size_t kMaxSlotName = 128;
-constexpr int64_t kUsageEveryMs = 5000;         // usage reports to the CM, at most this often
-constexpr const char* kClaimFile = "cm_claim";  // in the starter's directory: re-adoption
+constexpr int64_t kUsageEveryMs = 5000;  // usage reports to the CM, at most this often
 
 bool valid_claim_id(const std::string& id) {
   if (id.size() < 16 || id.size() > kMaxClaimId) return false;
@@ -159,6 +158,9 @@ void Agent::cm_activate(net::NetClient* cm, core::Json& msg) {
   run->id = next_run_id_++;
   run->remote = true;
   run->job = std::move(ad);
+  core::Json note = core::Json::object();
+  note.set("claim_id", id).set("cluster", cluster).set("proc", proc);
+  run->cm_claim = note.dump();
   runs_[run->id] = std::move(r);
   std::string slot = rc->slot;
   bool ok = activate_run(run, slot);
@@ -176,12 +178,6 @@ void Agent::cm_activate(net::NetClient* cm, core::Json& msg) {
     return;
   }
   rc->running = true;
-  // Where a restarted agent finds which claim and job its adopted starter serves.
-  core::Json f = core::Json::object();
-  f.set("claim_id", id).set("cluster", cluster).set("proc", proc);
-  if (!core::write_file_atomic(s->dir + "/" + kClaimFile, f.dump(), 0600, &why,
-                               core::Durability::kProcessCrash))
-    KLOG_WARN("%s: %s", slot.c_str(), why.c_str());
   KLOG_INFO("%s: job %lld.%lld activated by the central manager", slot.c_str(),
             static_cast<long long>(cluster), static_cast<long long>(proc));
 }
@@ -295,11 +291,11 @@ void Agent::remote_claim_ended(const std::string& slot, const std::string& why) 
 void Agent::adopt_remote_claims() {
   auto adopt = [&](StarterRec* s) {
     std::string text, err;
-    if (!core::read_file(s->dir + "/" + kClaimFile, &text, &err)) return;  // a local run
+    if (!core::read_file(s->dir + "/" + kCmClaimFile, &text, &err)) return;  // a local run
     core::Json f = core::json_parse(text, &err);
     std::string id = f ? f.str("claim_id") : "";
     if (!valid_claim_id(id)) {
-      KLOG_WARN("adopt: %s/%s does not read", s->dir.c_str(), kClaimFile);
+      KLOG_WARN("adopt: %s/%s does not read", s->dir.c_str(), kCmClaimFile);
       return;
     }
     RemoteClaim& rc = remote_claims_[id];

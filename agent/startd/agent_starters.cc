@@ -36,16 +36,19 @@ constexpr uint64_t kKillWaitMs = 2000;
 
 // A starter holds a lock on its job.json for its whole life and writes its state file soon
 // after it starts. An agent killed in between finds a directory without a state file whose
-// starter is alive: it waits (at most `max_ms`, before it serves anything) for the state file
-// rather than removing the directory under a job that is about to run. True when it appeared.
+// starter is alive (the lock is held) or may just be starting (job.json is seconds old): it
+// waits (at most `max_ms`, before it serves anything) for the state file rather than removing
+// the directory under a job that is about to run. True when the state file appeared.
 bool wait_for_starting_starter(const std::string& dir, int max_ms) {
-  int fd = ::open((dir + "/" + starter::kJobFile).c_str(), O_RDONLY | O_CLOEXEC);
+  std::string job = dir + "/" + starter::kJobFile;
+  int fd = ::open(job.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   if (!held) ::flock(fd, LOCK_UN);
-  ::close(fd);
-  if (!held) return false;
   struct stat sb {};
+  bool fresh = ::fstat(fd, &sb) == 0 && std::time(nullptr) - sb.st_mtime < 5;
+  ::close(fd);
+  if (!held && !fresh) return false;
   std::string state = dir + "/" + starter::kStateFile;
   for (int waited = 0; waited < max_ms; waited += 10) {
     if (::stat(state.c_str(), &sb) == 0) return true;
@@ -284,6 +287,12 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
                                starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600,
                                err, core::Durability::kProcessCrash)) {
+    return false;
+  }
+  // Before the spawn: an agent killed right after it still finds whose job this is.
+  if (!run->cm_claim.empty() &&
+      !core::write_file_atomic(dir + "/" + kCmClaimFile, run->cm_claim, 0600, err,
+                               core::Durability::kProcessCrash)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
