@@ -9,6 +9,7 @@
 #include "agent/core/files.h"
 #include "agent/core/log.h"
 #include "agent/startd/agent.h"
+#include "agent/starter/protocol.h"
 
 namespace kite::agent {
 
@@ -302,10 +303,21 @@ void Agent::adopt_remote_claims() {
     rc.slot = s->slot;
     rc.cluster = static_cast<int32_t>(f.num("cluster", -1));
     rc.proc = static_cast<int32_t>(f.num("proc", -1));
-    rc.running = !s->exited;
+    rc.running = true;  // an exit that came while we were away is collected from the starter
     local_claims_.erase(s->slot);  // the CM keeps it alive, not the local runs
     KLOG_INFO("adopt: %s serves the central manager's job %d.%d", s->slot.c_str(), rc.cluster,
               rc.proc);
+    if (!s->exited) return;
+    // The job ended while we were away: its exit, from the starter's state file, goes to the
+    // CM (in the claims report if it is not connected yet); the claim itself is gone.
+    core::Json st;
+    if (core::read_file(s->dir + "/" + starter::kStateFile, &text, &err))
+      st = core::json_parse(text, &err);
+    core::Json exit(st && st.child("exit") ? cJSON_Duplicate(st.child("exit"), true)
+                                           : cJSON_CreateObject());
+    if (!st || !st.child("exit")) exit.set("outcome", "evict").set("message", "exit lost");
+    remote_job_exited(s->slot, exit);
+    rc.ended = true;
   };
   for (auto& [slot, s] : starters_) adopt(s.get());
   for (auto& s : finished_) adopt(s.get());
