@@ -34,6 +34,7 @@ const Command kCommands[] = {
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
     {"submit", kite::cli::submit_main, "submit jobs to the central manager (-dry-run: print)"},
     {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
+    {"reschedule", kite::cli::reschedule_main, "ask the central manager for a negotiation now"},
 #if !KITE_NODE_ONLY
     {"q", kite::cli::q_main, "show jobs, as condor_q"},
     {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},

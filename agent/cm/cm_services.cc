@@ -6,6 +6,11 @@
 #include "agent/cm/queue_service.h"
 #endif
 
+#if KITE_HAS_JOB_STORE
+#include "agent/negotiator/claims.h"
+#include "agent/negotiator/runner.h"
+#endif
+
 namespace kite::cm {
 
 std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err) {
@@ -27,6 +32,19 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
       return services;
     }
     services.push_back(std::make_unique<QueueService>(ctx, std::move(q)));
+    // The claims on the agents and the negotiator's cycles that make them.
+    auto claims = std::make_unique<negotiator::ClaimLayer>(ctx);
+    auto runner = std::make_unique<negotiator::NegotiatorRunner>(ctx, claims.get());
+    negotiator::ClaimLayer* c = claims.get();
+    negotiator::NegotiatorRunner* r = runner.get();
+    ctx->reschedule = [r] { r->reschedule(); };
+    ctx->stop_job = [c](int32_t cluster, int32_t proc, bool requeue) {
+      c->stop_job(cluster, proc, requeue);
+    };
+    c->start();
+    r->start();
+    services.push_back(std::move(claims));
+    services.push_back(std::move(runner));
   }
 #endif
   return services;

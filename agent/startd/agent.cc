@@ -178,6 +178,7 @@ int Agent::run() {
 
   adopt_starters();
   hooks_ = std::make_unique<HookRunner>(&loop_);
+  adopt_remote_claims();
   cron_ = std::make_unique<CronRunner>(&loop_, this);
   cron_->configure(ac_.cron, false);
   start_helpers();
@@ -389,8 +390,11 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kHoldJob: hold_job(a); break;
     case ActionKind::kHibernate: hibernate(a); break;
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
-    case ActionKind::kNotifyClaimant: local_claims_.erase(a.slot); break;
-    case ActionKind::kDeleteSlot: local_claims_.erase(a.slot); break;
+    case ActionKind::kNotifyClaimant:
+    case ActionKind::kDeleteSlot:
+      local_claims_.erase(a.slot);
+      remote_claim_ended(a.slot, a.detail);
+      break;
     case ActionKind::kSpawnBackfill: spawn_backfill(); break;
     case ActionKind::kKillBackfill: kill_backfill(); break;
     case ActionKind::kFetchWork: fetch_work(a.slot); break;

@@ -90,6 +90,23 @@ struct RunRec {
   std::string slot;  // once placed
   enum class State { kQueued, kRunning, kDone } state = State::kQueued;
   bool told_queued = false;
+  bool remote = false;   // a central manager's activation: placed by its claim, not queued here
+  std::string cm_claim;  // then its claim (JSON), written beside job.json before the spawn
+};
+
+/// In a starter's directory: the central manager's claim its job serves, for re-adoption.
+inline constexpr const char* kCmClaimFile = "cm_claim";
+
+/// A claim the central manager holds on one of our slots (agent_cm_claims.cc). Its lease is the
+/// core's (ALIVE_INTERVAL x MAX_CLAIM_ALIVES_MISSED, or the job's JobLeaseDuration).
+struct RemoteClaim {
+  std::string slot;                 // the claimed slot (a partitionable slot's carved dynamic slot)
+  net::NetClient* cm = nullptr;     // the central manager holding it
+  int32_t cluster = -1, proc = -1;  // the job it runs, -1 while idle
+  bool running = false;
+  int64_t last_usage_ms = 0;  // when a usage report last went to the CM
+  std::string unacked_exit;   // the job's exit frame (JSON) until the CM acknowledges it
+  bool ended = false;         // the core ended the claim; kept only for its unacked exit
 };
 
 /// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
@@ -143,6 +160,23 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   bool cm_command_frame(net::NetClient* cm, core::Json& msg);
   void cm_claims_connected(net::NetClient* cm);
   void cm_claims_disconnected(net::NetClient* cm);
+  void cm_claim(net::NetClient* cm, core::Json& msg);
+  void cm_activate(net::NetClient* cm, core::Json& msg);
+  void cm_alive(net::NetClient* cm, core::Json& msg);
+  void cm_release(net::NetClient* cm, core::Json& msg, bool job_only);
+  /// The remote claim `msg` names, or null after answering the CM with an error.
+  RemoteClaim* named_claim(net::NetClient* cm, const core::Json& msg, std::string* id);
+  void cm_send(const RemoteClaim& rc, const std::string& id, core::Json msg);
+  /// Starter events of a slot a remote claim holds: forwarded to its CM.
+  /// `type`: started, suspended, continued.
+  void remote_job_event(const std::string& slot, const char* type);
+  void remote_job_usage(const std::string& slot, const core::Json& usage);
+  void remote_job_exited(const std::string& slot, const core::Json& exit);
+  /// The core ended the claim on `slot` (broken, lease, slot deleted): the CM hears it.
+  void remote_claim_ended(const std::string& slot, const std::string& why);
+  /// After adopt_starters: the adopted starters of remote claims get their claims back.
+  void adopt_remote_claims();
+  std::string remote_claim_of(const std::string& slot) const;
 
   // WANT_HOLD (agent_hold.cc): stop the job and report its exit as a hold.
   void hold_job(const startd::Action& a);
@@ -234,7 +268,13 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   /// True while `slot`'s last starter is still cleaning up after a job that ended less
   /// than kCleanupWaitMs ago: a run that fits that claim waits for it.
   bool briefly_cleaning(const std::string& slot) const;
+  /// Activates `slot`'s claim with `r`'s job; a local run's claim is kept as a local claim.
   bool activate_run(RunRec* r, const std::string& slot);
+  /// Claims `slot` for `ad` (a partitionable slot carves a dynamic one): the claimed slot's
+  /// name, or "" with the core's reason in `why`. `after_backfill` (optional) tells a claim
+  /// that waits for the slot's backfill client to go (the slot is claimed once it has).
+  std::string claim_slot(const std::string& slot, const classad::ClassAd* ad, std::string* why,
+                         bool* after_backfill = nullptr);
   void release_idle_claims(bool all);
   RunRec* run_of(int64_t id);
   void tell_run(RunRec* r, core::Json msg);
@@ -279,8 +319,9 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::map<std::string, std::unique_ptr<StarterRec>> starters_;  // by slot
   std::vector<std::unique_ptr<StarterRec>> finished_;            // exited, cleaning up
   std::map<int64_t, std::unique_ptr<RunRec>> runs_;              // by id
-  std::map<std::string, int64_t> activating_;    // slot -> run id awaiting spawn-starter
-  std::map<std::string, int64_t> local_claims_;  // slot -> idle since (0 = busy)
+  std::map<std::string, int64_t> activating_;         // slot -> run id awaiting spawn-starter
+  std::map<std::string, int64_t> local_claims_;       // slot -> idle since (0 = busy)
+  std::map<std::string, RemoteClaim> remote_claims_;  // the CM's claim id -> its claim
   std::vector<core::Conn*> clients_;
   int64_t next_run_id_ = 1;
   bool scheduling_ = false;

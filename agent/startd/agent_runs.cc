@@ -114,7 +114,7 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
               err.c_str());
     return false;
   }
-  local_claims_[slot] = 0;
+  if (!r->remote) local_claims_[slot] = 0;
   return r->state != RunRec::State::kQueued;
 }
 
@@ -122,6 +122,31 @@ bool Agent::activate_run(RunRec* r, const std::string& slot) {
 bool Agent::claim_in_hand(const std::string& slot) const {
   startd::SlotView v;
   return !sd_->slot(slot, &v) || v.state != startd::State::kBackfill;
+}
+
+std::string Agent::claim_slot(const std::string& slot, const classad::ClassAd* ad, std::string* why,
+                              bool* after_backfill) {
+  startd::SlotView before;
+  bool backfill = sd_->slot(slot, &before) && before.state == startd::State::kBackfill;
+  startd::Event ev;
+  ev.kind = startd::EventKind::kClaim;
+  ev.slot = slot;
+  ev.ad = ad;
+  startd::Output out;
+  std::string err, claimed;
+  sd_->handle(ev, &out, &err);
+  for (const startd::Action& a : out.actions) {
+    if (a.kind == startd::ActionKind::kCreateSlot) claimed = a.slot;
+    if (a.kind == startd::ActionKind::kRefuse && why->empty()) *why = a.detail;
+  }
+  startd::SlotView after;
+  if (claimed.empty() && sd_->slot(slot, &after) && after.state == startd::State::kClaimed)
+    claimed = slot;
+  process(out);
+  // A slot running backfill is claimed once the backfill client is gone.
+  if (after_backfill) *after_backfill = claimed.empty() && backfill && !refused(out, slot);
+  if (claimed.empty() && why->empty()) *why = err.empty() ? "the slot refused the claim" : err;
+  return claimed;
 }
 
 Agent::Placement Agent::place_run(RunRec* r) {
@@ -165,21 +190,10 @@ Agent::Placement Agent::place_run(RunRec* r) {
                  v.name.c_str());
       continue;
     }
-    startd::Event ev;
-    ev.kind = startd::EventKind::kClaim;
-    ev.slot = v.name;
-    ev.ad = r->job.get();
-    startd::Output out;
-    std::string err, claimed;
-    sd_->handle(ev, &out, &err);
-    for (const startd::Action& a : out.actions) {
-      if (a.kind == startd::ActionKind::kCreateSlot) claimed = a.slot;
-    }
-    startd::SlotView after;
-    if (claimed.empty() && sd_->slot(v.name, &after) && after.state == startd::State::kClaimed)
-      claimed = v.name;
-    process(out);
-    if (claimed.empty() && backfill && !refused(out, v.name)) {
+    std::string why;
+    bool after_backfill = false;
+    std::string claimed = claim_slot(v.name, r->job.get(), &why, &after_backfill);
+    if (after_backfill) {
       // Claimed once the backfill client is gone; the run then takes the idle claim.
       local_claims_[v.name] = now;
       return Placement::kWaiting;
@@ -202,7 +216,7 @@ void Agent::schedule_runs() {
     bool blocked = false;
     std::vector<int64_t> queued;
     for (auto& [id, r] : runs_) {
-      if (r->state == RunRec::State::kQueued) queued.push_back(id);
+      if (r->state == RunRec::State::kQueued && !r->remote) queued.push_back(id);
     }
     for (int64_t id : queued) {
       RunRec* r = run_of(id);

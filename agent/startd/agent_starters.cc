@@ -1,6 +1,8 @@
 // The agent's side of its starters: job.json, spawning `kite starter` detached, connecting to
 // its socket (and again after an agent restart), turning its reports into core events.
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +33,29 @@ namespace {
 
 // How long the agent waits for a killed job's cgroup to empty.
 constexpr uint64_t kKillWaitMs = 2000;
+
+// A starter holds a lock on its job.json for its whole life and writes its state file soon
+// after it starts. An agent killed in between finds a directory without a state file whose
+// starter is alive (the lock is held) or may just be starting (job.json is seconds old): it
+// waits (at most `max_ms`, before it serves anything) for the state file rather than removing
+// the directory under a job that is about to run. True when the state file appeared.
+bool wait_for_starting_starter(const std::string& dir, int max_ms) {
+  std::string job = dir + "/" + starter::kJobFile;
+  int fd = ::open(job.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (!held) ::flock(fd, LOCK_UN);
+  struct stat sb {};
+  bool fresh = ::fstat(fd, &sb) == 0 && std::time(nullptr) - sb.st_mtime < 5;
+  ::close(fd);
+  if (!held && !fresh) return false;
+  std::string state = dir + "/" + starter::kStateFile;
+  for (int waited = 0; waited < max_ms; waited += 10) {
+    if (::stat(state.c_str(), &sb) == 0) return true;
+    ::usleep(10000);
+  }
+  return ::stat(state.c_str(), &sb) == 0;
+}
 
 int64_t mono_ms() {
   timespec ts{};
@@ -230,9 +255,11 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
     j.set_json("hooks", std::move(hooks));
   }
   j.set("hook_timeout", ac_.hook_timeout);
-  bool local = false;
+  // Local runs and the central manager's jobs get their Out/Err back in the exit frame.
+  bool local = false, remote = false;
   job.evaluate_bool("KiteLocalRun", local);
-  j.set("return_output", local ? ac_.return_output : 0);
+  job.evaluate_bool("KiteRemoteRun", remote);
+  j.set("return_output", local || remote ? ac_.return_output : 0);
   return j.dump();
 }
 
@@ -261,6 +288,12 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   if (!core::write_file_atomic(dir + "/" + starter::kJobFile,
                                starter_job_file(slot, *run->job, claim_id, cpu_list, user), 0600,
                                err, core::Durability::kProcessCrash)) {
+    return false;
+  }
+  // Before the spawn: an agent killed right after it still finds whose job this is.
+  if (!run->cm_claim.empty() &&
+      !core::write_file_atomic(dir + "/" + kCmClaimFile, run->cm_claim, 0600, err,
+                               core::Durability::kProcessCrash)) {
     return false;
   }
   auto rec = std::make_unique<StarterRec>();
@@ -388,6 +421,7 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
     } else if ((state == "running" || state == "suspended") && run && !s->told_started) {
       // Connected after the job started: the hello is the start report.
       s->told_started = true;
+      remote_job_event(s->slot, "started");
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
@@ -398,18 +432,21 @@ void Agent::starter_frame(StarterRec* s, core::Json& msg) {
               static_cast<long long>(mono_ms() - s->spawned_ms));
     if (run && !s->told_started) {
       s->told_started = true;
+      remote_job_event(s->slot, "started");
       core::Json m = core::Json::message("started");
       m.set("slot", s->slot).set("claim_id", s->claim_id).set("job_pid", msg.num("job_pid"));
       tell_run(run, std::move(m));
     }
   } else if (type == "usage") {
     s->last_usage = msg.dump();
+    remote_job_usage(s->slot, msg);
   } else if (type == "exit") {
     core::Json ex(cJSON_Duplicate(msg.child("exit"), true));
     if (!ex) ex = core::Json::object();
     starter_exited(s, std::move(ex));
   } else if (type == "suspended" || type == "continued") {
     KLOG_INFO("%s: job %s", s->slot.c_str(), type.c_str());
+    remote_job_event(s->slot, type == "suspended" ? "suspended" : "continued");
   } else if (type == "error") {
     KLOG_WARN("%s: starter says: %s", s->slot.c_str(), msg.str("message").c_str());
   }
@@ -428,6 +465,7 @@ void Agent::starter_exited(StarterRec* s, core::Json exit) {
             exit.flag("ExitBySignal") ? static_cast<int>(exit.num("ExitSignal")) : code,
             outcome == "hold" ? ": " : "", outcome == "hold" ? exit.str("HoldReason").c_str() : "");
   std::string slot = s->slot;
+  remote_job_exited(slot, exit);
   if (RunRec* run = s->run_id ? run_of(s->run_id) : nullptr) {
     core::Json m = core::Json::message("exit");
     m.set("slot", slot).set("claim_id", s->claim_id);
@@ -648,7 +686,9 @@ void Agent::adopt_starters() {
   ::closedir(d);
   for (const std::string& n : names) {
     std::string dir = ac_.starter_dir + "/" + n, text, err;
-    if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err)) {
+    if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err) &&
+        (!wait_for_starting_starter(dir, 3000) ||
+         !core::read_file(dir + "/" + starter::kStateFile, &text, &err))) {
       KLOG_WARN("adopt: %s has no state file; removing it", dir.c_str());
       core::remove_tree(dir, &err);
       continue;

@@ -69,24 +69,30 @@ class Pool {
 
   // An agent reporting as `machine` with `cert`'s certificate (two slots).
   bool start_agent(TestAgent* a, const std::string& machine, const std::string& cert,
-                   std::string* err) {
-    std::string extra = "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = " + machine +
-                        "\nCOLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
-                        "\nUPDATE_INTERVAL = 60\nKITE_CA = " + pool_.ca() +
-                        "/ca.crt\nKITE_CERT = " + pool_.dir + "/" + cert +
-                        ".crt\nKITE_KEY = " + pool_.dir + "/" + cert + ".key\n";
+                   std::string* err, const std::string& agent_extra = "") {
+    std::string extra =
+        "NUM_CPUS = 2\nNUM_SLOTS = 2\nNETWORK_HOSTNAME = " + machine +
+        "\nCOLLECTOR_HOST = 127.0.0.1:" + std::to_string(port_) +
+        "\nUPDATE_INTERVAL = 60\nKITE_CA = " + pool_.ca() + "/ca.crt\nKITE_CERT = " + pool_.dir +
+        "/" + cert + ".crt\nKITE_KEY = " + pool_.dir + "/" + cert + ".key\n" + agent_extra + "\n";
     return a->start(extra, err);
   }
 
   // `kite status -pool` as the holder of `cert` (its files given by environment variables).
   CmdResult status(std::vector<std::string> args, const std::string& cert,
                    const std::string& ca_dir = "") const {
+    return to_cm("status", std::move(args), cert, ca_dir);
+  }
+
+  // `kite COMMAND -pool THIS_CM ARGS...` as the holder of `cert`.
+  CmdResult to_cm(const std::string& command, std::vector<std::string> args,
+                  const std::string& cert, const std::string& ca_dir = "") const {
     std::vector<std::string> argv = {
         "env", "KITE_CA=" + (ca_dir.empty() ? pool_.ca() : ca_dir) + "/ca.crt",
         "KITE_CERT=" + pool_.dir + "/" + cert + ".crt",
         "KITE_KEY=" + pool_.dir + "/" + cert + ".key"};
     for (const std::string& w : kite_command()) argv.push_back(w);
-    argv.insert(argv.end(), {"status", "-pool", "127.0.0.1:" + std::to_string(port_)});
+    argv.insert(argv.end(), {command, "-pool", "127.0.0.1:" + std::to_string(port_)});
     argv.insert(argv.end(), args.begin(), args.end());
     return run_cmd(argv, 30000);
   }
@@ -116,6 +122,8 @@ class Pool {
   }
 
   std::string cm_log() const { return read_text(pool_.dir + "/cm.log"); }
+  // The CM's LOCAL_DIR (its queue is queue.db there).
+  std::string cm_dir() const { return pool_.dir + "/cm"; }
   int port() const { return port_; }
   TestPool& pki() { return pool_; }
 

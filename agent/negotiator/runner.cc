@@ -1,0 +1,176 @@
+// The negotiator's runner (see runner.h).
+#include "agent/negotiator/runner.h"
+
+#include <ctime>
+
+#include "agent/cm/collector_server.h"
+#include "agent/core/log.h"
+
+namespace kite::negotiator {
+
+namespace {
+
+constexpr uint64_t kRescheduleDelayMs = 100;  // submits and exits close together: one cycle
+constexpr size_t kAdsPerTurn = 256;           // job ads read from SQLite per loop turn
+
+}  // namespace
+
+NegotiatorRunner::NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims)
+    : ctx_(ctx), claims_(claims) {
+  if (!ctx->cfg || !ctx->cfg->get("UID_DOMAIN", &uid_domain_) || uid_domain_.empty())
+    uid_domain_ = "localdomain";
+}
+
+NegotiatorRunner::~NegotiatorRunner() = default;
+
+uv_timer_t* NegotiatorRunner::new_timer() {
+  auto* t = new uv_timer_t{};
+  uv_timer_init(ctx_->loop, t);
+  t->data = this;
+  return t;
+}
+
+void NegotiatorRunner::start() {
+  int64_t interval = 60;
+  std::string v;
+  if (ctx_->cfg && ctx_->cfg->get("NEGOTIATOR_INTERVAL", &v) && !v.empty()) {
+    char* end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (end && *end == '\0' && n > 0) {
+      interval = n;
+    } else {
+      KLOG_WARN("NEGOTIATOR_INTERVAL = %s is not a positive number; using 60", v.c_str());
+    }
+  }
+  interval_ = new_timer();
+  soon_ = new_timer();
+  chunk_ = new_timer();
+  uint64_t ms = static_cast<uint64_t>(interval) * 1000;
+  uv_timer_start(
+      interval_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->begin_cycle(); }, ms,
+      ms);
+  reschedule();  // a first cycle right after the start
+}
+
+void NegotiatorRunner::stop() {
+  for (uv_timer_t** t : {&interval_, &soon_, &chunk_}) {
+    if (!*t) continue;
+    uv_timer_stop(*t);
+    uv_close(reinterpret_cast<uv_handle_t*>(*t),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    *t = nullptr;
+  }
+}
+
+void NegotiatorRunner::reschedule() {
+  if (!soon_ || soon_armed_) return;
+  soon_armed_ = true;
+  uv_timer_start(
+      soon_,
+      [](uv_timer_t* t) {
+        auto* r = static_cast<NegotiatorRunner*>(t->data);
+        r->soon_armed_ = false;
+        r->begin_cycle();
+      },
+      kRescheduleDelayMs, 0);
+}
+
+bool NegotiatorRunner::on_frame(net::TlsConn* c, core::Json& msg) {
+  if (msg.type() != "reschedule") return false;
+  // condor_reschedule needs WRITE.
+  if (!ctx_->collector->allowed(c, policy::AuthLevel::kWrite, "reschedule")) return true;
+  KLOG_INFO("negotiator: reschedule requested by %s/%s", c->peer().role.c_str(),
+            c->peer().cn.c_str());
+  reschedule();
+  core::Json ok = core::Json::message("ok");
+  ok.set("message", "reschedule requested");
+  c->send(ok);
+  return true;
+}
+
+void NegotiatorRunner::begin_cycle() {
+  if (cycling_) {
+    again_ = true;
+    return;
+  }
+  cycling_ = true;
+  again_ = false;
+  started_ms_ = uv_now(ctx_->loop);
+  ids_.clear();
+  next_ = 0;
+  in_ = CycleInput{};
+  in_.cfg = ctx_->cfg;
+  in_.now = std::time(nullptr);
+  submitter_index_.clear();
+  for (const queue::JobSummary& j : ctx_->jobs->jobs()) {
+    if (j.status == queue::kIdle && !claims_->busy(j.id)) ids_.push_back(j.id);
+  }
+  read_chunk();
+}
+
+void NegotiatorRunner::read_chunk() {
+  size_t end = next_ + kAdsPerTurn < ids_.size() ? next_ + kAdsPerTurn : ids_.size();
+  for (; next_ < end; ++next_) {
+    std::string err;
+    classad::AdPtr ad = ctx_->jobs->job_ad(ids_[next_], &err);
+    if (!ad) continue;  // left the queue meanwhile
+    std::string name = job_submitter(*ad, uid_domain_);
+    auto [it, fresh] = submitter_index_.emplace(name, in_.submitters.size());
+    if (fresh) {
+      in_.submitters.emplace_back();
+      in_.submitters.back().name = name;
+    }
+    IdleJob j;
+    j.cluster = ids_[next_].cluster;
+    j.proc = ids_[next_].proc;
+    j.ad = std::move(ad);
+    in_.submitters[it->second].jobs.push_back(std::move(j));
+  }
+  if (next_ < ids_.size()) {
+    // The rest on a later loop turn: frames from agents and clients are served in between.
+    uv_timer_start(
+        chunk_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->read_chunk(); }, 0, 0);
+    return;
+  }
+  finish_cycle();
+}
+
+void NegotiatorRunner::finish_cycle() {
+  size_t jobs = ids_.size();
+  size_t matches = 0;
+  if (jobs > 0) {
+    cm::CollectorServer* col = ctx_->collector;
+    collector::QuerySpec spec;
+    spec.type = "Machine";
+    std::string err;
+    std::vector<classad::AdPtr> slots;
+    if (!col->store().query(spec, &slots, &err))
+      KLOG_ERROR("negotiator: slot ads: %s", err.c_str());
+    for (classad::AdPtr& s : slots) {
+      std::string name;
+      s->evaluate_string("Name", name);
+      if (!claims_->slot_taken(name)) in_.slots.push_back(std::move(s));
+    }
+    CycleResult res = negotiate(in_);
+    // Ads by job for the claim layer.
+    std::map<queue::JobId, classad::AdPtr*> ads;
+    for (Submitter& sub : in_.submitters)
+      for (IdleJob& j : sub.jobs) ads[queue::JobId{j.cluster, j.proc}] = &j.ad;
+    for (const Match& m : res.matches) {
+      auto it = ads.find(queue::JobId{m.cluster, m.proc});
+      if (it != ads.end() && *it->second) claims_->claim(m, std::move(*it->second));
+    }
+    matches = res.matches.size();
+  }
+  KLOG_INFO(
+      "negotiator: cycle with %zu idle jobs of %zu submitters and %zu slots: %zu matches "
+      "(%llu ms)",
+      jobs, in_.submitters.size(), in_.slots.size(), matches,
+      static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
+  in_ = CycleInput{};
+  ids_.clear();
+  cycling_ = false;
+  if (again_) reschedule();
+}
+
+}  // namespace kite::negotiator
