@@ -1,6 +1,6 @@
-// The queue updates the claim layer makes as a job runs on a claim (running, back to idle, ended).
-// One small file on purpose: the queue service's job-state functions (on_exit_remove, periodic
-// policy, event logs) replace these when they exist.
+// The queue updates the claim layer makes as a job runs on a claim (running, back to idle, ended),
+// in the words of the claiming protocol's frames, through the queue's job-state functions
+// (agent/queue/job_events.h: on_exit_hold/on_exit_remove, event logs).
 #pragma once
 
 #include <cstdint>
