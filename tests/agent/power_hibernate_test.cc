@@ -80,6 +80,8 @@ class PowerPool {
 
 #if KITE_HAS_JOB_STORE
   // An idle job in the CM's queue that only the agent's machine matches.
+  // A job only the sleeping machine's offline ads match: the CM's negotiator must not run it
+  // on the machine while it is awake, so it stays idle for the rooster.
   void add_idle_job() {
     std::string err;
     ASSERT_TRUE(core::make_dirs(pki_.dir + "/cm", 0755, &err)) << err;
@@ -87,7 +89,8 @@ class PowerPool {
     ASSERT_TRUE(store.open(pki_.dir + "/cm/queue.db", &err)) << err;
     classad::AdPtr cluster = classad::parse_classad(
         "[Owner = \"alice\"; Cmd = \"/bin/true\"; RequestCpus = 1; "
-        "Requirements = TARGET.Machine == \"sleepy\" && TARGET.Cpus >= 1]");
+        "Requirements = TARGET.Machine == \"sleepy\" && TARGET.Cpus >= 1 && "
+        "TARGET.Offline =?= True]");
     classad::AdPtr proc = classad::parse_classad("[]");
     ASSERT_TRUE(cluster && proc);
     const classad::ClassAd* procs[] = {proc.get()};
