@@ -107,6 +107,9 @@ struct RemoteClaim {
   int64_t last_usage_ms = 0;  // when a usage report last went to the CM
   std::string unacked_exit;   // the job's exit frame (JSON) until the CM acknowledges it
   bool ended = false;         // the core ended the claim; kept only for its unacked exit
+  // An activation that came while the slot's last starter was still cleaning up (Claimed/
+  // Cleaning): carried out once it has (the frame, JSON).
+  std::string deferred_activation;
 };
 
 /// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
@@ -220,6 +223,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   void forget_starter(StarterRec* s);
   /// The slot's finished starter is gone: its cleanup is over (agent_cleaning.cc).
   void starter_cleaned(const std::string& slot);
+  /// Runs an activation from the CM that waited for `slot`'s cleanup (agent_cm_claims.cc).
+  void run_deferred_activation(const std::string& slot);
   /// The finished starter of `slot` still cleaning up, or null (agent_cleaning.cc).
   void kill_cleaning_starter(const std::string& slot);
   StarterRec* cleaning_starter(const std::string& slot);

@@ -18,6 +18,7 @@ void Agent::starter_cleaned(const std::string& slot) {
   ev.slot = slot;
   std::string err;
   if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
+  run_deferred_activation(slot);
 }
 
 StarterRec* Agent::cleaning_starter(const std::string& slot) {

@@ -115,6 +115,17 @@ void Agent::cm_claim(net::NetClient* cm, core::Json& msg) {
   cm_send(rc, id, std::move(ok));
 }
 
+void Agent::run_deferred_activation(const std::string& slot) {
+  for (auto& [id, rc] : remote_claims_) {
+    if (rc.slot != slot || rc.deferred_activation.empty()) continue;
+    std::string err;
+    core::Json msg = core::json_parse(rc.deferred_activation, &err);
+    rc.deferred_activation.clear();
+    if (msg && rc.cm) cm_activate(rc.cm, msg);
+    return;
+  }
+}
+
 void Agent::cm_activate(net::NetClient* cm, core::Json& msg) {
   std::string id, why;
   RemoteClaim* rc = named_claim(cm, msg, &id);
@@ -131,6 +142,15 @@ void Agent::cm_activate(net::NetClient* cm, core::Json& msg) {
   if (ad && (rc->running || rc->ended)) {
     why = rc->ended ? "the claim has ended" : "the claim is running a job";
     ad = classad::AdPtr();
+  }
+  startd::SlotView sv;
+  if (ad && sd_->slot(rc->slot, &sv) && sv.starter_cleaning) {
+    // The claim's last job has just ended and its starter is still cleaning up: the claim
+    // takes its next job as soon as that is over (as a local run waits for it).
+    rc->deferred_activation = msg.dump();
+    KLOG_INFO("%s: job %lld.%lld waits for the slot's cleanup", rc->slot.c_str(),
+              static_cast<long long>(cluster), static_cast<long long>(proc));
+    return;
   }
   if (!ad) {
     // The CM hears that this job did not start (it stays Idle there) and why.

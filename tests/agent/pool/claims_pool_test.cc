@@ -133,7 +133,9 @@ class ClaimsPool : public testing::Test {
     }
     return out;
   }
-  std::string logs() { return pool_->cm_log() + "\n--- node-a\n" + a_.log(); }
+  std::string logs() {
+    return pool_->cm_log() + "\n--- node-a\n" + a_.log() + "\n--- node-b\n" + b_.log();
+  }
 
   std::unique_ptr<Pool> pool_;
   TestAgent a_, b_;
@@ -203,7 +205,7 @@ TEST_F(ClaimsPool, HigherJobPrioRunsFirstWithinASubmitter) {
     if (at != std::string::npos && on != std::string::npos)
       started.push_back(line.substr(at + 8, on - at - 8));
   }
-  ASSERT_EQ(started.size(), 12u) << pool_->cm_log();
+  ASSERT_EQ(started.size(), 12u) << logs();
   for (size_t i = 0; i < 4; ++i)
     EXPECT_EQ(started[i].substr(0, started[i].find('.')), std::to_string(hc))
         << "start " << i << ": " << started[i] << " (low cluster " << lc << ")";
