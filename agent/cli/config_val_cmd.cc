@@ -12,6 +12,7 @@
 
 #include "agent/cli/commands.h"
 #include "policy/config/config.h"
+#include "policy/config/persistent.h"
 
 namespace kite::cli {
 namespace {
@@ -143,6 +144,7 @@ int config_val_main(int argc, char** argv) {
     must_exist = false;
   }
   config::Status st = cfg.load_main(path, must_exist);
+  if (st.ok) st = config::load_persistent(&cfg);
   for (const std::string& w : cfg.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   if (!st.ok) {
     std::fprintf(stderr, "kite config-val: configuration error: %s\n", st.message.c_str());
