@@ -114,10 +114,14 @@ void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
 }
 
 bool CollectorServer::allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what) {
-  if (policy::authorized(opts_.authz, subject_of(c), level)) return true;
+  if (holds(c, level)) return true;
   refuse(c, what + ": not authorized: " + c->peer().role + "/" + c->peer().cn + " lacks " +
                 policy::auth_level_name(level));
   return false;
+}
+
+bool CollectorServer::holds(const net::TlsConn* c, policy::AuthLevel level) const {
+  return policy::authorized(opts_.authz, subject_of(c), level);
 }
 
 bool CollectorServer::on_frame(net::TlsConn* c, core::Json& msg) {

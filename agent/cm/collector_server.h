@@ -40,6 +40,8 @@ class CollectorServer final : private net::TlsConnHandler {
   void add_service(CmService* s) { services_.push_back(s); }
   /// True when the peer holds `level`; else refuses the frame (`what` names it) and logs.
   bool allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what);
+  /// True when the peer holds `level` (nothing refused, nothing logged).
+  bool holds(const net::TlsConn* c, policy::AuthLevel level) const;
   /// The connection of the agent that advertises `machine`, or null when it is not connected.
   net::TlsConn* node(const std::string& machine) const;
   const collector::AdStore& store() const { return store_; }

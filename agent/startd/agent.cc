@@ -266,6 +266,9 @@ bool Agent::reconfig(std::string* error) {
   KLOG_INFO("reconfig: policy reloaded");
   if (cron_) cron_->configure(ac_.cron, true);
   evaluate();
+  // The policy expressions are in the ads: the CM hears the new ones now, not at the next
+  // UPDATE_INTERVAL (only ads that changed are sent).
+  if (collector_) collector_->publish(false);
   return true;
 }
 
