@@ -92,6 +92,7 @@ int drain_main(int argc, char** argv) {
   return simple(
       "drain", argc, argv, core::Json::message("drain"),
       "usage: kite drain [-graceful|-quick|-fast] [-resume-on-completion] [-reason TEXT]\n"
+      "                  [-start EXPR]\n"
       "                  {--local | [-pool HOST[:PORT]] {NODE|-name NODE|-constraint EXPR}...}\n"
       "       kite drain -cancel {--local | [-pool HOST[:PORT]] {NODE|-name NODE|-constraint "
       "EXPR}...}\n",
@@ -104,6 +105,8 @@ int drain_main(int argc, char** argv) {
           r->set_bool("resume", true);
         } else if (std::strcmp(a, "-reason") == 0 && *i + 1 < argc) {
           r->set("reason", argv[++*i]);
+        } else if (std::strcmp(a, "-start") == 0 && *i + 1 < argc) {
+          r->set("start", argv[++*i]);
         } else if (std::strcmp(a, "-cancel") == 0) {
           r->set("type", "cancel-drain");
         } else {

@@ -76,6 +76,7 @@ core::Json Agent::admin_command(core::Json& msg, const std::vector<std::string>&
     }
     ev.drain_resume = msg.flag("resume");
     ev.drain_reason = msg.str("reason");
+    ev.drain_start = msg.str("start");
     if (!handle(ev, &err)) return reply_error("drain: " + err);
     return reply_ok("draining (" + mode + ")");
   }

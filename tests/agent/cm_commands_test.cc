@@ -49,7 +49,12 @@ TEST(CmCommands, ReadCannotDrainAndAnAdministratorDrainsThroughTheCm) {
       << r.err;
   EXPECT_EQ(states(pool, "node-a"), "slot1@node-a Unclaimed\nslot2@node-a Unclaimed\n");
 
-  r = pool.as("root-admin", "drain", {"-graceful", "-reason", "maintenance", "node-a"});
+  r = pool.as("root-admin", "drain", {"-start", "Cpus >", "node-a"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("kite drain: node-a: drain: -start Cpus >: "), std::string::npos) << r.err;
+
+  r = pool.as("root-admin", "drain",
+              {"-graceful", "-reason", "maintenance", "-start", "Cpus > 100", "node-a"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Sent request to drain the startd <127.0.0.1:", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("?alias=node-a> with node-a" + std::string(kDrainTail)), std::string::npos)
@@ -157,7 +162,8 @@ TEST(CmCommands, ConfigSetChangesStartAtOnceAndAcrossARestart) {
   EXPECT_NE(read_text(persist + "/.config.startd").find("START = false\n"), std::string::npos);
 
   // A value the node cannot load is refused and undone.
-  r = pool.as("root-admin", "config-val", {"-name", "node-a", "-set", "AGENT_MAX_CONNECTIONS = many"});
+  r = pool.as("root-admin", "config-val",
+              {"-name", "node-a", "-set", "AGENT_MAX_CONNECTIONS = many"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("does not load"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(persist + "/.config.startd").find("AGENT_MAX_CONNECTIONS"),
