@@ -184,6 +184,8 @@ void start_status(uv_loop_t* loop, const Options& o, StatusRun* r) {
   };
   uv_stdio_container_t stdio[3];
   for (auto& s : stdio) s.flags = UV_IGNORE;
+  stdio[2].flags = UV_INHERIT_FD;  // a failed query says why on the bench's stderr
+  stdio[2].data.fd = 2;
   po.stdio = stdio;
   po.stdio_count = 3;
   r->proc.data = r;
