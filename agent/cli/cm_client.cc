@@ -95,6 +95,27 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
   return err->empty();
 }
 
+namespace {
+
+struct OneRequest final : CmConversation {
+  const core::Json* request = nullptr;
+  const CmReplyFn* reply_fn = nullptr;
+  void start(net::NetClient* c) override { c->send(*request); }
+  bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
+    return (*reply_fn)(msg, done);
+  }
+};
+
+}  // namespace
+
+bool cm_request(const std::string& pool, const char* what, const core::Json& request,
+                const CmReplyFn& on_reply, std::string* err) {
+  OneRequest conv;
+  conv.request = &request;
+  conv.reply_fn = &on_reply;
+  return talk_to_cm(pool, std::string("the ") + what, &conv, 60000, err);
+}
+
 bool cm_address(const std::string& given, std::string* out, std::string* err) {
   if (!given.empty()) {
     *out = given;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "agent/core/frame.h"
@@ -26,6 +27,15 @@ class CmConversation {
 /// trusted, refused (the CM's own words), or no answer in `timeout_ms`.
 bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation* conv,
                 uint64_t timeout_ms, std::string* err);
+
+/// Takes one reply frame of cm_request; false for a type it does not know, sets *done after the
+/// last.
+using CmReplyFn = std::function<bool(core::Json& msg, bool* done)>;
+
+/// talk_to_cm for one request frame: sends `request` once connected and feeds the replies to
+/// `on_reply`. `what` names the request in messages ("command").
+bool cm_request(const std::string& pool, const char* what, const core::Json& request,
+                const CmReplyFn& on_reply, std::string* err);
 
 /// The CM to talk to: `given` (-pool) when set, else COLLECTOR_HOST from $KITE_CONFIG or
 /// /etc/kite/kite.conf. False with a message when neither names one.

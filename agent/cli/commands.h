@@ -5,9 +5,12 @@ namespace kite::cli {
 
 int classad_main(int argc, char** argv);     // agent/cli/classad_cmd.cc
 int config_val_main(int argc, char** argv);  // agent/cli/config_val_cmd.cc
-int policy_main(int argc, char** argv);      // agent/cli/policy_cmd.cc
-int hal_main(int argc, char** argv);         // agent/cli/hal_cmd.cc
-int agent_main(int argc, char** argv);       // agent/cli/agent_cmd.cc
+// `config-val -set/-unset/-rset/-runset` on nodes through the CM (agent/cli/config_set_cmd.cc).
+bool config_set_requested(int argc, char** argv);
+int config_set_main(int argc, char** argv);
+int policy_main(int argc, char** argv);  // agent/cli/policy_cmd.cc
+int hal_main(int argc, char** argv);     // agent/cli/hal_cmd.cc
+int agent_main(int argc, char** argv);   // agent/cli/agent_cmd.cc
 // Local control of the node's agent (agent/cli/local_cmd.cc).
 int status_main(int argc, char** argv);
 int vacate_main(int argc, char** argv);

@@ -12,6 +12,7 @@
 
 #include "agent/cli/commands.h"
 #include "policy/config/config.h"
+#include "policy/config/persistent.h"
 
 namespace kite::cli {
 namespace {
@@ -19,16 +20,19 @@ namespace {
 constexpr const char* kDefaultConfig = "/etc/kite/kite.conf";
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: kite config-val [-c FILE] [-subsystem NAME] [-raw] [-verbose] NAME...\n"
-               "       kite config-val [-c FILE] [-subsystem NAME] -dump [-verbose] [REGEX...]\n"
-               "  -c FILE          read FILE (default $KITE_CONFIG, else %s\n"
-               "                   and its config.d/ directory)\n"
-               "  -raw             print values as written, without expanding $(...)\n"
-               "  -verbose         also print where each value was set\n"
-               "  -dump            print every macro (matching REGEX) as NAME = raw value\n"
-               "  -subsystem NAME  evaluate SUBSYS.NAME overrides for NAME (default STARTD)\n",
-               kDefaultConfig);
+  std::fprintf(
+      stderr,
+      "usage: kite config-val [-c FILE] [-subsystem NAME] [-raw] [-verbose] NAME...\n"
+      "       kite config-val [-c FILE] [-subsystem NAME] -dump [-verbose] [REGEX...]\n"
+      "  -c FILE          read FILE (default $KITE_CONFIG, else %s\n"
+      "                   and its config.d/ directory)\n"
+      "  -raw             print values as written, without expanding $(...)\n"
+      "  -verbose         also print where each value was set\n"
+      "  -dump            print every macro (matching REGEX) as NAME = raw value\n"
+      "  -subsystem NAME  evaluate SUBSYS.NAME overrides for NAME (default STARTD)\n"
+      "       kite config-val [-pool HOST] -name NODE -set \"NAME = value\" (also -unset,\n"
+      "                   -rset, -runset): change a node's configuration through the CM\n",
+      kDefaultConfig);
   return 2;
 }
 
@@ -97,6 +101,7 @@ int dump(const config::Config& cfg, const std::vector<const char*>& patterns, bo
 }  // namespace
 
 int config_val_main(int argc, char** argv) {
+  if (config_set_requested(argc, argv)) return config_set_main(argc, argv);
   const char* file = nullptr;
   const char* subsystem = "STARTD";
   bool raw = false, verbose = false, do_dump = false;
@@ -143,6 +148,7 @@ int config_val_main(int argc, char** argv) {
     must_exist = false;
   }
   config::Status st = cfg.load_main(path, must_exist);
+  if (st.ok) st = config::load_persistent(&cfg);
   for (const std::string& w : cfg.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   if (!st.ok) {
     std::fprintf(stderr, "kite config-val: configuration error: %s\n", st.message.c_str());

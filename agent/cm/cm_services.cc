@@ -10,11 +10,13 @@
 #include "agent/negotiator/claims.h"
 #include "agent/negotiator/runner.h"
 #endif
+#include "agent/cm/node_commands.h"
 
 namespace kite::cm {
 
 std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err) {
   std::vector<std::unique_ptr<CmService>> services;
+  services.push_back(std::make_unique<NodeCommands>(ctx));
   services.push_back(make_rooster(ctx, err));
   if (!err->empty()) return services;
 #if KITE_HAS_JOB_STORE

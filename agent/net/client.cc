@@ -40,6 +40,7 @@ void NetClient::start() {
 
 void NetClient::stop() {
   running_ = false;
+  if (resolver_) resolver_->cancel();
   uv_timer_stop(timer_);
   if (conn_) {
     conn_->close_quietly();
@@ -68,14 +69,22 @@ void NetClient::dial() {
     dial_addr(reinterpret_cast<const sockaddr*>(&addr));
     return;
   }
-  // Names come from /etc/hosts: getaddrinfo would go through NSS, which the static image
-  // cannot load (DNS through c-ares is still to come).
+  // Names come from /etc/hosts, then DNS through c-ares: getaddrinfo would go through NSS,
+  // which the static image cannot load, and would block the loop.
   if (hosts_file_lookup(opts_.host, opts_.port, &addr)) {
     dial_addr(reinterpret_cast<const sockaddr*>(&addr));
     return;
   }
-  retry_later("resolving " + opts_.host +
-              ": not an address and not in /etc/hosts (DNS lookups are not built in yet)");
+  if (!resolver_) resolver_ = std::make_unique<Resolver>(loop_, opts_.dns_servers);
+  resolver_->resolve(opts_.host, opts_.port,
+                     [this](bool ok, const sockaddr_storage& found, const std::string& err) {
+                       if (!running_ || conn_) return;
+                       if (ok) {
+                         dial_addr(reinterpret_cast<const sockaddr*>(&found));
+                       } else {
+                         retry_later(err);
+                       }
+                     });
 }
 
 void NetClient::dial_addr(const sockaddr* addr) {

@@ -8,6 +8,9 @@
 
 #include <string>
 
+#include <memory>
+
+#include "agent/net/resolver.h"
 #include "agent/net/tls_conn.h"
 
 namespace kite::net {
@@ -25,7 +28,8 @@ class NetClientHandler {
 };
 
 struct ClientOptions {
-  std::string host;  // numeric address, "localhost", or a name in /etc/hosts
+  std::string host;         // numeric address, "localhost", a name in /etc/hosts, or a DNS name
+  std::string dns_servers;  // "host:port,..." asked instead of /etc/resolv.conf's (tests)
   int port = 0;
   std::string server_name;  // checked against the server certificate's CN/SANs (empty: not)
   ConnOptions conn;
@@ -67,6 +71,7 @@ class NetClient : private TlsConnHandler {
   bool running_ = false;
   int failures_ = 0;
   int attempts_ = 0;
+  std::unique_ptr<Resolver> resolver_;  // made at the first name /etc/hosts does not know
   mbedtls_ssl_session session_;
   bool have_session_ = false;
 };

@@ -16,6 +16,7 @@
 #include "agent/core/lock_file.h"
 #include "agent/core/log.h"
 #include "agent/startd/node_probe.h"
+#include "policy/config/persistent.h"
 
 // Every action kind the core emits must be carried out: a new kind without a case in
 // Agent::execute is a build error, not a silently dropped decision.
@@ -51,6 +52,7 @@ Agent::~Agent() = default;
 
 bool Agent::load_config(config::Config* cfg, AgentConfig* ac, std::string* err) {
   config::Status st = config_load_default(opts_.config_path.c_str(), cfg);
+  if (st.ok) st = config::load_runtime(cfg, runtime_config_);  // -rset settings come last
   if (st.ok) st = cfg->finish();
   if (!st.ok) {
     *err = "configuration error: " + st.message;
@@ -228,14 +230,15 @@ int Agent::run() {
   return exit_code_;
 }
 
-void Agent::reconfig() {
+bool Agent::reconfig(std::string* error) {
   KLOG_INFO("reconfig: re-reading the configuration");
   auto fresh = std::make_unique<config::Config>("STARTD");
   AgentConfig ac;
-  std::string err;
+  std::string scratch;
+  std::string& err = error ? *error : scratch;
   if (!load_config(fresh.get(), &ac, &err)) {
     KLOG_ERROR("reconfig refused, keeping the running configuration: %s", err.c_str());
-    return;
+    return false;
   }
   // As in HTCondor, the slot layout is fixed for the life of the daemon.
   static const char* const kLayout[] = {"NUM_CPUS", "MEMORY", "NUM_SLOTS",
@@ -263,7 +266,7 @@ void Agent::reconfig() {
   if (!sd_->reload_policy(&err)) {
     KLOG_ERROR("reconfig refused, keeping the running policy: %s", err.c_str());
     *cfg_ = std::move(previous);
-    return;
+    return false;
   }
   ac.socket = ac_.socket;  // the socket stays where clients found it
   ac_ = ac;
@@ -279,6 +282,10 @@ void Agent::reconfig() {
   if (cron_) cron_->configure(ac_.cron, true);
   power_setup(false);
   evaluate();
+  // The policy expressions are in the ads: the CM hears the new ones now, not at the next
+  // UPDATE_INTERVAL (only ads that changed are sent).
+  if (collector_) collector_->publish(false);
+  return true;
 }
 
 void Agent::begin_shutdown(startd::ShutdownMode mode) {

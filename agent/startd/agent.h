@@ -112,6 +112,12 @@ struct RemoteClaim {
   std::string deferred_activation;
 };
 
+/// The replies of the control socket and of remote commands (agent_commands.cc).
+core::Json reply_ok(const std::string& message = "");
+core::Json reply_error(const std::string& message);
+/// The admin commands Agent::admin_command carries out (vacate, drain, ..., config-set).
+bool admin_command_type(const std::string& type);
+
 /// Removes the sandbox and directory of a starter that died without cleaning up (logs errors).
 void remove_starter_leftovers(const std::string& dir);
 /// The same without logging, safe on a thread-pool thread: false with *err on a failure.
@@ -144,7 +150,9 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   // Startup and configuration (agent.cc).
   bool init(std::string* err);
   bool load_config(config::Config* cfg, AgentConfig* ac, std::string* err);
-  void reconfig();
+  /// Re-reads the configuration and reloads the policy; false (the running configuration
+  /// kept) with a message when the new one does not load.
+  bool reconfig(std::string* err = nullptr);
   void arm_wake_timer();
   void on_poll();
   void on_wake();
@@ -251,6 +259,12 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   void backfill_gone();
   void close_hooks();
 
+  // Admin commands from the control socket or the central manager (agent_commands.cc): the
+  // reply to send. `levels` are the requester's (the local root is ADMINISTRATOR); for `off`,
+  // *off is set and the caller starts the shutdown once the reply is sent.
+  core::Json admin_command(core::Json& msg, const std::vector<std::string>& levels,
+                           std::optional<startd::ShutdownMode>* off);
+  core::Json config_command(const core::Json& msg, const std::vector<std::string>& levels);
   // Local control (agent_control.cc).
   bool listen_control(std::string* err);
   void accept_control(uv_stream_t* server);
@@ -328,6 +342,7 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::map<std::string, int64_t> local_claims_;       // slot -> idle since (0 = busy)
   std::map<std::string, RemoteClaim> remote_claims_;  // the CM's claim id -> its claim
   std::vector<core::Conn*> clients_;
+  std::map<std::string, std::string> runtime_config_;  // `kite config-val -rset`, until exit
   int64_t next_run_id_ = 1;
   bool scheduling_ = false;
   bool reschedule_ = false;

@@ -3,16 +3,24 @@
 
 #include <cstdlib>
 
+#include "policy/config/persistent.h"
 #include "policy/config/typed.h"
 #include "policy/startd/text_util.h"
 
 namespace kite::agent {
 
 config::Status config_load_default(const char* path, config::Config* cfg) {
-  if (path && path[0]) return cfg->load_main(path, true);
+  config::Status st;
   const char* env = std::getenv("KITE_CONFIG");
-  if (env && env[0]) return cfg->load_main(env, true);
-  return cfg->load_main("/etc/kite/kite.conf", false);
+  if (path && path[0]) {
+    st = cfg->load_main(path, true);
+  } else if (env && env[0]) {
+    st = cfg->load_main(env, true);
+  } else {
+    st = cfg->load_main("/etc/kite/kite.conf", false);
+  }
+  // `kite config-val -set` values, read after every other file (ENABLE_PERSISTENT_CONFIG).
+  return st.ok ? config::load_persistent(cfg) : st;
 }
 
 bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* out,

@@ -53,7 +53,8 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
                        std::string* err);
 
 /// Loads the configuration the way every `kite` command does: `path` if given, else
-/// $KITE_CONFIG, else /etc/kite/kite.conf (missing is fine) plus its config.d.
+/// $KITE_CONFIG, else /etc/kite/kite.conf (missing is fine) plus its config.d, then the
+/// persistent file of `kite config-val -set` (ENABLE_PERSISTENT_CONFIG).
 config::Status config_load_default(const char* path, config::Config* cfg);
 
 }  // namespace kite::agent

@@ -17,21 +17,7 @@
 #include "policy/classad/json.h"
 
 namespace kite::agent {
-namespace {
-
-core::Json reply_ok(const std::string& message = "") {
-  core::Json m = core::Json::message("ok");
-  if (!message.empty()) m.set("message", message);
-  return m;
-}
-
-core::Json reply_error(const std::string& message) {
-  core::Json m = core::Json::message("error");
-  m.set("message", message);
-  return m;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool Agent::listen_control(std::string* err) {
   uv_pipe_init(&loop_, &control_, 0);
@@ -208,11 +194,7 @@ void Agent::control_frame(core::Conn* c, core::Json& msg) {
     c->send(status_reply(msg.flag("long")));
     return;
   }
-  static const char* const kWriters[] = {"vacate",   "drain", "cancel-drain", "off",
-                                         "reconfig", "set",   "run"};
-  bool known = false;
-  for (const char* w : kWriters) known = known || type == w;
-  if (!known) {
+  if (type != "run" && !admin_command_type(type)) {
     c->send(reply_error("unknown command '" + type + "'"));
     return;
   }
@@ -220,110 +202,14 @@ void Agent::control_frame(core::Conn* c, core::Json& msg) {
     c->send(reply_error(type + ": permission denied (needs root or AGENT_ADMIN_GROUP)"));
     return;
   }
-  std::string err;
   if (type == "run") {
     c->set_idle_timeout(0);  // the client now waits quietly for its job, however long it runs
     run_request(c, msg);
     return;
   }
-  if (type == "vacate") {
-    startd::Event ev;
-    ev.kind = msg.flag("fast") ? startd::EventKind::kVacateFast : startd::EventKind::kVacate;
-    std::string slot = msg.str("slot");
-    std::vector<std::string> targets;
-    if (!slot.empty()) {
-      targets.push_back(slot);
-    } else {
-      for (const startd::SlotView& v : sd_->slots()) {
-        if (v.state == startd::State::kClaimed || v.state == startd::State::kMatched)
-          targets.push_back(v.name);
-      }
-    }
-    int done = 0;
-    for (const std::string& t : targets) {
-      ev.slot = t;
-      if (handle(ev, &err)) ++done;
-    }
-    if (!slot.empty() && done == 0) {
-      c->send(reply_error("vacate " + slot + ": " + err));
-    } else {
-      c->send(reply_ok("vacated " + std::to_string(done) + " slot(s)"));
-    }
-    return;
-  }
-  if (type == "drain") {
-    startd::Event ev;
-    ev.kind = startd::EventKind::kDrain;
-    std::string mode = msg.str("mode", "graceful");
-    if (mode == "graceful") {
-      ev.drain = startd::DrainMode::kGraceful;
-    } else if (mode == "quick") {
-      ev.drain = startd::DrainMode::kQuick;
-    } else if (mode == "fast") {
-      ev.drain = startd::DrainMode::kFast;
-    } else {
-      c->send(reply_error("drain: unknown mode '" + mode + "' (graceful, quick, fast)"));
-      return;
-    }
-    ev.drain_resume = msg.flag("resume");
-    if (!handle(ev, &err)) {
-      c->send(reply_error("drain: " + err));
-      return;
-    }
-    c->send(reply_ok("draining (" + mode + ")"));
-    return;
-  }
-  if (type == "cancel-drain") {
-    startd::Event ev;
-    ev.kind = startd::EventKind::kCancelDrain;
-    if (!handle(ev, &err)) {
-      c->send(reply_error("cancel-drain: " + err));
-      return;
-    }
-    c->send(reply_ok("drain canceled"));
-    return;
-  }
-  if (type == "off") {
-    std::string mode = msg.str("mode", "graceful");
-    startd::ShutdownMode m = startd::ShutdownMode::kGraceful;
-    if (mode == "fast")
-      m = startd::ShutdownMode::kFast;
-    else if (mode == "peaceful")
-      m = startd::ShutdownMode::kPeaceful;
-    else if (mode != "graceful") {
-      c->send(reply_error("off: unknown mode '" + mode + "' (graceful, fast, peaceful)"));
-      return;
-    }
-    c->send(reply_ok("shutting down (" + mode + ")"));
-    begin_shutdown(m);
-    return;
-  }
-  if (type == "reconfig") {
-    reconfig();
-    c->send(reply_ok("reconfigured"));
-    return;
-  }
-  if (type == "set") {
-    std::vector<std::pair<std::string, std::string>> assigns;
-    const cJSON* attrs = msg.child("attrs");
-    const cJSON* a = nullptr;
-    cJSON_ArrayForEach(a, attrs) {
-      const cJSON* n = cJSON_GetArrayItem(a, 0);
-      const cJSON* v = cJSON_GetArrayItem(a, 1);
-      if (!cJSON_IsString(n) || !cJSON_IsString(v)) {
-        c->send(reply_error("set: attrs must be [name, expression] pairs"));
-        return;
-      }
-      assigns.emplace_back(n->valuestring, v->valuestring);
-    }
-    if (!sd_->set_inputs(msg.str("slot"), assigns, &err)) {
-      c->send(reply_error("set: " + err));
-      return;
-    }
-    evaluate();
-    c->send(reply_ok());
-    return;
-  }
+  std::optional<startd::ShutdownMode> off;
+  c->send(admin_command(msg, {"ADMINISTRATOR"}, &off));
+  if (off) begin_shutdown(*off);
 }
 
 }  // namespace kite::agent

@@ -7,7 +7,7 @@ namespace kite::startd {
 
 bool Engine::drain_admitting() {
   if (!sd.draining_ || sd.drain_mode_ != DrainMode::kGraceful || sd.slots_.empty()) return false;
-  if (!sd.slots_[0]->pol.has_draining_start) return false;
+  if (!sd.drain_start_expr_ && !sd.slots_[0]->pol.has_draining_start) return false;
   for (auto& p : sd.slots_) {
     if (!p->dead && p->has_job && p->retire == Retire::kDrain && !p->accepted_while_draining)
       return true;
@@ -133,6 +133,7 @@ void Engine::on_drain(const Event& ev) {
 void Engine::on_cancel_drain() {
   if (!sd.draining_) return;
   sd.draining_ = false;
+  sd.drain_start_expr_ = classad::ExprPtr();
   sd.drain_finalized_ = false;
   sd.last_drain_stop_ = now;
   for (auto& p : sd.slots_) {

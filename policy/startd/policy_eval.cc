@@ -20,7 +20,8 @@ Value Engine::eval_with(SlotImpl& s, const Expr* e, ClassAd* t) {
 }
 
 const Expr* Engine::start_expr(SlotImpl& s) {
-  if (sd.draining_) return s.pol.draining_start.get();
+  if (sd.draining_)
+    return sd.drain_start_expr_ ? sd.drain_start_expr_.get() : s.pol.draining_start.get();
   return s.pol.start.get();
 }
 

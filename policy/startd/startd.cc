@@ -325,6 +325,20 @@ bool Startd::handle(const Event& ev, Output* out, std::string* err) {
     if (!slots_.empty()) eng.act(*slots_[0], ActionKind::kRefuse, "startd has shut down");
     return true;
   }
+  if (ev.kind == EventKind::kDrain && !draining_) {
+    // HTCONDOR: condor_drain -start: the START expression while draining, in place of
+    // DEFAULT_DRAINING_START_EXPR; refused before anything changes when it does not parse.
+    classad::ExprPtr start;
+    if (!ev.drain_start.empty()) {
+      classad::ParseError pe;
+      start = classad::parse_expr(ev.drain_start, &pe);
+      if (!start) {
+        *err = "-start " + ev.drain_start + ": " + pe.to_string();
+        return false;
+      }
+    }
+    drain_start_expr_ = std::move(start);
+  }
   SlotImpl* s = nullptr;
   bool machine_wide = ev.kind == EventKind::kDrain || ev.kind == EventKind::kCancelDrain ||
                       ev.kind == EventKind::kShutdown;

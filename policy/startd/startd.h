@@ -118,6 +118,7 @@ struct Event {
   DrainMode drain = DrainMode::kGraceful;
   bool drain_resume = false;  // condor_drain -resume-on-completion: finalize when drained
   std::string drain_reason;   // condor_drain -reason (DrainReason); empty: none given
+  std::string drain_start;    // condor_drain -start: START while draining; empty: the default
   ShutdownMode shutdown = ShutdownMode::kGraceful;
   // Re-adoption (kActivate only): a job a starter kept running across an agent restart. The
   // claim and job are restored under `adopt_slot` (the dynamic slot's old name) with claim id
@@ -263,8 +264,9 @@ class Startd {
   int64_t drain_requests_ = 0;             // DrainingRequestId counter
   int64_t last_drain_start_ = 0, last_drain_stop_ = 0;
   std::string drain_reason_;
-  int64_t noclaim_shutdown_ = 0;  // STARTD_NOCLAIM_SHUTDOWN, 0: never
-  int64_t last_claim_time_ = 0;   // when some slot last had a claim (or the start)
+  classad::ExprPtr drain_start_expr_;  // condor_drain -start of the drain under way, else null
+  int64_t noclaim_shutdown_ = 0;       // STARTD_NOCLAIM_SHUTDOWN, 0: never
+  int64_t last_claim_time_ = 0;        // when some slot last had a claim (or the start)
   std::string shutdown_why_;
 
   int64_t hibernate_interval_ = 0;  // HIBERNATE_CHECK_INTERVAL, 0: never

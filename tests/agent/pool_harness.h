@@ -37,8 +37,10 @@ inline int free_port() {
 // A pool: its CA and certificates, one `kite cm`, the agents that report to it.
 class Pool {
  public:
-  explicit Pool(const std::string& cm_extra = "") : port_(free_port()) {
-    pool_.issue("cm", "cm1");
+  // `cm_role`: the role of the CM's certificate (another than cm only to test refusals).
+  explicit Pool(const std::string& cm_extra = "", const std::string& cm_role = "cm")
+      : port_(free_port()) {
+    pool_.issue(cm_role, "cm1");
     for (const char* n : {"node-a", "node-b"}) pool_.issue("agent", n);
     pool_.issue("user", "alice");
     pool_.issue("user", "bob");
@@ -107,6 +109,12 @@ class Pool {
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"-pool", "127.0.0.1:" + std::to_string(port_)});
     return run_cmd(argv, timeout_ms);
+  }
+
+  // `kite CMD -pool THIS_CM ARGS...` as the holder of `cert`.
+  CmdResult run_as(const std::string& cert, const std::string& cmd, std::vector<std::string> args,
+                   const std::string& ca_dir = "") const {
+    return to_cm(cmd, std::move(args), cert, ca_dir);
   }
 
   // The slot names the CM holds, as alice sees them (`-absent`: the absent ones).

@@ -1,0 +1,353 @@
+// The fleet simulator of scripts/bench-collector (not in CTest): N mutual-TLS agent connections
+// on one libuv loop against a running `kite cm`. Each connection advertises its machine's slot
+// ads, then in rounds sends updates followed by a cheap indexed query; the query's answer comes
+// after the CM handled every update sent before it on that connection, so a round is done when
+// every connection has its answer. Meanwhile `kite status -constraint` runs as a child and is
+// timed. Prints key=value lines: handshakes/s, updates/s, the CM's CPU and RSS, query latency.
+#include <signal.h>
+#include <uv.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/net/client.h"
+#include "agent/net/tls_context.h"
+
+namespace {
+
+using kite::core::Json;
+using kite::net::NetClient;
+
+struct Options {
+  std::string host = "127.0.0.1";
+  int port = 9618;
+  kite::net::TlsFiles tls;
+  int connections = 2000;
+  int slots = 5;       // ads per connection
+  int rounds = 4;      // timed update rounds
+  int per_round = 30;  // updates per connection per round
+  int cm_pid = 0;
+  std::string kite;  // the kite binary, for the timed `kite status` queries
+  int status_runs = 20;
+};
+
+double now_s() {
+  return static_cast<double>(uv_hrtime()) / 1e9;
+}
+
+// A machine ad of the size HTCondor's static slots have in the benchmark anchors (trimmed).
+std::string slot_ad(int conn, int slot, int load) {
+  char machine[32], buf[2048];
+  std::snprintf(machine, sizeof machine, "bench-%05d", conn);
+  std::snprintf(
+      buf, sizeof buf,
+      "{\"MyType\":\"Machine\",\"TargetType\":\"Job\",\"Name\":\"slot%d@%s\",\"Machine\":\"%s\","
+      "\"SlotID\":%d,\"Cpus\":1,\"Memory\":%d,\"Disk\":104857600,\"Arch\":\"X86_64\","
+      "\"OpSys\":\"LINUX\",\"OpSysAndVer\":\"Debian12\",\"State\":\"%s\",\"Activity\":\"%s\","
+      "\"LoadAvg\":%d.25,\"CondorLoadAvg\":0.0,\"TotalCpus\":8,\"TotalMemory\":64000,"
+      "\"Mips\":30000,\"KFlops\":2000000,\"KeyboardIdle\":%d,\"ConsoleIdle\":%d,"
+      "\"FileSystemDomain\":\"bench.example.org\",\"UidDomain\":\"bench.example.org\","
+      "\"Start\":true,\"Rank\":0.0,\"IsOwner\":false,\"HasFileTransfer\":true,"
+      "\"StarterAbilityList\":\"HasFileTransfer,HasJobDeferral,HasTDP\","
+      "\"CondorVersion\":\"$CondorVersion: 25.14.0 2026-11-20 $\",\"MyCurrentTime\":%d,"
+      "\"TotalSlots\":8,\"NumPids\":%d,\"UpdateSequenceNumber\":%d}",
+      slot, machine, machine, slot, 8000 + slot, slot % 3 == 0 ? "Unclaimed" : "Claimed",
+      slot % 3 == 0 ? "Idle" : "Busy", load % 8, 100 + load, 100 + load, 1764000000 + load,
+      load % 50, load);
+  return buf;
+}
+
+struct Fleet;
+
+struct Agent final : kite::net::NetClientHandler {
+  Fleet* fleet = nullptr;
+  int id = 0;
+  bool up = false;
+  int round_answered = 0;
+  void on_connected(NetClient* c) override;
+  bool on_frame(NetClient* c, Json& msg) override;
+  void on_disconnected(NetClient*, const std::string& why) override;
+};
+
+struct Fleet {
+  Options o;
+  uv_loop_t* loop;
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<std::unique_ptr<NetClient>> clients;
+  int connected = 0, answered = 0, round = 0, failures = 0;
+  std::string last_failure;
+
+  void send_round(int i) {
+    NetClient* c = clients[static_cast<size_t>(i)].get();
+    for (int u = 0; u < o.per_round; ++u) {
+      Json m = Json::message("update");
+      m.set("ad_type", "Machine").set("ad", slot_ad(i, 1 + u % o.slots, round * 1000 + u));
+      c->send(m);
+    }
+    Json q = Json::message("query");
+    q.set("ad_type", "Machine").set("constraint", "Name == \"none\"");
+    c->send(q);
+  }
+};
+
+void Agent::on_connected(NetClient* c) {
+  if (!up) ++fleet->connected;
+  up = true;
+  for (int s = 1; s <= fleet->o.slots; ++s) {
+    Json m = Json::message("update");
+    m.set("ad_type", "Machine").set("ad", slot_ad(id, s, 0));
+    c->send(m);
+  }
+}
+
+bool Agent::on_frame(NetClient*, Json& msg) {
+  if (msg.type() == "ads" && msg.flag("done")) {
+    if (round_answered < fleet->round) {
+      round_answered = fleet->round;
+      ++fleet->answered;
+    }
+  } else if (msg.type() == "error") {
+    ++fleet->failures;
+    fleet->last_failure = msg.str("error");
+  }
+  return true;
+}
+
+void Agent::on_disconnected(NetClient*, const std::string& why) {
+  ++fleet->failures;
+  fleet->last_failure = why;
+}
+
+// CPU seconds (user + system) and VmRSS in KiB of a process.
+bool proc_usage(int pid, double* cpu, long* rss_kib) {
+  char path[64], buf[4096];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');
+  unsigned long utime = 0, stime = 0;
+  if (!p || std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                        &stime) != 2)
+    return false;
+  *cpu = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::snprintf(path, sizeof path, "/proc/%d/status", pid);
+  f = std::fopen(path, "r");
+  if (!f) return false;
+  *rss_kib = 0;
+  while (std::fgets(buf, sizeof buf, f))
+    if (std::sscanf(buf, "VmRSS: %ld", rss_kib) == 1) break;
+  std::fclose(f);
+  return true;
+}
+
+// Runs the loop until `pred` holds or `secs` pass.
+template <typename Pred>
+bool run_until(uv_loop_t* loop, Pred pred, double secs) {
+  double end = now_s() + secs;
+  uv_timer_t tick;
+  uv_timer_init(loop, &tick);
+  uv_timer_start(
+      &tick, [](uv_timer_t*) {}, 5, 5);
+  while (!pred() && now_s() < end) uv_run(loop, UV_RUN_ONCE);
+  uv_close(reinterpret_cast<uv_handle_t*>(&tick), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);
+  return pred();
+}
+
+// `kite status -pool ... -constraint 'Memory > 100000' -af Name` as a child on the same loop.
+struct StatusRun {
+  uv_process_t proc;
+  double start = 0, took = -1;
+  int64_t status = -1;
+};
+
+void start_status(uv_loop_t* loop, const Options& o, StatusRun* r) {
+  std::string pool = o.host + ":" + std::to_string(o.port);
+  const char* args[] = {o.kite.c_str(),    "status", "-pool", pool.c_str(), "-constraint",
+                        "Memory > 100000", "-af",    "Name",  nullptr};
+  uv_process_options_t po{};
+  po.file = o.kite.c_str();
+  po.args = const_cast<char**>(args);
+  po.exit_cb = [](uv_process_t* p, int64_t status, int) {
+    auto* run = static_cast<StatusRun*>(p->data);
+    run->took = now_s() - run->start;
+    run->status = status;
+    uv_close(reinterpret_cast<uv_handle_t*>(p), nullptr);
+  };
+  uv_stdio_container_t stdio[3];
+  for (auto& s : stdio) s.flags = UV_IGNORE;
+  stdio[2].flags = UV_INHERIT_FD;  // a failed query says why on the bench's stderr
+  stdio[2].data.fd = 2;
+  po.stdio = stdio;
+  po.stdio_count = 3;
+  r->proc.data = r;
+  r->start = now_s();
+  if (uv_spawn(loop, &r->proc, &po) != 0) r->took = 0;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: collector_bench --port P --ca F --cert F --key F --cm-pid PID --kite BIN\n"
+               "       [--host H] [--connections N] [--slots N] [--rounds N] [--per-round N]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--host")
+      o.host = v;
+    else if (k == "--port")
+      o.port = std::atoi(v.c_str());
+    else if (k == "--ca")
+      o.tls.ca = v;
+    else if (k == "--cert")
+      o.tls.cert = v;
+    else if (k == "--key")
+      o.tls.key = v;
+    else if (k == "--connections")
+      o.connections = std::atoi(v.c_str());
+    else if (k == "--slots")
+      o.slots = std::atoi(v.c_str());
+    else if (k == "--rounds")
+      o.rounds = std::atoi(v.c_str());
+    else if (k == "--per-round")
+      o.per_round = std::atoi(v.c_str());
+    else if (k == "--cm-pid")
+      o.cm_pid = std::atoi(v.c_str());
+    else if (k == "--kite")
+      o.kite = v;
+    else
+      return usage();
+  }
+  if (o.tls.ca.empty() || o.cm_pid <= 0 || o.kite.empty()) return usage();
+  std::string err;
+  auto tls = kite::net::TlsContext::load(kite::net::TlsContext::Role::kClient, o.tls, &err);
+  if (!tls) {
+    std::fprintf(stderr, "collector_bench: %s\n", err.c_str());
+    return 1;
+  }
+  ::signal(SIGPIPE, SIG_IGN);  // a connection the CM closed must not kill the fleet
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  Fleet fleet;
+  fleet.o = o;
+  fleet.loop = &loop;
+  double cpu0 = 0, cpu1 = 0;
+  long rss0 = 0, rss1 = 0;
+  proc_usage(o.cm_pid, &cpu0, &rss0);
+
+  // Handshakes: every connection dialled at once, full handshakes (no session to resume).
+  double t0 = now_s();
+  for (int i = 0; i < o.connections; ++i) {
+    auto a = std::make_unique<Agent>();
+    a->fleet = &fleet;
+    a->id = i;
+    kite::net::ClientOptions co;
+    co.host = o.host;
+    co.port = o.port;
+    co.conn.name = "bench";
+    co.conn.handshake_timeout_ms = 120000;  // keepalive stays the default: the CM expects it
+    fleet.clients.push_back(std::make_unique<NetClient>(&loop, tls.get(), a.get(), co));
+    fleet.agents.push_back(std::move(a));
+    fleet.clients.back()->start();
+  }
+  bool all_up = run_until(
+      &loop, [&] { return fleet.connected == o.connections; }, 300);
+  double t_up = now_s() - t0;
+  std::printf("connections=%d\nhandshake_seconds=%.2f\nhandshakes_per_s=%.0f\n", fleet.connected,
+              t_up, fleet.connected / t_up);
+  if (!all_up) {
+    std::fprintf(stderr, "collector_bench: only %d of %d connections came up (%s)\n",
+                 fleet.connected, o.connections, fleet.last_failure.c_str());
+    return 1;
+  }
+  // The initial ads in: one round that carries no timed updates.
+  fleet.round = 1;
+  fleet.answered = 0;
+  for (int i = 0; i < o.connections; ++i) {
+    Json q = Json::message("query");
+    q.set("ad_type", "Machine").set("constraint", "Name == \"none\"");
+    fleet.clients[static_cast<size_t>(i)]->send(q);
+  }
+  run_until(
+      &loop, [&] { return fleet.answered == o.connections; }, 120);
+  double cpu_a = 0;
+  long rss_a = 0;
+  proc_usage(o.cm_pid, &cpu_a, &rss_a);
+  std::printf("ads_held=%d\ncm_rss_kib_holding_ads=%ld\ncm_cpu_handshakes_and_ads_s=%.3f\n",
+              o.connections * o.slots, rss_a, cpu_a - cpu0);
+
+  // Timed rounds of updates, with `kite status -constraint` runs spread over them.
+  std::vector<std::unique_ptr<StatusRun>> runs;
+  double busy = 0;
+  long updates = 0;
+  double cpu_b = 0;
+  long rss_b = 0;
+  proc_usage(o.cm_pid, &cpu_b, &rss_b);
+  for (int r = 0; r < o.rounds; ++r) {
+    fleet.round = 2 + r;
+    fleet.answered = 0;
+    double rs = now_s();
+    for (int i = 0; i < o.connections; ++i) fleet.send_round(i);
+    int per = o.status_runs / o.rounds + 1;
+    for (int k = 0; k < per; ++k) {
+      runs.push_back(std::make_unique<StatusRun>());
+      start_status(&loop, o, runs.back().get());
+      run_until(
+          &loop, [&] { return runs.back()->took >= 0 || fleet.answered == o.connections; }, 60);
+    }
+    if (!run_until(
+            &loop, [&] { return fleet.answered == o.connections; }, 300)) {
+      std::fprintf(stderr, "collector_bench: round %d: %d of %d answered (%s)\n", r, fleet.answered,
+                   o.connections, fleet.last_failure.c_str());
+      return 1;
+    }
+    busy += now_s() - rs;
+    updates += static_cast<long>(o.connections) * o.per_round;
+  }
+  run_until(
+      &loop,
+      [&] { return std::all_of(runs.begin(), runs.end(), [](auto& x) { return x->took >= 0; }); },
+      60);
+  proc_usage(o.cm_pid, &cpu1, &rss1);
+  std::vector<double> lat;
+  int bad = 0;
+  for (auto& x : runs) {
+    if (x->status == 0)
+      lat.push_back(x->took);
+    else
+      ++bad;
+  }
+  std::printf("updates=%ld\nupdate_seconds=%.2f\nupdates_per_s=%.0f\n", updates, busy,
+              updates / busy);
+  std::printf("cm_cpu_updates_s=%.3f\ncm_cpu_per_10k_updates_s=%.4f\ncm_rss_kib=%ld\n",
+              cpu1 - cpu_b, (cpu1 - cpu_b) * 10000.0 / static_cast<double>(updates), rss1);
+  std::printf("status_runs=%zu\nstatus_failed=%d\nstatus_p50_s=%.4f\nstatus_p99_s=%.4f\n",
+              lat.size(), bad, percentile(lat, 0.5), percentile(lat, 0.99));
+  std::printf("transport_failures=%d\n", fleet.failures);
+  if (fleet.failures) std::printf("last_failure=%s\n", fleet.last_failure.c_str());
+  for (auto& c : fleet.clients) c->stop();
+  fleet.clients.clear();
+  uv_run(&loop, UV_RUN_DEFAULT);
+  uv_loop_close(&loop);
+  return 0;
+}
