@@ -16,6 +16,11 @@ bool from_cm(const net::NetClient* cm) {
 }  // namespace
 
 void Agent::cm_frame(net::NetClient* cm, core::Json& msg) {
+  // A command's refusal goes back in its own reply, so the admin who sent it reads why.
+  if (msg.type() == "node-command") {
+    cm_command_frame(cm, msg);
+    return;
+  }
   if (!from_cm(cm)) {
     KLOG_WARN("a '%s' frame from a peer that is not a central manager refused", msg.type().c_str());
     core::Json e = core::Json::message("error");
