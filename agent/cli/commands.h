@@ -18,14 +18,15 @@ int drain_main(int argc, char** argv);
 int off_main(int argc, char** argv);
 int reconfig_main(int argc, char** argv);
 int set_main(int argc, char** argv);
-int run_main(int argc, char** argv);         // agent/cli/run_cmd.cc
-int submit_main(int argc, char** argv);      // agent/cli/submit_cmd.cc
-int pki_main(int argc, char** argv);         // agent/cli/pki_cmd.cc
-int reschedule_main(int argc, char** argv);  // agent/cli/reschedule_cmd.cc
+int run_main(int argc, char** argv);  // agent/cli/run_cmd.cc
 /// Detaches from the terminal (agent/cli/agent_cmd.cc): the parent exits, the child leads a
 /// new session with stdio on /dev/null. False when fork fails.
 bool daemonize();
 #if !KITE_NODE_ONLY
+// Admin-side commands, left out of the node-only image (CMakeLists.txt, KITE_ADMIN_CLI_SOURCES).
+int submit_main(int argc, char** argv);      // agent/cli/submit_cmd.cc
+int pki_main(int argc, char** argv);         // agent/cli/pki_cmd.cc
+int reschedule_main(int argc, char** argv);  // agent/cli/reschedule_cmd.cc
 // Job tables from files, as condor_q -jobads / condor_history -file (agent/cm/jobs_cmd.cc).
 int q_main(int argc, char** argv);
 int history_main(int argc, char** argv);

@@ -33,10 +33,10 @@ const Command kCommands[] = {
      "make the agent re-read its configuration (--local, or nodes through the CM)"},
     {"set", kite::cli::set_main, "set input attributes in slot ads (--local)"},
     {"run", kite::cli::run_main, "run a command as a job on this node (--local)"},
+#if !KITE_NODE_ONLY
     {"submit", kite::cli::submit_main, "submit jobs to the central manager (-dry-run: print)"},
     {"pki", kite::cli::pki_main, "the pool's TLS certificates (init, issue, show, revoke)"},
     {"reschedule", kite::cli::reschedule_main, "ask the central manager for a negotiation now"},
-#if !KITE_NODE_ONLY
     {"q", kite::cli::q_main, "show jobs, as condor_q"},
     {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},
     {"history", kite::cli::history_main, "show ended jobs, as condor_history"},
@@ -48,6 +48,12 @@ const Command kCommands[] = {
 #endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
+
+#if KITE_NODE_ONLY
+// Commands of the full build that a node never runs (CMakeLists.txt: the CM and the node-only
+// exclusion list), named so a node-only binary can say where they are.
+const char* const kFullBuildOnly[] = {"submit", "pki", "q", "cm", "history"};
+#endif
 
 void usage() {
   std::fprintf(stderr, "usage: kite COMMAND [ARGS...]\ncommands:\n");
@@ -68,6 +74,14 @@ int main(int argc, char** argv) {
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
   }
+#if KITE_NODE_ONLY
+  for (const char* name : kFullBuildOnly) {
+    if (std::strcmp(argv[1], name) == 0) {
+      std::fprintf(stderr, "kite: '%s' is not in this node-only build; use the full build\n", name);
+      return 2;
+    }
+  }
+#endif
   std::fprintf(stderr, "kite: unknown command '%s'\n", argv[1]);
   usage();
   return 2;

@@ -105,17 +105,36 @@ void Log::write(LogLevel l, const char* fmt, ...) {
   va_end(ap);
 }
 
+// Civil from days, proleptic Gregorian (days since 1970-01-01 to year/month/day).
+UtcTime utc_time(int64_t t) {
+  int64_t days = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+  int64_t secs = t - days * 86400;
+  int64_t z = days + 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;                                       // [0, 146096]
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
+  int64_t mp = (5 * doy + 2) / 153;                                     // March = 0
+  UtcTime u;
+  u.day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  u.month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  u.year = yoe + era * 400 + (u.month <= 2);
+  u.hour = static_cast<int>(secs / 3600);
+  u.minute = static_cast<int>(secs / 60 % 60);
+  u.second = static_cast<int>(secs % 60);
+  return u;
+}
+
 void Log::vwrite(LogLevel l, const char* fmt, va_list ap) {
   if (l < g_sink.level) return;
   char line[1024];
   struct timespec ts {};
   clock_gettime(CLOCK_REALTIME, &ts);
-  struct tm tm {};
-  gmtime_r(&ts.tv_sec, &tm);
-  int n = std::snprintf(line, sizeof line, "%04d-%02d-%02d %02d:%02d:%02d.%03d %s %s%s",
-                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                        tm.tm_sec, static_cast<int>(ts.tv_nsec / 1000000), level_name(l),
-                        g_sink.tag, g_sink.tag[0] ? " " : "");
+  UtcTime u = utc_time(ts.tv_sec);
+  int n = std::snprintf(line, sizeof line, "%04lld-%02d-%02d %02d:%02d:%02d.%03d %s %s%s",
+                        static_cast<long long>(u.year), u.month, u.day, u.hour, u.minute, u.second,
+                        static_cast<int>(ts.tv_nsec / 1000000), level_name(l), g_sink.tag,
+                        g_sink.tag[0] ? " " : "");
   if (n < 0) return;
   int m = std::vsnprintf(line + n, sizeof line - n, fmt, ap);
   size_t len = m < 0 ? static_cast<size_t>(n) : std::min(sizeof line - 2, size_t(n) + size_t(m));

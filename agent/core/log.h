@@ -13,6 +13,15 @@ enum class LogLevel { kDebug, kInfo, kWarn, kError };
 bool log_level_parse(const std::string& s, LogLevel* out);  // "debug", "info", "warn", "error"
 
 /// Process-wide log sink. Not thread-safe (the agent and the starter are single-threaded).
+/// UTC calendar fields of a time in seconds since the epoch. The log computes them itself:
+/// glibc's gmtime_r reads and parses /etc/localtime on first use (tzset, with sscanf), code and
+/// data every starter would map for its first log line only.
+struct UtcTime {
+  int64_t year;
+  int month, day, hour, minute, second;  // 1-12, 1-31, 0-23, 0-59, 0-59
+};
+UtcTime utc_time(int64_t t);
+
 class Log {
  public:
   /// `path` empty = stderr. `max_bytes` <= 0 = never rotate. False (message in *err) when the

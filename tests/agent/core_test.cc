@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,44 @@ TEST(Files, RemoveTreeDoesNotFollowSymlinks) {
   EXPECT_NE(access(d.c_str(), F_OK), 0);
   EXPECT_EQ(access((outside + "/keep").c_str(), F_OK), 0);
   ASSERT_TRUE(remove_tree(outside, &err)) << err;
+}
+
+TEST(Log, UtcTimeFields) {
+  struct Case {
+    int64_t t;
+    int64_t year;
+    int month, day, hour, minute, second;
+  };
+  // Written out by hand: the epoch, the second before it, a leap day of a 400-year leap year,
+  // the first day after a non-leap century's February, and the last second of year 9999.
+  const Case cases[] = {{0, 1970, 1, 1, 0, 0, 0},
+                        {-1, 1969, 12, 31, 23, 59, 59},
+                        {951782400, 2000, 2, 29, 0, 0, 0},
+                        {4107542400, 2100, 3, 1, 0, 0, 0},
+                        {1795306376, 2026, 11, 22, 0, 12, 56},
+                        {253402300799, 9999, 12, 31, 23, 59, 59}};
+  for (const Case& c : cases) {
+    UtcTime u = utc_time(c.t);
+    EXPECT_EQ(u.year, c.year) << c.t;
+    EXPECT_EQ(u.month, c.month) << c.t;
+    EXPECT_EQ(u.day, c.day) << c.t;
+    EXPECT_EQ(u.hour, c.hour) << c.t;
+    EXPECT_EQ(u.minute, c.minute) << c.t;
+    EXPECT_EQ(u.second, c.second) << c.t;
+  }
+  // And glibc's gmtime_r agrees every 9973 seconds (odd hours and days) over 1900-2200.
+  for (int64_t t = -2208988800; t < 7258118400; t += 9973 * 97) {
+    time_t tt = static_cast<time_t>(t);
+    struct tm tm {};
+    ASSERT_NE(gmtime_r(&tt, &tm), nullptr);
+    UtcTime u = utc_time(t);
+    ASSERT_EQ(u.year, tm.tm_year + 1900) << t;
+    ASSERT_EQ(u.month, tm.tm_mon + 1) << t;
+    ASSERT_EQ(u.day, tm.tm_mday) << t;
+    ASSERT_EQ(u.hour * 3600 + u.minute * 60 + u.second,
+              tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec)
+        << t;
+  }
 }
 
 TEST(Log, RotatesBySizeKeepingOneGeneration) {

@@ -1,5 +1,6 @@
-// Shared pieces of the network tests: a pool made by the real `kite pki` in a temp dir, a
-// libuv loop run until a condition holds (with a deadline), and recording handlers.
+// Shared pieces of the network tests: a pool made by `kite pki`'s library (agent/net/pki.h, linked
+// into the tests: the node-only binary has no `kite pki`) in a temp dir, a libuv loop run until a
+// condition holds (with a deadline), and recording handlers.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "agent/net/client.h"
+#include "agent/net/pki.h"
 #include "agent/net/server.h"
 #include "agent/net/tls_context.h"
 #include "agent_harness.h"
@@ -33,14 +35,34 @@ inline CmdResult kite_ok(const std::vector<std::string>& args) {
   return r;
 }
 
+/// The `kite pki` command is in the full build only (CMakeLists.txt, KITE_ADMIN_CLI_SOURCES).
+#define REQUIRE_PKI_COMMAND()                                                     \
+  do {                                                                            \
+    if (KITE_NODE_ONLY) GTEST_SKIP() << "node-only build: no `kite pki` command"; \
+  } while (0)
+
 /// A pool CA in DIR/ca and certificates issued into DIR.
 struct TestPool {
   std::string dir = net_temp_dir();
   std::string ca() const { return dir + "/ca"; }
-  TestPool() { kite_ok({"pki", "init", ca()}); }
+  TestPool() {
+    std::string err;
+    EXPECT_TRUE(net::pki_init(ca(), "Kite pool", 3650, &err)) << err;
+  }
   void issue(const std::string& role, const std::string& name, int days = 30) {
-    kite_ok({"pki", "issue", "--ca", ca(), "--role", role, name, "--san", "localhost", "--out", dir,
-             "--days", std::to_string(days)});
+    net::IssueRequest r;
+    r.ca_dir = ca();
+    r.role = role;
+    r.name = name;
+    r.sans = {"localhost"};
+    r.out_dir = dir;
+    r.days = days;
+    std::string err;
+    EXPECT_TRUE(net::pki_issue(r, &err)) << err;
+  }
+  void revoke(const std::string& name) {
+    std::string err;
+    EXPECT_TRUE(net::pki_revoke(ca(), dir + "/" + name + ".crt", &err)) << err;
   }
   net::TlsFiles files(const std::string& name, bool with_crl = true) const {
     return {ca() + "/ca.crt", dir + "/" + name + ".crt", dir + "/" + name + ".key",

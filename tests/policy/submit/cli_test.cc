@@ -18,6 +18,10 @@ struct CliRun {
 
 class SubmitCli : public SubmitTest {
  protected:
+  void SetUp() override {
+    if (KITE_NODE_ONLY) GTEST_SKIP() << "node-only build: no `kite submit` command";
+    SubmitTest::SetUp();
+  }
   CliRun kite(const std::string& args) {
     std::string cmd = "cd '" + dir_ + "' && KITE_SUBMIT_USER=carol " KITE_BINARY " submit " + args +
                       " > cli.out 2> cli.err";
