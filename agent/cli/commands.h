@@ -26,6 +26,7 @@ bool daemonize();
 int q_main(int argc, char** argv);
 int history_main(int argc, char** argv);
 int cm_main(int argc, char** argv);  // agent/cm/cm_cmd.cc: the central manager
+int pool_main(int argc, char** argv);  // agent/cm/pool_cmd.cc: kite pool simulate
 #endif
 
 }  // namespace kite::cli

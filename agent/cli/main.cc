@@ -37,6 +37,7 @@ const Command kCommands[] = {
 #if !KITE_NODE_ONLY
     {"q", kite::cli::q_main, "show jobs, as condor_q (-jobads FILE)"},
     {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},
+    {"pool", kite::cli::pool_main, "simulate a pool's allocation policy (simulate FILE...)"},
     {"history", kite::cli::history_main, "show ended jobs, as condor_history (-file FILE)"},
 #endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
