@@ -368,11 +368,11 @@ void Sim::start_job(int j, int s) {
   job.state = JobState::kRunning;
   job.slot = s;
   job.start = now_;
+  slot.job = j;
+  publish(slot, jobs_);
   job.weight = fairshare::slot_weight(*slot.ad);
   job.limits = limits_of(j, s);
   limits_.acquire(job.limits);
-  slot.job = j;
-  publish(slot, jobs_);
   charge(job.principal);
 }
 
@@ -618,6 +618,10 @@ void Sim::cycle() {
   for (const accountant::Record& r : acc_.records()) {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
+  }
+  for (const Job& j : jobs_) {
+    if (j.state == JobState::kRunning)
+      in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }
   for (const Slot& s : slots_) {
     if (!s.live) continue;
