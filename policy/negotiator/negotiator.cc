@@ -410,20 +410,23 @@ CycleResult Cycle::run() {
   setup_slots();
   setup_submitters();
   // The pie: every slot the cycle may match, or preempt when preemption is considered.
-  std::vector<double> demand(in_.submitters.size(), 0);
-  for (size_t i = 0; i < in_.submitters.size(); ++i) {
-    for (const IdleJob& j : in_.submitters[i].jobs) {
-      double cpus = 1;
-      if (j.ad && !j.ad->evaluate_real("RequestCpus", cpus)) cpus = 1;
-      demand[i] += cpus > 0 ? cpus : 1;
-    }
-  }
   // NEGOTIATOR_USE_SLOT_WEIGHTS first (fair_plan reports it if it does not read).
   if (in_.cfg) config::read_bool(*in_.cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &plan_.use_slot_weights);
   for (const SlotView& s : slots_) {
     if (s.use == SlotUse::kSkip) continue;
     if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
     pool_weight_ += slot_weight_of(s);
+  }
+  // Each submitter's demand: the CPUs its idle jobs request, counted only up to the pie (more
+  // changes no share).
+  std::vector<double> demand(in_.submitters.size(), 0);
+  for (size_t i = 0; i < in_.submitters.size(); ++i) {
+    for (const IdleJob& j : in_.submitters[i].jobs) {
+      if (demand[i] > pool_weight_) break;
+      double cpus = 1;
+      if (j.ad && !j.ad->evaluate_real("RequestCpus", cpus)) cpus = 1;
+      demand[i] += cpus > 0 ? cpus : 1;
+    }
   }
   fair_plan(in_, demand, pool_weight_, &plan_, &result_.warnings);
   for (const fairshare::GroupRound& round : plan_.rounds) {

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <queue>
+#include <set>
 
 #include "policy/accountant/accountant.h"
 #include "policy/classad/classad.h"
@@ -46,7 +48,9 @@ struct Job {
   JobState state = JobState::kIdle;
   int slot = -1;
   int64_t start = 0;
-  double weight = 0;
+  double weight = 0;                        // slot weight it holds while running
+  double request = 1;                       // RequestCpus: its weight as demand while idle
+  int batch = 0;                            // the `submit` step (its line) that made it
   std::vector<fairshare::LimitUse> limits;  // held while running
 };
 
@@ -159,7 +163,16 @@ class Sim {
   int machine_index(const std::string& name) const;
   void report_cycle(size_t matches, int64_t preempted);
   std::vector<fairshare::GroupQuota> quotas();
-  int64_t next_end() const;
+  int64_t next_end();
+  void set_state(int j, JobState to);
+  // Every running job, then every idle one (ended jobs are never visited again).
+  std::vector<const Job*> live() const {
+    std::vector<const Job*> out;
+    for (int j : running_) out.push_back(&jobs_[j]);
+    for (const auto& [principal, set] : idle_)
+      for (const auto& [prio, j] : set) out.push_back(&jobs_[j]);
+    return out;
+  }
 
   std::string file_;
   PoolResult* res_;
@@ -180,7 +193,34 @@ class Sim {
   int64_t preemptions_ = 0;  // since the last `expect preemptions`
   bool reschedule_ = false;
   std::vector<fairshare::GroupQuota> last_quotas_;
+  // Indexes kept by set_state(), so no step scans every job ever submitted.
+  std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
+  std::set<int> running_;
+  std::map<std::string, std::pair<int64_t, double>> usage_;  // principal -> slots, weight
+  using End = std::pair<int64_t, int>;                       // (end time, job)
+  std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
 };
+
+void Sim::set_state(int j, JobState to) {
+  Job& job = jobs_[j];
+  if (job.state == to) return;
+  if (job.state == JobState::kIdle) idle_[job.principal].erase({-job.prio, j});
+  if (job.state == JobState::kRunning) {
+    running_.erase(j);
+    auto& u = usage_[job.principal];
+    u.first -= 1;
+    u.second -= job.weight;
+  }
+  job.state = to;
+  if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
+  if (to == JobState::kRunning) {
+    running_.insert(j);
+    auto& u = usage_[job.principal];
+    u.first += 1;
+    u.second += job.weight;
+    if (job.runtime > 0) ends_.push({job.start + job.runtime, j});
+  }
+}
 
 bool Sim::setup(const std::string& cfg_text) {
   cfg_.set_detected("FULL_HOSTNAME", "localhost");
@@ -338,15 +378,8 @@ void Sim::machine_down(int mi) {
 
 // The accountant learns a submitter's new usage at the current time.
 void Sim::charge(const std::string& principal) {
-  int64_t n = 0;
-  double w = 0;
-  for (const Job& j : jobs_) {
-    if (j.state == JobState::kRunning && j.principal == principal) {
-      ++n;
-      w += j.weight;
-    }
-  }
-  acc_.set_usage(principal, n, w, now_);
+  const auto& u = usage_[principal];
+  acc_.set_usage(principal, u.first, u.second < 1e-9 ? 0 : u.second, now_);
   auto group_fn = [](std::string_view submitter, const void* ctx) {
     const auto* g = static_cast<const fairshare::GroupSettings*>(ctx);
     std::string_view user = submitter.substr(0, submitter.rfind('@'));
@@ -365,7 +398,6 @@ std::vector<fairshare::LimitUse> Sim::limits_of(int j, int s) {
 void Sim::start_job(int j, int s) {
   Job& job = jobs_[j];
   Slot& slot = slots_[s];
-  job.state = JobState::kRunning;
   job.slot = s;
   job.start = now_;
   slot.job = j;
@@ -373,6 +405,7 @@ void Sim::start_job(int j, int s) {
   job.weight = fairshare::slot_weight(*slot.ad);
   job.limits = limits_of(j, s);
   limits_.acquire(job.limits);
+  set_state(j, JobState::kRunning);
   charge(job.principal);
 }
 
@@ -403,7 +436,7 @@ bool Sim::can_run(int j, int s) {
 void Sim::stop_job(int j, JobState to, bool reuse) {
   Job& job = jobs_[j];
   const int si = job.slot;
-  job.state = to;
+  set_state(j, to);
   job.slot = -1;
   limits_.release(job.limits);
   job.limits.clear();
@@ -413,13 +446,11 @@ void Sim::stop_job(int j, JobState to, bool reuse) {
   // Claim reuse: the same submitter's next idle job the slot can run, in the schedd's order.
   int next = -1;
   if (reuse && now_ - s.claim_start < worklife_) {
-    for (size_t k = 0; k < jobs_.size(); ++k) {
-      const Job& c = jobs_[k];
-      if (c.state != JobState::kIdle || c.principal != s.claim_user) continue;
-      if (next >= 0 &&
-          (jobs_[next].prio > c.prio || (jobs_[next].prio == c.prio && jobs_[next].id < c.id)))
-        continue;
-      if (can_run(static_cast<int>(k), si)) next = static_cast<int>(k);
+    for (const auto& [prio, k] : idle_[s.claim_user]) {
+      if (can_run(k, si)) {
+        next = k;
+        break;
+      }
     }
   }
   if (next >= 0) {
@@ -497,7 +528,11 @@ bool Sim::apply(const Step& st) {
         std::string error;
         if (!set_expr(ad, "Requirements", req, &error)) return fail(st.line, error);
         j.prio = int_attr(ad, "JobPrio", 0);
+        j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
+        j.batch = st.line;
+        j.state = JobState::kGone;  // set_state() makes it Idle and indexes it
         jobs_.push_back(std::move(j));
+        set_state(static_cast<int>(jobs_.size()) - 1, JobState::kIdle);
       }
       return true;
     }
@@ -523,9 +558,8 @@ bool Sim::apply(const Step& st) {
     }
     case StepKind::kExit: {
       std::vector<int> running;
-      for (size_t k = 0; k < jobs_.size(); ++k)
-        if (jobs_[k].state == JobState::kRunning && iequal(jobs_[k].submit, st.name))
-          running.push_back(static_cast<int>(k));
+      for (int k : running_)
+        if (iequal(jobs_[k].submit, st.name)) running.push_back(k);
       std::stable_sort(running.begin(), running.end(),
                        [&](int a, int b) { return jobs_[a].start < jobs_[b].start; });
       if (static_cast<int64_t>(running.size()) > st.count) running.resize(st.count);
@@ -534,11 +568,14 @@ bool Sim::apply(const Step& st) {
     }
     case StepKind::kRemove: {
       int64_t left = st.count;
-      for (size_t k = jobs_.size(); k-- > 0 && left > 0;) {
-        if (jobs_[k].state == JobState::kIdle && iequal(jobs_[k].submit, st.name)) {
-          jobs_[k].state = JobState::kGone;
-          --left;
-        }
+      std::vector<int> newest;
+      for (const auto& [principal, set] : idle_)
+        for (const auto& [prio, k] : set)
+          if (iequal(jobs_[k].submit, st.name)) newest.push_back(k);
+      std::sort(newest.begin(), newest.end(), std::greater<int>());
+      for (int k : newest) {
+        if (left-- <= 0) break;
+        set_state(k, JobState::kGone);
       }
       return true;
     }
@@ -580,13 +617,12 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
     }
   }
   std::map<std::string, fairshare::GroupDemand> by;
-  for (const Job& j : jobs_) {
+  for (const Job* live_job : live()) {
+    const Job& j = *live_job;
     if (j.state == JobState::kGone) continue;
     fairshare::GroupDemand& d = by[j.group];
     d.name = j.group;
-    double w = j.state == JobState::kRunning
-                   ? j.weight
-                   : static_cast<double>(int_attr(*j.ad, "RequestCpus", 1));
+    double w = j.state == JobState::kRunning ? j.weight : j.request;
     if (j.state == JobState::kRunning) d.usage += w;
     d.requested += w;
   }
@@ -601,8 +637,17 @@ void Sim::cycle() {
   in.cfg = &cfg_;
   in.now = now_;
   std::map<std::string, size_t> index;
-  for (const Job& j : jobs_) {
+  // The jobs of one `submit` step are identical: no cycle can match more of them than there
+  // are slots, and once one fails the rest are skipped, so at most that many are offered.
+  size_t slot_count = 0;
+  for (const Slot& s : slots_)
+    if (s.live)
+      slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.res[0])) : 1;
+  std::map<int, size_t> offered;  // batch -> jobs offered
+  for (const Job* live_job : live()) {
+    const Job& j = *live_job;
     if (j.state != JobState::kIdle) continue;
+    if (++offered[j.batch] > slot_count + 1) continue;
     auto it = index.find(j.principal);
     if (it == index.end()) {
       it = index.emplace(j.principal, in.submitters.size()).first;
@@ -619,7 +664,8 @@ void Sim::cycle() {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
   }
-  for (const Job& j : jobs_) {
+  for (const Job* live_job : live()) {
+    const Job& j = *live_job;
     if (j.state == JobState::kRunning)
       in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }
@@ -681,7 +727,8 @@ void Sim::cycle() {
 void Sim::report_cycle(size_t matches, int64_t preempted) {
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // submit name -> running, idle
   std::map<std::string, std::string> principal;
-  for (const Job& j : jobs_) {
+  for (const Job* live_job : live()) {
+    const Job& j = *live_job;
     if (j.state == JobState::kGone) continue;
     auto& c = counts[j.submit];
     (j.state == JobState::kRunning ? c.first : c.second)++;
@@ -699,7 +746,8 @@ void Sim::report_cycle(size_t matches, int64_t preempted) {
   for (const fairshare::GroupQuota& q : last_quotas_) {
     if (q.name == fairshare::kNoGroup && groups_.groups.empty()) continue;
     int64_t running = 0, idle = 0;
-    for (const Job& j : jobs_) {
+    for (const Job* live_job : live()) {
+      const Job& j = *live_job;
       if (j.state == JobState::kGone || !in_group(j.group, q.name)) continue;
       (j.state == JobState::kRunning ? running : idle)++;
     }
@@ -719,7 +767,8 @@ void Sim::check(const Step& st) {
     const JobState want = what == "running" ? JobState::kRunning : JobState::kIdle;
     bool is_group = false;
     for (const fairshare::GroupConfig& g : groups_.groups) is_group |= iequal(g.name, st.name);
-    for (const Job& j : jobs_) {
+    for (const Job* live_job : live()) {
+      const Job& j = *live_job;
       if (j.state != want) continue;
       if (is_group ? in_group(j.group, st.name) : iequal(j.submit, st.name)) got += 1;
     }
@@ -771,12 +820,16 @@ void Sim::check(const Step& st) {
                   ", got " + got_text + "\n";
 }
 
-int64_t Sim::next_end() const {
-  int64_t best = INT64_MAX;
-  for (const Job& j : jobs_) {
-    if (j.state == JobState::kRunning && j.runtime > 0) best = std::min(best, j.start + j.runtime);
+// The earliest end of a running job (entries of jobs that ended otherwise are dropped).
+int64_t Sim::next_end() {
+  while (!ends_.empty()) {
+    const auto [end, j] = ends_.top();
+    const Job& job = jobs_[j];
+    if (job.state == JobState::kRunning && job.runtime > 0 && job.start + job.runtime == end)
+      return end;
+    ends_.pop();
   }
-  return best;
+  return INT64_MAX;
 }
 
 void Sim::run() {
@@ -787,14 +840,9 @@ void Sim::run() {
   now_ = 0;
   while (now_ <= end) {
     // 1. Jobs whose runtime ends now exit, with claim reuse (earliest start first).
-    for (;;) {
-      int due = -1;
-      for (size_t k = 0; k < jobs_.size(); ++k) {
-        const Job& j = jobs_[k];
-        if (j.state != JobState::kRunning || j.runtime <= 0 || j.start + j.runtime > now_) continue;
-        if (due < 0 || j.start < jobs_[due].start) due = static_cast<int>(k);
-      }
-      if (due < 0) break;
+    while (next_end() <= now_) {
+      const int due = ends_.top().second;
+      ends_.pop();
       stop_job(due, JobState::kGone, true);
     }
     // 2. This time's steps in file order; expectations wait for the cycle.
