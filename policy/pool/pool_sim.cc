@@ -654,7 +654,12 @@ void Sim::cycle() {
       negotiator::Submitter s;
       s.name = j.principal;
       s.priority = acc_.effective_priority(j.principal);
-      if (const accountant::Record* r = acc_.find(j.principal)) s.usage = r->weighted_in_use;
+      s.nice = accountant::is_nice_user(j.principal);
+      if (const accountant::Record* r = acc_.find(j.principal)) {
+        s.usage = r->weighted_in_use;
+        s.floor = r->floor;
+        s.ceiling = r->ceiling;
+      }
       in.submitters.push_back(std::move(s));
     }
     j.ad->ref();
