@@ -192,6 +192,7 @@ class Sim {
   int64_t now_ = 0;
   int64_t preemptions_ = 0;  // since the last `expect preemptions`
   bool reschedule_ = false;
+  std::set<std::string> warned_;
   std::vector<fairshare::GroupQuota> last_quotas_;
   // Indexes kept by set_state(), so no step scans every job ever submitted.
   std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
@@ -680,6 +681,10 @@ void Sim::cycle() {
     in.slots.push_back(AdPtr(s.ad.get()));
   }
   negotiator::CycleResult out = negotiator::negotiate(in);
+  // Settings the negotiator could not read (named with their file and line): said once.
+  for (const std::string& w : out.warnings) {
+    if (warned_.insert(w).second) res_->output += file_ + ": warning: " + w + "\n";
+  }
   int64_t preempted = 0;
   for (const negotiator::Match& m : out.matches) {
     auto si = slot_by_name_.find(m.slot);
