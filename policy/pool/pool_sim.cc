@@ -165,14 +165,13 @@ class Sim {
   std::vector<fairshare::GroupQuota> quotas();
   int64_t next_end();
   void set_state(int j, JobState to);
-  // Every running job, then every idle one (ended jobs are never visited again).
-  std::vector<const Job*> live() const {
-    std::vector<const Job*> out;
-    for (int j : running_) out.push_back(&jobs_[j]);
-    for (const auto& [principal, set] : idle_)
-      for (const auto& [prio, j] : set) out.push_back(&jobs_[j]);
-    return out;
-  }
+  // Running and idle jobs of one `submit` name in one group, kept by set_state().
+  struct Tally {
+    std::string principal;
+    int64_t running = 0, idle = 0;
+    double run_weight = 0, idle_request = 0;
+  };
+  void tally(const Job& j, int sign);
 
   std::string file_;
   PoolResult* res_;
@@ -192,19 +191,35 @@ class Sim {
   int64_t now_ = 0;
   int64_t preemptions_ = 0;  // since the last `expect preemptions`
   bool reschedule_ = false;
+  bool preemption_possible_ = true;  // false: no job offers need to count running slots
   std::set<std::string> warned_;
   std::vector<fairshare::GroupQuota> last_quotas_;
   // Indexes kept by set_state(), so no step scans every job ever submitted.
   std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
   std::set<int> running_;
-  std::map<std::string, std::pair<int64_t, double>> usage_;  // principal -> slots, weight
-  using End = std::pair<int64_t, int>;                       // (end time, job)
+  std::map<std::pair<std::string, std::string>, Tally> tally_;  // (submit name, group)
+  std::map<std::string, std::pair<int64_t, double>> usage_;     // principal -> slots, weight
+  using End = std::pair<int64_t, int>;                          // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
 };
+
+void Sim::tally(const Job& j, int sign) {
+  if (j.state == JobState::kGone) return;
+  Tally& t = tally_[{j.submit, j.group}];
+  t.principal = j.principal;
+  if (j.state == JobState::kRunning) {
+    t.running += sign;
+    t.run_weight += sign * j.weight;
+  } else {
+    t.idle += sign;
+    t.idle_request += sign * j.request;
+  }
+}
 
 void Sim::set_state(int j, JobState to) {
   Job& job = jobs_[j];
   if (job.state == to) return;
+  tally(job, -1);
   if (job.state == JobState::kIdle) idle_[job.principal].erase({-job.prio, j});
   if (job.state == JobState::kRunning) {
     running_.erase(j);
@@ -221,6 +236,7 @@ void Sim::set_state(int j, JobState to) {
     u.second += job.weight;
     if (job.runtime > 0) ends_.push({job.start + job.runtime, j});
   }
+  tally(job, +1);
 }
 
 bool Sim::setup(const std::string& cfg_text) {
@@ -246,6 +262,11 @@ bool Sim::setup(const std::string& cfg_text) {
   std::string v;
   if (cfg_.get("START", &v) && !v.empty()) start_expr_ = v;
   if (cfg_.get("RANK", &v) && !v.empty()) rank_expr_ = v;
+  // Running jobs can lose their slots only to priority preemption (PREEMPTION_REQUIREMENTS
+  // not False) or to a machine RANK.
+  bool preempt = false;
+  config::Status pst = config::read_bool(cfg_, "PREEMPTION_REQUIREMENTS", &preempt);
+  preemption_possible_ = !pst.ok || preempt || rank_expr_ != "0";
   return true;
 }
 
@@ -342,6 +363,7 @@ bool Sim::machine_up(int mi, int line) {
         !set_expr(ad, "Requirements", "START", &error) || !set_expr(ad, "Rank", rank_expr_, &error))
       return fail(line, error);
     merge(ad, *m.base);
+    if (m.base->lookup("Rank")) preemption_possible_ = true;
     set_str(ad, "Name", s.name);
     set_str(ad, "Machine", m.name);
     set_int(ad, "SlotID", k + 1);
@@ -618,14 +640,11 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
     }
   }
   std::map<std::string, fairshare::GroupDemand> by;
-  for (const Job* live_job : live()) {
-    const Job& j = *live_job;
-    if (j.state == JobState::kGone) continue;
-    fairshare::GroupDemand& d = by[j.group];
-    d.name = j.group;
-    double w = j.state == JobState::kRunning ? j.weight : j.request;
-    if (j.state == JobState::kRunning) d.usage += w;
-    d.requested += w;
+  for (const auto& [key, t] : tally_) {
+    fairshare::GroupDemand& d = by[key.second];
+    d.name = key.second;
+    d.usage += t.run_weight;
+    d.requested += t.run_weight + t.idle_request;
   }
   std::vector<fairshare::GroupDemand> demand;
   for (auto& [name, d] : by) demand.push_back(d);
@@ -639,41 +658,42 @@ void Sim::cycle() {
   in.now = now_;
   std::map<std::string, size_t> index;
   // The jobs of one `submit` step are identical: no cycle can match more of them than there
-  // are slots, and once one fails the rest are skipped, so at most that many are offered.
+  // are slots it may take (free ones, and running ones when preemption is possible), and once
+  // one fails the rest are skipped, so at most that many are offered.
   size_t slot_count = 0;
-  for (const Slot& s : slots_)
-    if (s.live)
-      slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.res[0])) : 1;
-  std::map<int, size_t> offered;  // batch -> jobs offered
-  for (const Job* live_job : live()) {
-    const Job& j = *live_job;
-    if (j.state != JobState::kIdle) continue;
-    if (++offered[j.batch] > slot_count + 1) continue;
-    auto it = index.find(j.principal);
-    if (it == index.end()) {
-      it = index.emplace(j.principal, in.submitters.size()).first;
-      negotiator::Submitter s;
-      s.name = j.principal;
-      s.priority = acc_.effective_priority(j.principal);
-      s.nice = accountant::is_nice_user(j.principal);
-      if (const accountant::Record* r = acc_.find(j.principal)) {
-        s.usage = r->weighted_in_use;
-        s.floor = r->floor;
-        s.ceiling = r->ceiling;
-      }
-      in.submitters.push_back(std::move(s));
-    }
-    j.ad->ref();
-    in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+  for (const Slot& s : slots_) {
+    if (!s.live || (s.job >= 0 && !preemption_possible_)) continue;
+    slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.res[0])) : 1;
   }
+  std::map<int, size_t> offered;  // batch -> jobs offered
+  for (const auto& [principal, set] : idle_)
+    for (const auto& [prio, idle_job] : set) {
+      const Job& j = jobs_[idle_job];
+      if (++offered[j.batch] > slot_count + 1) continue;
+      auto it = index.find(j.principal);
+      if (it == index.end()) {
+        it = index.emplace(j.principal, in.submitters.size()).first;
+        negotiator::Submitter s;
+        s.name = j.principal;
+        s.priority = acc_.effective_priority(j.principal);
+        s.nice = accountant::is_nice_user(j.principal);
+        if (const accountant::Record* r = acc_.find(j.principal)) {
+          s.usage = r->weighted_in_use;
+          s.floor = r->floor;
+          s.ceiling = r->ceiling;
+        }
+        in.submitters.push_back(std::move(s));
+      }
+      j.ad->ref();
+      in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+    }
   for (const accountant::Record& r : acc_.records()) {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
   }
-  for (const Job* live_job : live()) {
-    const Job& j = *live_job;
-    if (j.state == JobState::kRunning)
-      in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
+  for (int r : running_) {
+    const Job& j = jobs_[r];
+    in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }
   for (const Slot& s : slots_) {
     if (!s.live) continue;
@@ -737,12 +757,12 @@ void Sim::cycle() {
 void Sim::report_cycle(size_t matches, int64_t preempted) {
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // submit name -> running, idle
   std::map<std::string, std::string> principal;
-  for (const Job* live_job : live()) {
-    const Job& j = *live_job;
-    if (j.state == JobState::kGone) continue;
-    auto& c = counts[j.submit];
-    (j.state == JobState::kRunning ? c.first : c.second)++;
-    principal[j.submit] = j.principal;
+  for (const auto& [key, t] : tally_) {
+    if (t.running == 0 && t.idle == 0) continue;
+    auto& c = counts[key.first];
+    c.first += t.running;
+    c.second += t.idle;
+    principal[key.first] = t.principal;
   }
   std::string line = "t=" + std::to_string(now_) + " matches=" + std::to_string(matches) +
                      " preemptions=" + std::to_string(preempted);
@@ -756,10 +776,10 @@ void Sim::report_cycle(size_t matches, int64_t preempted) {
   for (const fairshare::GroupQuota& q : last_quotas_) {
     if (q.name == fairshare::kNoGroup && groups_.groups.empty()) continue;
     int64_t running = 0, idle = 0;
-    for (const Job* live_job : live()) {
-      const Job& j = *live_job;
-      if (j.state == JobState::kGone || !in_group(j.group, q.name)) continue;
-      (j.state == JobState::kRunning ? running : idle)++;
+    for (const auto& [key, t] : tally_) {
+      if (!in_group(key.second, q.name)) continue;
+      running += t.running;
+      idle += t.idle;
     }
     res_->csv += std::to_string(now_) + "," + q.name + ",group," + std::to_string(running) + "," +
                  std::to_string(idle) + "," + fmt(acc_.real_priority(q.name)) + "," +
@@ -774,13 +794,12 @@ void Sim::check(const Step& st) {
   bool ok = false;
   const std::string& what = st.what;
   if (what == "running" || what == "idle") {
-    const JobState want = what == "running" ? JobState::kRunning : JobState::kIdle;
+    const bool running = what == "running";
     bool is_group = false;
     for (const fairshare::GroupConfig& g : groups_.groups) is_group |= iequal(g.name, st.name);
-    for (const Job* live_job : live()) {
-      const Job& j = *live_job;
-      if (j.state != want) continue;
-      if (is_group ? in_group(j.group, st.name) : iequal(j.submit, st.name)) got += 1;
+    for (const auto& [key, t] : tally_) {
+      if (is_group ? in_group(key.second, st.name) : iequal(key.first, st.name))
+        got += static_cast<double>(running ? t.running : t.idle);
     }
     ok = got >= st.value && got <= st.high;
   } else if (what == "limit") {
