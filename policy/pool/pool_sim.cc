@@ -507,7 +507,11 @@ bool Sim::apply(const Step& st) {
       std::string acct_user = str_attr(*user, "AcctGroupUser");
       bool nice = false;
       user->evaluate_bool("NiceUser", nice);
-      std::string who = !acct.empty() ? acct : st.name;
+      // Charged to AccountingGroup ("group.user"), else AcctGroup.AcctGroupUser, else the name.
+      std::string who = !acct.empty() ? acct
+                        : !acct_group.empty()
+                            ? acct_group + "." + (acct_user.empty() ? st.name : acct_user)
+                            : st.name;
       std::string principal = accountant::submitter_name(who, uid_domain_, nice);
       std::string group_text = acct_group;
       if (group_text.empty() && !acct.empty()) {
