@@ -80,15 +80,15 @@ class Cycle {
   void setup_slots();
   void setup_submitters();
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
-  MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got, Candidate* out,
-                        double* weight);
+  MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
+                        double pie_left, Candidate* out, double* weight);
   double free_weight() const;
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
   void fill(MatchList& list);
   void refresh(MatchList& list);
   bool evaluate(uint32_t cluster, uint32_t slot, Candidate* out);
-  double negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice);
+  double negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice, double pie_left);
   void run_round(const fairshare::GroupRound& round);
   void record(SubmitterRun& run, uint32_t job_index, const Candidate& c);
   double remote_prio(const std::string& user, double* usage) const;
@@ -274,7 +274,7 @@ double Cycle::slot_weight_of(const SlotView& s) const {
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
 // in this spin) and whose concurrency limits have room for the job.
 MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
-                             Candidate* out, double* weight) {
+                             double pie_left, Candidate* out, double* weight) {
   MatchList& list = list_for(cluster);
   std::vector<Candidate>& heap = list.heap;
   ClassAd& job = *clusters_[cluster].rep;
@@ -289,7 +289,10 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     const double w = !s.partitionable         ? slot_weight_of(s)
                      : plan_.use_slot_weights ? static_cast<double>(take.std[0])
                                               : 1.0;
-    if (!fairshare::slice_allows(slice, got, w)) {
+    // HTCONDOR: the one slot a slice under one slot may take must still fit in the pie left
+    // (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are 14.9999).
+    const bool within = got + w <= slice.limit + 1e-9;
+    if (!fairshare::slice_allows(slice, got, w) || (!within && w > pie_left + 1e-3)) {
       heap.push_back(c);
       std::push_heap(heap.begin(), heap.end(), heap_less);
       return MatchStatus::kOverSlice;
@@ -337,7 +340,8 @@ void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
   ++run.matched;
 }
 
-double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice) {
+double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice,
+                                  double pie_left) {
   SubmitterRun& run = runs_[run_index];
   double got = 0;
   run.over_limit = false;
@@ -354,7 +358,7 @@ double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& sl
     }
     Candidate cand;
     double w = 0;
-    MatchStatus st = match_one(c, slice, got, &cand, &w);
+    MatchStatus st = match_one(c, slice, got, pie_left - got, &cand, &w);
     if (st == MatchStatus::kOverSlice) {
       run.over_limit = true;
       break;
@@ -397,7 +401,7 @@ void Cycle::run_round(const fairshare::GroupRound& round) {
     for (const fairshare::Slice& slice : spin.slices) {
       const size_t input = round.members[slice.submitter];
       SubmitterRun& run = runs_[run_of_[input]];
-      double got = negotiate_submitter(run_of_[input], slice);
+      double got = negotiate_submitter(run_of_[input], slice, pie.pie_left());
       pie.record(slice.submitter, got, !run.over_limit);
       plan_.pies[input].demand = std::max(0.0, plan_.pies[input].demand - got);
       plan_.pies[input].usage += got;
