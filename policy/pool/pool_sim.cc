@@ -48,9 +48,10 @@ struct Job {
   JobState state = JobState::kIdle;
   int slot = -1;
   int64_t start = 0;
-  double weight = 0;                        // slot weight it holds while running
-  double request = 1;                       // RequestCpus: its weight as demand while idle
-  int batch = 0;                            // the `submit` step (its line) that made it
+  double weight = 0;   // slot weight it holds while running
+  double request = 1;  // RequestCpus: its weight as demand while idle
+  int batch = 0;       // the `submit` step (its line) that made it
+  int batch_end = 0;   // one past the index of that step's last job (its jobs are contiguous)
   std::vector<fairshare::LimitUse> limits;  // held while running
 };
 
@@ -522,6 +523,7 @@ bool Sim::apply(const Step& st) {
       std::string lower = st.name;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       principal_of_[lower] = principal;
+      const int batch_start = static_cast<int>(jobs_.size());
       for (int64_t k = 0; k < st.count; ++k) {
         Job j;
         j.id = static_cast<int32_t>(jobs_.size() + 1);
@@ -557,6 +559,7 @@ bool Sim::apply(const Step& st) {
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
+        j.batch_end = batch_start + static_cast<int>(st.count);
         j.state = JobState::kGone;  // set_state() makes it Idle and indexes it
         jobs_.push_back(std::move(j));
         set_state(static_cast<int>(jobs_.size()) - 1, JobState::kIdle);
@@ -670,10 +673,14 @@ void Sim::cycle() {
     slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.res[0])) : 1;
   }
   std::map<int, size_t> offered;  // batch -> jobs offered
-  for (const auto& [principal, set] : idle_)
-    for (const auto& [prio, idle_job] : set) {
-      const Job& j = jobs_[idle_job];
-      if (++offered[j.batch] > slot_count + 1) continue;
+  for (const auto& [principal, set] : idle_) {
+    for (auto next = set.begin(); next != set.end();) {
+      const Job& j = jobs_[next->second];
+      if (++offered[j.batch] > slot_count + 1) {
+        next = set.lower_bound({next->first, j.batch_end});  // the batch's other jobs
+        continue;
+      }
+      ++next;
       auto it = index.find(j.principal);
       if (it == index.end()) {
         it = index.emplace(j.principal, in.submitters.size()).first;
@@ -691,6 +698,7 @@ void Sim::cycle() {
       j.ad->ref();
       in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
     }
+  }
   for (const accountant::Record& r : acc_.records()) {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
