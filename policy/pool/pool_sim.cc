@@ -660,6 +660,17 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
 
 void Sim::cycle() {
   acc_.update(now_);
+  // No free slot and no way to preempt: nothing can match, and the negotiator is not asked.
+  bool any_free = preemption_possible_;
+  for (size_t i = 0; i < slots_.size() && !any_free; ++i) {
+    const Slot& s = slots_[i];
+    any_free = s.live && s.job < 0 && (!s.partitionable || s.res[0] > 0);
+  }
+  if (!any_free || idle_.empty()) {
+    last_quotas_ = quotas();
+    report_cycle(0, 0);
+    return;
+  }
   negotiator::CycleInput in;
   in.cfg = &cfg_;
   in.now = now_;
