@@ -421,6 +421,7 @@ CycleResult Cycle::run() {
     if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
     pool_weight_ += slot_weight_of(s);
   }
+  if (in_.pool_weight > 0) pool_weight_ = in_.pool_weight;
   // Each submitter's demand: the CPUs its idle jobs request, counted only up to the pie (more
   // changes no share).
   std::vector<double> demand(in_.submitters.size(), 0);

@@ -46,6 +46,9 @@ struct CycleInput {
   const config::Config* cfg =
       nullptr;  // NEGOTIATOR_*, PREEMPTION_*, GROUP_*, *_LIMIT; null = defaults
   std::vector<fairshare::LimitUse> limits_in_use;  // concurrency-limit units running jobs hold
+  // The pie's slot weight when `slots` holds only the slots that may take a job (those that
+  // cannot, e.g. claimed ones when nothing can preempt, still count); 0 = from `slots`.
+  double pool_weight = 0;
   int64_t now = 0;
 };
 

@@ -718,8 +718,12 @@ void Sim::cycle() {
     const Job& j = jobs_[r];
     in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }
+  // Without preemption only free slots can match: the negotiator gets those, and the whole
+  // pool's slot weight for the pie.
   for (const Slot& s : slots_) {
     if (!s.live) continue;
+    in.pool_weight += fairshare::slot_weight(*s.ad);
+    if (!preemption_possible_ && s.job >= 0) continue;
     s.ad->ref();
     in.slots.push_back(AdPtr(s.ad.get()));
   }
