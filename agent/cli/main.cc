@@ -39,6 +39,7 @@ const Command kCommands[] = {
     {"reschedule", kite::cli::reschedule_main, "ask the central manager for a negotiation now"},
     {"q", kite::cli::q_main, "show jobs, as condor_q"},
     {"cm", kite::cli::cm_main, "run the central manager (the collector over mutual TLS)"},
+    {"pool", kite::cli::pool_main, "simulate a pool's allocation policy (simulate FILE...)"},
     {"history", kite::cli::history_main, "show ended jobs, as condor_history"},
     {"rm", kite::cli::rm_main, "remove jobs from the queue, as condor_rm"},
     {"hold", kite::cli::hold_main, "hold jobs, as condor_hold"},

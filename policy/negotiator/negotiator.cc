@@ -1,21 +1,23 @@
-// One negotiation cycle with the structure of HTCondor's negotiator: submitters in priority
-// order, rounds of shares until no slots or no jobs are left, each submitter's jobs in the
-// schedd's order, autoclusters matched once (a failed one skipped), every slot tried for a job
-// and the best potential match taken. HTCONDOR: central-manager "Negotiation".
+// One negotiation cycle with the structure of HTCondor's negotiator: group rounds (quotas), in
+// each the pie spin over effective user priorities until no slots or no jobs are left, each
+// submitter's jobs in the schedd's order, autoclusters matched once (a failed one skipped), every
+// slot tried for a job and the best potential match taken. HTCONDOR: central-manager "Negotiation".
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
 
 #include "policy/classad/eval_env.h"
+#include "policy/config/typed.h"
+#include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/autocluster.h"
 #include "policy/negotiator/candidates.h"
 #include "policy/negotiator/ephemeral.h"
+#include "policy/negotiator/fair_plan.h"
 #include "policy/negotiator/job_order.h"
 #include "policy/negotiator/knobs.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/negotiator/requirements_memo.h"
-#include "policy/negotiator/share.h"
 #include "policy/negotiator/slots.h"
 
 namespace kite::negotiator {
@@ -41,8 +43,11 @@ struct SubmitterRun {
   size_t cursor = 0;
   int64_t matched = 0;
   int64_t rejected = 0;
-  size_t outcome = 0;  // index into CycleResult::submitters
+  size_t outcome = 0;       // index into CycleResult::submitters
+  bool over_limit = false;  // stopped at a job its slice had no room for
 };
+
+enum class MatchStatus { kMatched, kNoSlot, kOverSlice };
 
 // An autocluster's state in this cycle.
 struct Cluster {
@@ -75,13 +80,16 @@ class Cycle {
   void setup_slots();
   void setup_submitters();
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
-  bool match_one(uint32_t cluster, Candidate* out);
+  MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
+                        double pie_left, Candidate* out, double* weight);
+  double free_weight() const;
+  double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
   void fill(MatchList& list);
   void refresh(MatchList& list);
   bool evaluate(uint32_t cluster, uint32_t slot, Candidate* out);
-  int64_t pie() const;
-  int64_t negotiate_submitter(uint32_t run_index, int64_t limit);
+  double negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice, double pie_left);
+  void run_round(const fairshare::GroupRound& round);
   void record(SubmitterRun& run, uint32_t job_index, const Candidate& c);
   double remote_prio(const std::string& user, double* usage) const;
 
@@ -102,6 +110,9 @@ class Cycle {
   RequirementsMemo req_memo_;  // for the cluster whose list was made last
   uint32_t memo_cluster_ = UINT32_MAX;
   std::unique_ptr<AutoclusterBuilder> builder_;
+  FairPlan plan_;
+  std::vector<uint32_t> run_of_;  // CycleInput::submitters index -> runs_ index
+  double pool_weight_ = 0;
 };
 
 // How many potential match lists stay cached: as many as fit in kListBudget candidates (a list
@@ -156,7 +167,9 @@ void Cycle::setup_submitters() {
     if (a->priority != b->priority) return a->priority < b->priority;
     return a->name < b->name;
   });
+  run_of_.assign(in_.submitters.size(), 0);
   for (const Submitter* s : order) {
+    run_of_[static_cast<size_t>(s - in_.submitters.data())] = static_cast<uint32_t>(runs_.size());
     SubmitterRun run;
     run.in = s;
     run.order = job_order(s->jobs);
@@ -254,22 +267,48 @@ MatchList& Cycle::list_for(uint32_t cluster) {
   return *slot;
 }
 
-bool Cycle::match_one(uint32_t cluster, Candidate* out) {
+double Cycle::slot_weight_of(const SlotView& s) const {
+  return fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
+}
+
+// The best slot for `cluster` that its submitter's slice has room for (having matched `got`
+// in this spin) and whose concurrency limits have room for the job.
+MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
+                             double pie_left, Candidate* out, double* weight) {
   MatchList& list = list_for(cluster);
   std::vector<Candidate>& heap = list.heap;
+  ClassAd& job = *clusters_[cluster].rep;
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), heap_less);
     Candidate c = heap.back();
     heap.pop_back();
     SlotView& s = slots_[c.slot];
     if (s.taken) continue;
+    Take take;
+    if (s.partitionable && !take_fits(knobs_, job, s, &take)) continue;
+    const double w = !s.partitionable         ? slot_weight_of(s)
+                     : plan_.use_slot_weights ? static_cast<double>(take.std[0])
+                                              : 1.0;
+    // HTCONDOR: the one slot a slice under one slot may take must still fit in the pie left
+    // (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are 14.9999).
+    const bool within = got + w <= slice.limit + 1e-9;
+    if (!fairshare::slice_allows(slice, got, w) || (!within && w > pie_left + 1e-3)) {
+      heap.push_back(c);
+      std::push_heap(heap.begin(), heap.end(), heap_less);
+      return MatchStatus::kOverSlice;
+    }
+    // HTCONDOR: a job whose concurrency limits are full is not matched (its limits may depend
+    // on the machine through concurrency_limits_expr, so each slot is asked).
+    std::vector<fairshare::LimitUse> uses;
+    std::string error;
+    if (!fairshare::job_limit_uses(job, *s.ad, &uses, &error) || !plan_.limits.fits(uses)) continue;
+    plan_.limits.acquire(uses);
+    *weight = w;
+    *out = c;
     if (!s.partitionable) {
       s.taken = true;
-      *out = c;
-      return true;
+      return MatchStatus::kMatched;
     }
-    Take take;
-    if (!take_fits(knobs_, *clusters_[cluster].rep, s, &take)) continue;
     take_from(s, take);
     ++epoch_;
     // The slot may take more jobs: back on this list with what is left.
@@ -279,10 +318,9 @@ bool Cycle::match_one(uint32_t cluster, Candidate* out) {
       std::push_heap(heap.begin(), heap.end(), heap_less);
     }
     list.epoch = epoch_;
-    *out = c;
-    return true;
+    return MatchStatus::kMatched;
   }
-  return false;
+  return MatchStatus::kNoSlot;
 }
 
 void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
@@ -302,70 +340,110 @@ void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
   ++run.matched;
 }
 
-int64_t Cycle::negotiate_submitter(uint32_t run_index, int64_t limit) {
+double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice,
+                                  double pie_left) {
   SubmitterRun& run = runs_[run_index];
-  int64_t got = 0;
-  while (got < limit && run.cursor < run.order.size()) {
-    size_t pos = run.cursor++;
-    if (!run.in->jobs[run.order[pos]].ad) continue;
+  double got = 0;
+  run.over_limit = false;
+  while (run.cursor < run.order.size()) {
+    size_t pos = run.cursor;
+    if (!run.in->jobs[run.order[pos]].ad) {
+      ++run.cursor;
+      continue;
+    }
     uint32_t c = cluster_at(run, run_index, pos);
-    if (clusters_[c].failed && !knobs_.all_jobs_in_cluster) continue;
+    if (clusters_[c].failed && !knobs_.all_jobs_in_cluster) {
+      ++run.cursor;
+      continue;
+    }
     Candidate cand;
-    if (match_one(c, &cand)) {
+    double w = 0;
+    MatchStatus st = match_one(c, slice, got, pie_left - got, &cand, &w);
+    if (st == MatchStatus::kOverSlice) {
+      run.over_limit = true;
+      break;
+    }
+    ++run.cursor;
+    if (st == MatchStatus::kMatched) {
       record(run, run.order[pos], cand);
-      ++got;
-    } else {
-      if (!clusters_[c].failed || knobs_.all_jobs_in_cluster) ++run.rejected;
-      clusters_[c].failed = true;
-      // NEGOTIATE_ALL_JOBS_IN_CLUSTER: the next job of this group is tried afresh.
-      for (MatchList& l : lists_) {
-        if (l.cluster == c) l.cluster = UINT32_MAX;
-      }
+      got += w;
+      continue;
+    }
+    if (!clusters_[c].failed || knobs_.all_jobs_in_cluster) ++run.rejected;
+    clusters_[c].failed = true;
+    // NEGOTIATE_ALL_JOBS_IN_CLUSTER: the next job of this group is tried afresh.
+    for (MatchList& l : lists_) {
+      if (l.cluster == c) l.cluster = UINT32_MAX;
     }
   }
   return got;
 }
 
-int64_t Cycle::pie() const {
-  int64_t units = 0;
+// Slot weight not yet handed out: idle slots, what partitionable slots have left, and running
+// slots when preemption is considered (they are part of the pie).
+double Cycle::free_weight() const {
+  double w = 0;
   for (const SlotView& s : slots_) {
-    if (s.taken) continue;
-    if (s.partitionable) {
-      units += s.have[0] > 0 ? s.have[0] : 0;
-    } else if (s.use == SlotUse::kIdle ||
-               (s.use == SlotUse::kRunning && knobs_.consider_preemption)) {
-      ++units;
-    }
+    if (s.taken || s.use == SlotUse::kSkip) continue;
+    if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
+    w += s.partitionable
+             ? (plan_.use_slot_weights ? static_cast<double>(std::max<int64_t>(0, s.have[0])) : 1.0)
+             : slot_weight_of(s);
   }
-  return units;
+  return w;
+}
+
+// One group's round: the pie spin over its members, each slice negotiated in turn.
+void Cycle::run_round(const fairshare::GroupRound& round) {
+  fairshare::PieSpin pie = fairshare::round_pie(round, plan_.pies, pool_weight_, free_weight());
+  fairshare::Spin spin;
+  while (pie.next(&spin)) {
+    for (const fairshare::Slice& slice : spin.slices) {
+      const size_t input = round.members[slice.submitter];
+      SubmitterRun& run = runs_[run_of_[input]];
+      double got = negotiate_submitter(run_of_[input], slice, pie.pie_left());
+      pie.record(slice.submitter, got, !run.over_limit);
+      plan_.pies[input].demand = std::max(0.0, plan_.pies[input].demand - got);
+      plan_.pies[input].usage += got;
+    }
+    if (free_weight() <= 0) break;
+  }
 }
 
 CycleResult Cycle::run() {
   setup_slots();
   setup_submitters();
-  std::vector<uint32_t> active;
-  for (uint32_t i = 0; i < runs_.size(); ++i) {
-    if (!runs_[i].order.empty()) active.push_back(i);
+  // The pie: every slot the cycle may match, or preempt when preemption is considered.
+  // NEGOTIATOR_USE_SLOT_WEIGHTS first (fair_plan reports it if it does not read).
+  if (in_.cfg) config::read_bool(*in_.cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &plan_.use_slot_weights);
+  for (const SlotView& s : slots_) {
+    if (s.use == SlotUse::kSkip) continue;
+    if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
+    pool_weight_ += slot_weight_of(s);
   }
-  while (!active.empty()) {
-    int64_t units = pie();
-    if (units == 0) break;
-    std::vector<int64_t> shares = round_shares(units, active.size());
-    int64_t progress = 0;
-    for (size_t i = 0; i < active.size(); ++i)
-      progress += negotiate_submitter(active[i], shares[i]);
-    if (progress == 0) break;
-    std::vector<uint32_t> still;
-    for (uint32_t r : active) {
-      if (runs_[r].cursor < runs_[r].order.size()) still.push_back(r);
+  if (in_.pool_weight > 0) pool_weight_ = in_.pool_weight;
+  // Each submitter's demand: the CPUs its idle jobs request, counted only up to the pie (more
+  // changes no share).
+  std::vector<double> demand(in_.submitters.size(), 0);
+  for (size_t i = 0; i < in_.submitters.size(); ++i) {
+    for (const IdleJob& j : in_.submitters[i].jobs) {
+      if (demand[i] > pool_weight_) break;
+      double cpus = 1;
+      if (j.ad && !j.ad->evaluate_real("RequestCpus", cpus)) cpus = 1;
+      demand[i] += cpus > 0 ? cpus : 1;
     }
-    active.swap(still);
+  }
+  fair_plan(in_, demand, pool_weight_, &plan_, &result_.warnings);
+  for (const fairshare::GroupRound& round : plan_.rounds) {
+    if (free_weight() <= 0) break;
+    run_round(round);
   }
   for (const SubmitterRun& run : runs_) {
     result_.submitters[run.outcome].matched = run.matched;
     result_.submitters[run.outcome].rejected = run.rejected;
   }
   result_.autoclusters = builder_->count();
+  result_.quotas = plan_.quotas;
   lists_.clear();
   clusters_.clear();
   return std::move(result_);

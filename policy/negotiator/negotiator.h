@@ -9,6 +9,8 @@
 
 #include "policy/classad/classad.h"
 #include "policy/config/config.h"
+#include "policy/fairshare/concurrency_limits.h"
+#include "policy/fairshare/group_quotas.h"
 
 namespace kite::negotiator {
 
@@ -23,6 +25,10 @@ struct Submitter {
   double priority = 0.5;      // effective user priority (smaller is better)
   double usage = 0;           // slot weight it has in use now (SubmitterUserResourcesInUse)
   std::vector<IdleJob> jobs;  // its idle jobs in any order: the cycle sorts them
+  double floor = 0;           // slot weight guaranteed (0 = none)
+  double ceiling = -1;        // slot weight it may hold at most (< 0 = none)
+  bool nice = false;          // nice-user: only what nobody else wants
+  std::string group;          // its configured group; "" = from its name and GROUP_NAMES
 };
 
 /// A user's priority known to the accountant, for the ephemeral Remote* attributes of slots
@@ -37,7 +43,12 @@ struct CycleInput {
   std::vector<Submitter> submitters;
   std::vector<UserPriority> other_users;  // optional: priorities of users with no idle jobs
   std::vector<classad::AdPtr> slots;      // Machine ads: static, partitionable and dynamic slots
-  const config::Config* cfg = nullptr;    // NEGOTIATOR_* and PREEMPTION_* settings; null = defaults
+  const config::Config* cfg =
+      nullptr;  // NEGOTIATOR_*, PREEMPTION_*, GROUP_*, *_LIMIT; null = defaults
+  std::vector<fairshare::LimitUse> limits_in_use;  // concurrency-limit units running jobs hold
+  // The pie's slot weight when `slots` holds only the slots that may take a job (those that
+  // cannot, e.g. claimed ones when nothing can preempt, still count); 0 = from `slots`.
+  double pool_weight = 0;
   int64_t now = 0;
 };
 
@@ -61,8 +72,9 @@ struct SubmitterOutcome {
 
 struct CycleResult {
   std::vector<Match> matches;
-  std::vector<SubmitterOutcome> submitters;  // in the order they negotiated
-  int64_t autoclusters = 0;                  // distinct job groups considered
+  std::vector<SubmitterOutcome> submitters;   // in the order they negotiated
+  int64_t autoclusters = 0;                   // distinct job groups considered
+  std::vector<fairshare::GroupQuota> quotas;  // this cycle's group quotas (<none> first)
   // Settings that did not read (an expression that does not parse counts as unset), each naming
   // the macro: "NEGOTIATOR_PRE_JOB_RANK: line 1, column 4: ...".
   std::vector<std::string> warnings;

@@ -319,7 +319,7 @@ TEST(Negotiator, NeverMoreMatchesThanSlots) {
   EXPECT_EQ(carved, 2);
 }
 
-TEST(Negotiator, EqualSharesPerRoundThenLeftoversAreOfferedAgain) {
+TEST(Negotiator, PieSpinSharesByInverseEupThenLeftoversAreOfferedAgain) {
   CycleInput in;
   std::vector<IdleJob> a, b;
   for (int p = 0; p < 10; ++p) a.push_back(job(1, p, "alice"));
@@ -329,10 +329,11 @@ TEST(Negotiator, EqualSharesPerRoundThenLeftoversAreOfferedAgain) {
   for (int i = 1; i <= 6; ++i) in.slots.push_back(slot(i));
   CycleResult r = negotiate(in);
   ASSERT_EQ(r.matches.size(), 6u);
-  // Round 1: 3 each (bob uses 1), round 2: alice takes the 2 left.
+  // Spin 1: alice (EUP 1) gets 1/1 / (1/1 + 1/2) = 2/3 of 6 = 4, bob 1/3 = 2 but wants 1;
+  // spin 2: alice alone takes the 1 left.
   std::vector<std::string> who;
   for (const Match& m : r.matches) who.push_back(m.submitter.substr(0, 1));
-  EXPECT_EQ(who, (std::vector<std::string>{"a", "a", "a", "b", "a", "a"}));
+  EXPECT_EQ(who, (std::vector<std::string>{"a", "a", "a", "a", "b", "a"}));
   EXPECT_EQ(r.submitters[0].matched, 5);
   EXPECT_EQ(r.submitters[1].matched, 1);
 }
