@@ -1,6 +1,7 @@
 // The CLI side of remote node commands (see node_cmd.h).
 #include "agent/cli/node_cmd.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -95,6 +96,9 @@ int run_node_command(const char* cmd, RemoteTarget t, const core::Json& request,
                  t.constraint.c_str());
     return 1;
   }
+  // Nodes answer in any order; the output does not depend on which was quicker.
+  std::stable_sort(answers.begin(), answers.end(),
+                   [](const NodeAnswer& x, const NodeAnswer& y) { return x.node < y.node; });
   int rc = 0;
   for (const NodeAnswer& a : answers) {
     if (a.ok) {
