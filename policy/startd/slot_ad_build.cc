@@ -8,6 +8,11 @@
 #include "policy/classad/parser.h"
 
 namespace kite::startd {
+namespace {
+
+constexpr const char* kCondorVersionString = "$CondorVersion: 25.14.0 2026-11-22 Kite $";
+
+}  // namespace
 
 void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& f, SlotImpl& s,
                      int64_t now, std::string* err, bool* ok) {
@@ -65,8 +70,19 @@ void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& 
     ad.insert("SlotWeight", e.release());
   }
   ad.insert_value("AcceptedWhileDraining", Value::boolean(false));
-  ad.insert_value("UidDomain", Value::string(f.hostname));
-  ad.insert_value("FileSystemDomain", Value::string(f.hostname));
+  {
+    // HTCONDOR: UID_DOMAIN and FILESYSTEM_DOMAIN default to the machine's full hostname; a
+    // submit file's default Requirements compare FileSystemDomain with the submitter's.
+    std::string uid_domain, fs_domain;
+    if (!cfg.get("UID_DOMAIN", &uid_domain) || trim(uid_domain).empty()) uid_domain = f.hostname;
+    if (!cfg.get("FILESYSTEM_DOMAIN", &fs_domain) || trim(fs_domain).empty())
+      fs_domain = f.hostname;
+    ad.insert_value("UidDomain", Value::string(std::string(trim(uid_domain))));
+    ad.insert_value("FileSystemDomain", Value::string(std::string(trim(fs_domain))));
+  }
+  // The HTCondor version whose execution-point semantics Kite implements: submit files'
+  // default Requirements test it (versionGE(split(TARGET.CondorVersion)[1], ...)).
+  ad.insert_value("CondorVersion", Value::string(kCondorVersionString));
   ad.insert_value("DaemonStartTime", Value::integer(now));
   ad.insert_value("TimeToLive", Value::integer(INT32_MAX));
   // HTCONDOR: ep-policy "Time of Day Policy": ClockMin (minutes since midnight) and ClockDay
