@@ -1,6 +1,6 @@
 // `kite pool simulate`, pure: a whole pool (machines, submitters, the accountant and the
 // negotiator) on one virtual clock, driven by a scenario file. The rules are the and
-// docs/pool-simulate.md's. No sockets, no real clock.
+// the README's "Pool dry run" section's. No sockets, no real clock.
 #pragma once
 
 #include <string>

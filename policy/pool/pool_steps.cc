@@ -1,4 +1,4 @@
-// Parsing of the scenario's step lines (see pool_steps.h and docs/pool-simulate.md).
+// Parsing of the scenario's step lines (see pool_steps.h and the README's "Pool dry run" section).
 #include "policy/pool/pool_steps.h"
 
 #include <cctype>
