@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/cli/commands.h"
+#include "agent/core/files.h"
 #include "policy/startd/scenario.h"
 
 namespace kite::cli {
@@ -17,17 +18,6 @@ int usage() {
                "  runs each scenario (configuration, '---', timed steps) and prints the trace;\n"
                "  -q prints only failures and the summary\n");
   return 2;
-}
-
-bool read_file(const char* path, std::string* out) {
-  FILE* f = std::fopen(path, "rb");
-  if (!f) return false;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  bool ok = !std::ferror(f);
-  std::fclose(f);
-  return ok;
 }
 
 }  // namespace
@@ -44,8 +34,9 @@ int policy_main(int argc, char** argv) {
     }
     ++files;
     std::string text;
-    if (!read_file(argv[i], &text)) {
-      std::fprintf(stderr, "kite policy simulate: cannot read %s\n", argv[i]);
+    std::string err;
+    if (!core::read_file(argv[i], &text, &err)) {
+      std::fprintf(stderr, "kite policy simulate: %s\n", err.c_str());
       rc = 2;
       continue;
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agent/cli/commands.h"
+#include "agent/core/files.h"
 #include "policy/pool/pool_sim.h"
 
 namespace kite::cli {
@@ -20,17 +21,6 @@ int usage() {
                "  -q prints only failures and the summary; --csv writes one row per cycle and\n"
                "  submitter or group (time,name,kind,running,idle,rup,eup,quota)\n");
   return 2;
-}
-
-bool read_all(const char* path, std::string* out) {
-  FILE* f = std::fopen(path, "rb");
-  if (!f) return false;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  bool ok = !std::ferror(f);
-  std::fclose(f);
-  return ok;
 }
 
 }  // namespace
@@ -58,8 +48,9 @@ int pool_main(int argc, char** argv) {
   std::string csv = pool::kCsvHeader;
   for (const char* path : files) {
     std::string text;
-    if (!read_all(path, &text)) {
-      std::fprintf(stderr, "kite pool simulate: cannot read %s\n", path);
+    std::string err;
+    if (!core::read_file(path, &text, &err)) {
+      std::fprintf(stderr, "kite pool simulate: %s\n", err.c_str());
       rc = 2;
       continue;
     }
