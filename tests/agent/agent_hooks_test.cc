@@ -76,8 +76,9 @@ TEST(AgentHooks, FetchedJobRunsToCompletionAndTheReplyHookHearsAccept) {
   ASSERT_FALSE(out.path.empty());
   const std::string& d = a.dir();
   // One job, then no more work.
+  // The slot ad is written aside and renamed: a later fetch never leaves it half written.
   std::string fetch = script(d, "fetch.sh",
-                             "cat > " + d +
+                             "cat > " + d + "/slot.ad.new && mv " + d + "/slot.ad.new " + d +
                                  "/slot.ad\n"
                                  "[ -e " +
                                  d +
