@@ -220,7 +220,7 @@ TEST_F(ClaimsPool, KillNineOfTheCmLosesNoJobAndRunsNoneTwice) {
   pool_->kill_cm();
   size_t at_kill = ledger(dir_).size();
   ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
-  ASSERT_TRUE(ran(200, 50000)) << ledger(dir_).size() << " of 200 ran\n" << logs();
+  ASSERT_TRUE(ran(200, 90000)) << ledger(dir_).size() << " of 200 ran\n" << logs();
   std::map<std::string, int> l = ledger(dir_);
   for (int i = 0; i < 200; ++i) {
     std::string id = std::to_string(c) + "." + std::to_string(i);
