@@ -684,10 +684,13 @@ void Agent::adopt_starters() {
     if (e->d_name[0] != '.') names.push_back(e->d_name);
   }
   ::closedir(d);
+  // One start-up budget for all starters still starting, not 3 s for each of them.
+  const int64_t wait_until_ms = mono_ms() + 3000;
   for (const std::string& n : names) {
     std::string dir = ac_.starter_dir + "/" + n, text, err;
+    int wait_ms = static_cast<int>(std::max<int64_t>(0, wait_until_ms - mono_ms()));
     if (!core::read_file(dir + "/" + starter::kStateFile, &text, &err) &&
-        (!wait_for_starting_starter(dir, 3000) ||
+        (!wait_for_starting_starter(dir, wait_ms) ||
          !core::read_file(dir + "/" + starter::kStateFile, &text, &err))) {
       KLOG_WARN("adopt: %s has no state file; removing it", dir.c_str());
       core::remove_tree(dir, &err);
