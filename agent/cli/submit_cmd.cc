@@ -58,15 +58,30 @@ std::string filesystem_domain() {
   return host;
 }
 
+// Expands `file` with $(Cluster) = opts->cluster; prints the warnings and the error.
+bool expand_file(const char* file, const submit::Options& opts, submit::Result* result) {
+  submit::Status st = submit::submit_file(file, opts, result);
+  for (const std::string& w : result->warnings) std::fprintf(stderr, "\n%s\n", w.c_str());
+  if (!st.ok) std::fprintf(stderr, "\nERROR: %s\n", st.message.c_str());
+  return st.ok;
+}
+
 #if !KITE_NODE_ONLY
-// condor_submit's report: a dot per job, the warning of a submit requirement, the cluster.
-int submit_remote(const std::string& cm, const submit::Result& result) {
-  std::string dots = "Submitting job(s)" + std::string(result.procs.size(), '.') + "\n";
-  std::fputs(dots.c_str(), stdout);
-  std::fflush(stdout);
+// condor_submit's order: a new cluster id from the CM, the file expanded with it, then a dot
+// per job, the warning of a submit requirement, the cluster.
+int submit_remote(const std::string& cm, const char* file, submit::Options opts) {
   SubmitReply reply;
   std::string err;
-  if (!submit_to_cm(cm, result, &reply, &err)) {
+  auto expand = [&](int cluster, submit::Result* result) {
+    opts.cluster = cluster;
+    if (!expand_file(file, opts, result)) return false;
+    std::string dots = "Submitting job(s)" + std::string(result->procs.size(), '.') + "\n";
+    std::fputs(dots.c_str(), stdout);
+    std::fflush(stdout);
+    return true;
+  };
+  if (!submit_to_cm(cm, expand, &reply, &err)) {
+    if (reply.not_expanded) return 1;
     std::fprintf(stderr, "ERROR: Failed to commit job submission into the queue.\nERROR: %s\n",
                  err.c_str());
     return 1;
@@ -134,16 +149,11 @@ int submit_main(int argc, char** argv) {
   opts.version = std::string("$CondorVersion: 25.14.0 Kite ") + KITE_VERSION + " $";
   opts.now = static_cast<int64_t>(std::time(nullptr));
 
-  submit::Result result;
-  submit::Status st = submit::submit_file(file, opts, &result);
-  for (const std::string& w : result.warnings) std::fprintf(stderr, "\n%s\n", w.c_str());
-  if (!st.ok) {
-    std::fprintf(stderr, "\nERROR: %s\n", st.message.c_str());
-    return 1;
-  }
 #if !KITE_NODE_ONLY
-  if (!dry_run) return submit_remote(cm, result);
+  if (!dry_run) return submit_remote(cm, file, opts);
 #endif
+  submit::Result result;
+  if (!expand_file(file, opts, &result)) return 1;
   FILE* out = stdout;
   if (std::strcmp(out_path, "-") != 0) {
     out = std::fopen(out_path, "w");

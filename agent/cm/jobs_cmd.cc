@@ -9,6 +9,7 @@
 
 #include "agent/cli/cm_client.h"
 #include "agent/cli/commands.h"
+#include "agent/cli/status_pool.h"
 #include "agent/cm/queue_client.h"
 #include "agent/queue/job_ads_file.h"
 #include "agent/queue/job_analyze.h"
@@ -60,18 +61,16 @@ int emit(bool ok, const std::string& out, const std::string& err) {
 }
 
 // -better-analyze (and -analyze, which prints the same here): each selected job against the
-// slot ads of -slotads FILE.
+// slot ads of -slotads FILE, else the Machine ads of the CM's collector.
 int analyze_jobs(const std::vector<classad::AdPtr>& jobs, const queue::JobSelection& selection,
-                 const std::string& label, const std::string& slot_file) {
-  if (slot_file.empty()) {
-    std::fprintf(stderr,
-                 "kite q: -better-analyze needs the slot ads to analyze against: -slotads FILE "
-                 "(asking the collector is not wired yet)\n");
-    return 2;
-  }
+                 const std::string& label, const std::string& slot_file, const std::string& pool) {
   std::vector<classad::AdPtr> slots;
-  std::string err;
-  if (!queue::read_job_ads_file(slot_file, &slots, &err)) return emit(false, "", err);
+  std::string err, cm;
+  if (!slot_file.empty()) {
+    if (!queue::read_job_ads_file(slot_file, &slots, &err)) return emit(false, "", err);
+  } else if (!cm_address(pool, &cm, &err) || !query_pool(cm, StatusOptions{}, &slots, &err)) {
+    return emit(false, "", "the slot ads to analyze against: " + err);
+  }
   std::string out = "\n\n-- " + label + "\n";
   for (const classad::AdPtr& job : jobs) {
     if (selection.selects(*job)) out += queue::format_better_analyze(*job, slots);
@@ -96,9 +95,8 @@ int q_main(int argc, char** argv) {
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    bool needs_value =
-        option(a, "jobads", 1, &opts) || option(a, "constraint", 1) || option(a, "pool", 4) ||
-        option(a, "slotads", 2);
+    bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1) ||
+                       option(a, "pool", 4) || option(a, "slotads", 2);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -146,9 +144,21 @@ int q_main(int argc, char** argv) {
   std::vector<classad::AdPtr> ads;
   req.now = current_time();
   if (file.empty()) {
+    // Only what the output reads crosses the wire: the counts for -totals, a projection for
+    // the tables and -af; whole ads for -l, -json and -analyze.
+    if (!analyze) {
+      remote.totals = req.view == queue::QueueView::kTotals;
+      remote.projection = queue::queue_projection(req);
+    }
     JobQueryReply reply;
     if (!fetch_jobs(pool, remote, &reply, &err)) return emit(false, "", err);
     ads = std::move(reply.ads);
+    req.preselected = true;
+    if (reply.counted) {
+      req.has_query_counts = true;
+      req.query_counts = reply.query;
+      if (reply.query.jobs() > 0) req.now = reply.server_time;  // a job's ServerTime, as before
+    }
     std::string cm;
     cm_address(pool, &cm, &err);
     req.source_label = "Schedd: " + reply.schedd + " : <" + cm + "?...";
@@ -158,7 +168,7 @@ int q_main(int argc, char** argv) {
     if (!queue::read_job_ads_file(file, &ads, &err)) return emit(false, "", err);
     req.source_label = "Jobads: " + file;
   }
-  if (analyze) return analyze_jobs(ads, req.selection, req.source_label, slot_file);
+  if (analyze) return analyze_jobs(ads, req.selection, req.source_label, slot_file, pool);
   std::string out;
   bool ok = queue::format_queue(ads, req, &out, &err);
   return emit(ok, out, err);

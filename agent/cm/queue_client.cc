@@ -24,24 +24,39 @@ cJSON* attrs_object(const std::vector<submit::Attr>& attrs, size_t* bytes) {
 }
 
 struct Submit final : CmConversation {
-  const submit::Result* r = nullptr;
+  const ExpandFn* expand = nullptr;
   SubmitReply* reply = nullptr;
+  submit::Result r;
 
-  void start(net::NetClient* c) override {
+  void start(net::NetClient* c) override { c->send(core::Json::message("new_cluster")); }
+  void send_procs(net::NetClient* c, int cluster) {
     size_t next = 0;
     do {
       core::Json f = core::Json::message("submit");
       size_t bytes = 0;
-      if (next == 0) f.set_json("cluster", core::Json(attrs_object(r->cluster, &bytes)));
+      if (next == 0) {
+        f.set_json("cluster", core::Json(attrs_object(r.cluster, &bytes)));
+        f.set("cluster_id", static_cast<int64_t>(cluster));
+      }
       cJSON* procs = cJSON_CreateArray();
-      while (next < r->procs.size() && bytes < kFrameBudget)
-        cJSON_AddItemToArray(procs, attrs_object(r->procs[next++].own, &bytes));
+      while (next < r.procs.size() && bytes < kFrameBudget)
+        cJSON_AddItemToArray(procs, attrs_object(r.procs[next++].own, &bytes));
       f.set_json("procs", core::Json(procs));
-      f.set_bool("more", next < r->procs.size());
+      f.set_bool("more", next < r.procs.size());
       c->send(f);
-    } while (next < r->procs.size());
+    } while (next < r.procs.size());
   }
-  bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
+  bool on_reply(net::NetClient* c, core::Json& msg, bool* done) override {
+    if (msg.type() == "new_cluster") {
+      int cluster = static_cast<int>(msg.num("cluster"));
+      if (!(*expand)(cluster, &r)) {
+        reply->not_expanded = true;  // the reservation is dropped with the connection
+        *done = true;
+        return true;
+      }
+      send_procs(c, cluster);
+      return true;
+    }
     if (msg.type() != "submitted") return false;
     reply->cluster = static_cast<int>(msg.num("cluster"));
     reply->procs = static_cast<int>(msg.num("procs"));
@@ -57,6 +72,19 @@ cJSON* string_array(const std::vector<std::string>& v) {
   return a;
 }
 
+// {idle, running, ...} -> counts; false when the reply has none.
+bool read_counts(const cJSON* obj, queue::JobCounts* n) {
+  if (!cJSON_IsObject(obj)) return false;
+  core::Json c(cJSON_Duplicate(obj, true));
+  n->idle = c.num("idle");
+  n->running = c.num("running");
+  n->removed = c.num("removed");
+  n->completed = c.num("completed");
+  n->held = c.num("held");
+  n->suspended = c.num("suspended");
+  return true;
+}
+
 struct Query final : CmConversation {
   const JobQuery* q = nullptr;
   JobQueryReply* reply = nullptr;
@@ -69,6 +97,8 @@ struct Query final : CmConversation {
     f.set_json("args", core::Json(string_array(q->args)));
     f.set_json("constraints", core::Json(string_array(q->constraints)));
     f.set("limit", static_cast<int64_t>(q->limit));
+    if (!q->projection.empty()) f.set_json("projection", core::Json(string_array(q->projection)));
+    if (q->totals) f.set_bool("totals", true);
     c->send(f);
   }
   bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
@@ -92,26 +122,21 @@ struct Query final : CmConversation {
     if (!msg.flag("done")) return true;
     *done = true;
     reply->schedd = msg.str("schedd");
-    core::Json all(cJSON_Duplicate(msg.child("all"), true));
-    queue::JobCounts& n = reply->all;
-    n.idle = all.num("idle");
-    n.running = all.num("running");
-    n.removed = all.num("removed");
-    n.completed = all.num("completed");
-    n.held = all.num("held");
-    n.suspended = all.num("suspended");
+    read_counts(msg.child("all"), &reply->all);
+    reply->counted = read_counts(msg.child("query"), &reply->query);
+    reply->server_time = msg.num("server_time", 0);
     return true;
   }
 };
 
 }  // namespace
 
-bool submit_to_cm(const std::string& pool, const submit::Result& r, SubmitReply* reply,
+bool submit_to_cm(const std::string& pool, const ExpandFn& expand, SubmitReply* reply,
                   std::string* err) {
   Submit s;
-  s.r = &r;
+  s.expand = &expand;
   s.reply = reply;
-  return talk_to_cm(pool, "the submit", &s, kTimeoutMs, err);
+  return talk_to_cm(pool, "the submit", &s, kTimeoutMs, err) && !reply->not_expanded;
 }
 
 bool query_jobs(const std::string& pool, const JobQuery& q, JobQueryReply* reply,

@@ -12,6 +12,7 @@
 #include "agent/queue/event_log.h"
 #include "agent/queue/job_events.h"
 #include "agent/queue/job_log.h"
+#include "agent/queue/job_projection.h"
 #include "policy/classad/json.h"
 #include "policy/classad/match.h"
 #include "policy/classad/parser.h"
@@ -55,6 +56,33 @@ bool only_proc_id(const ClassAd& proc) {
   for (const ClassAd::Entry& e : proc.entries())
     if (e.name->view() != "ProcId") return false;
   return true;
+}
+
+// Counts a job as condor_q's totals lines do: Transferring output is running; DAGMan jobs
+// (scheduler universe) are not counted.
+void count_job(queue::JobCounts& t, int64_t status, bool scheduler_universe) {
+  if (scheduler_universe) return;
+  switch (status) {
+    case queue::kIdle: ++t.idle; break;
+    case queue::kRunning:
+    case queue::kTransferringOutput: ++t.running; break;
+    case queue::kRemoved: ++t.removed; break;
+    case queue::kCompleted: ++t.completed; break;
+    case queue::kHeld: ++t.held; break;
+    case queue::kSuspended: ++t.suspended; break;
+    default: break;
+  }
+}
+
+core::Json counts_json(const queue::JobCounts& n) {
+  core::Json o = core::Json::object();
+  o.set("idle", n.idle);
+  o.set("running", n.running);
+  o.set("removed", n.removed);
+  o.set("completed", n.completed);
+  o.set("held", n.held);
+  o.set("suspended", n.suspended);
+  return o;
 }
 
 std::string schedd_name() {
@@ -127,6 +155,8 @@ bool QueueService::on_frame(net::TlsConn* c, core::Json& msg) {
   std::string type = msg.type();
   if (type == "submit") {
     submit(c, msg);
+  } else if (type == "new_cluster") {
+    new_cluster(c);
   } else if (type == "job_query") {
     query(c, msg);
   } else if (type == "job_action") {
@@ -143,9 +173,37 @@ void QueueService::on_closed(net::TlsConn* c) {
   if (it != pending_.end()) {
     KLOG_INFO("queue: %s disconnected mid-submit; %zu proc(s) dropped", c->peer().cn.c_str(),
               it->second.procs.size());
+    release(it->second.reserved);
     pending_.erase(it);
   }
+  auto r = reserved_.find(c);
+  if (r != reserved_.end()) {
+    release(r->second);
+    reserved_.erase(r);
+  }
   running_.remove_if([c](const RunningQuery& q) { return q.conn == c; });
+}
+
+void QueueService::release(int32_t reserved) {
+  if (ctx_->jobs) ctx_->jobs->release_cluster(reserved);
+}
+
+void QueueService::new_cluster(net::TlsConn* c) {
+  if (!authorized(c, policy::AuthLevel::kWrite, "submit")) return;
+  std::string owner;
+  if (!submitter_of(c, &owner)) {
+    c->send_error("new_cluster: only user and admin certificates may submit jobs");
+    return;
+  }
+  if (!ctx_->jobs) {
+    c->send_error("new_cluster: this central manager has no job queue");
+    return;
+  }
+  int32_t id = ctx_->jobs->reserve_cluster();
+  reserved_[c] = id;
+  core::Json reply = core::Json::message("new_cluster");
+  reply.set("cluster", static_cast<int64_t>(id));
+  c->send(reply);
 }
 
 void QueueService::submit(net::TlsConn* c, core::Json& msg) {
@@ -157,43 +215,59 @@ void QueueService::submit(net::TlsConn* c, core::Json& msg) {
     return;
   }
   auto it = pending_.find(c);
+  // A refused submit is dropped whole, and its reserved cluster id given back.
+  auto refuse = [&](const std::string& why) {
+    release(it->second.reserved);
+    pending_.erase(it);
+    c->send_error(why);
+  };
   const cJSON* cluster = msg.child("cluster");
   if (it == pending_.end()) {
     if (!cluster) {
       c->send_error("submit: the first frame of a submit must carry the cluster ad");
       return;
     }
+    int64_t wanted = msg.num("cluster_id", 0);
+    auto r = reserved_.find(c);
+    if (wanted != 0 && (r == reserved_.end() || r->second != wanted)) {
+      c->send_error("submit: cluster " + std::to_string(wanted) +
+                    " was not reserved by this connection (send new_cluster first)");
+      return;
+    }
     it = pending_.emplace(c, PendingSubmit{AdPtr(ClassAd::make()), {}}).first;
+    if (wanted != 0) {
+      it->second.reserved = static_cast<int32_t>(wanted);
+      reserved_.erase(r);
+    }
     if (!ad_from_object(cluster, it->second.cluster.get(), &err)) {
-      pending_.erase(it);
-      c->send_error(err);
+      refuse(err);
       return;
     }
   } else if (cluster) {
-    pending_.erase(it);
-    c->send_error("submit: a cluster ad in the middle of a submit");
+    refuse("submit: a cluster ad in the middle of a submit");
     return;
   }
   PendingSubmit& p = it->second;
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("procs")) {
     if (static_cast<int64_t>(p.procs.size()) >= settings_.max_procs) {
-      pending_.erase(it);
-      c->send_error("submit: more than MAX_JOBS_PER_SUBMISSION (" +
-                    std::to_string(settings_.max_procs) + ") procs");
+      refuse("submit: more than MAX_JOBS_PER_SUBMISSION (" + std::to_string(settings_.max_procs) +
+             ") procs");
       return;
     }
     p.procs.emplace_back(ClassAd::make());
     if (!ad_from_object(item, p.procs.back().get(), &err)) {
-      pending_.erase(it);
-      c->send_error(err);
+      refuse(err);
       return;
     }
   }
   if (msg.flag("more")) return;
   PendingSubmit done = std::move(p);
   pending_.erase(it);
-  if (!commit(c, &done, &err)) c->send_error(err);  // a submit requirement's reason as is
+  if (!commit(c, &done, &err)) {
+    release(done.reserved);
+    c->send_error(err);  // a submit requirement's reason as is
+  }
 }
 
 bool QueueService::commit(net::TlsConn* c, PendingSubmit* p, std::string* err) {
@@ -244,7 +318,7 @@ bool QueueService::commit(net::TlsConn* c, PendingSubmit* p, std::string* err) {
   for (const AdPtr& a : p->procs) procs.push_back(a.get());
   int64_t now = now_s();
   int32_t cluster_id = 0;
-  if (!ctx_->jobs->submit(cluster, procs, now, &cluster_id, err)) return false;
+  if (!ctx_->jobs->submit(cluster, procs, now, &cluster_id, err, p->reserved)) return false;
   KLOG_INFO("queue: %s submitted %zu job(s) as cluster %d", owner.c_str(), procs.size(),
             cluster_id);
   core::Json reply = core::Json::message("submitted");
@@ -301,6 +375,24 @@ void QueueService::query(net::TlsConn* c, core::Json& msg) {
     history(c, msg, &q);
     return;
   }
+  std::vector<std::string> projection;
+  cJSON_ArrayForEach(item, msg.child("projection")) {
+    if (cJSON_IsString(item)) projection.push_back(item->valuestring);
+  }
+  bool opaque = false;
+  if (msg.flag("totals")) {
+    q.kind = QueryKind::kTotals;
+    if (q.selection.constraints.empty() && count_from_summaries(&q)) {
+      send_jobs(&q, true);
+      return;
+    }
+  } else if (!projection.empty()) {
+    if (!queue::projection_ids(projection, &q.projection, &opaque, &err)) {
+      c->send_error("job query: " + err);
+      return;
+    }
+    if (!opaque) q.kind = QueryKind::kProjected;  // else whole ads, as without one
+  }
   running_.push_back(std::move(q));
   if (running_.size() == 1 && idle_) {
     uv_idle_start(idle_, [](uv_idle_t* h) { static_cast<QueueService*>(h->data)->run_queries(); });
@@ -332,20 +424,54 @@ void QueueService::history(net::TlsConn* c, core::Json& msg, RunningQuery* q) {
   send_jobs(q, true);
 }
 
-bool QueueService::selects(const RunningQuery& q, queue::JobId id, const ClassAd& job) const {
+bool QueueService::picks(const RunningQuery& q, queue::JobId id, const std::string& owner) const {
   const queue::JobSelection& sel = q.selection;
+  if (!q.owner.empty() && owner != q.owner) return false;
+  if (sel.ids.empty() && sel.owners.empty()) return true;
+  for (const queue::JobSelection::Id& i : sel.ids)
+    if (i.cluster == id.cluster && (i.proc < 0 || i.proc == id.proc)) return true;
+  for (const std::string& o : sel.owners)
+    if (o == owner) return true;
+  return false;
+}
+
+bool QueueService::selects(const RunningQuery& q, queue::JobId id, const ClassAd& job) const {
   std::string owner;
   if (!queue::ad_string(job, "Owner", &owner)) queue::ad_string(*q.cluster, "Owner", &owner);
-  if (!q.owner.empty() && owner != q.owner) return false;
-  if (!sel.ids.empty() || !sel.owners.empty()) {
-    bool any = false;
-    for (const queue::JobSelection::Id& i : sel.ids)
-      any = any || (i.cluster == id.cluster && (i.proc < 0 || i.proc == id.proc));
-    for (const std::string& o : sel.owners) any = any || o == owner;
-    if (!any) return false;
-  }
-  for (const classad::ExprPtr& c : sel.constraints)
+  if (!picks(q, id, owner)) return false;
+  for (const classad::ExprPtr& c : q.selection.constraints)
     if (!classad::requirements_accept(job.evaluate_expr(c.get()))) return false;
+  return true;
+}
+
+bool QueueService::count_from_summaries(RunningQuery* q) {
+  // The facts of every queued cluster: kept from earlier queries, read once for new clusters.
+  std::map<int32_t, ClusterFacts> facts;
+  std::string err;
+  for (const queue::JobSummary& s : ctx_->jobs->jobs()) {
+    auto it = facts.find(s.id.cluster);
+    if (it == facts.end()) {
+      auto old = facts_.find(s.id.cluster);
+      if (old != facts_.end()) {
+        it = facts.emplace(s.id.cluster, std::move(old->second)).first;
+      } else {
+        classad::AdPtr ad = ctx_->jobs->cluster_ad(s.id.cluster, &err);
+        if (!ad) {
+          KLOG_WARN("queue: totals: %s", err.c_str());
+          return false;  // the query walks the ads instead
+        }
+        ClusterFacts f;
+        queue::ad_string(*ad, "Owner", &f.owner);
+        int64_t universe = 5;
+        queue::ad_int(*ad, "JobUniverse", &universe);
+        f.scheduler_universe = universe == 7;
+        it = facts.emplace(s.id.cluster, std::move(f)).first;
+      }
+    }
+    if (picks(*q, s.id, it->second.owner))
+      count_job(q->counts, s.status, it->second.scheduler_universe);
+  }
+  facts_ = std::move(facts);
   return true;
 }
 
@@ -357,25 +483,41 @@ void QueueService::run_queries() {
     const int64_t now = now_s();
     rows.clear();
     bool ok = ctx_->jobs->scan(q.last, kQueryChunk, &rows, &err);
+    // Trees the projection has walked stay alive while its memo knows them.
+    negotiator::RefMemo memo;
+    std::vector<AdPtr> walked;
     for (queue::JobStore::ScanRow& r : rows) {
       q.last = r.id;
       if (r.id.cluster != q.cluster_id) {
         q.cluster_id = r.id.cluster;
+        if (q.cluster) walked.push_back(std::move(q.cluster));
         q.cluster = ctx_->jobs->cluster_ad(r.id.cluster, &err);
         q.cluster_sent = false;
       }
       if (!q.cluster) continue;
       r.proc->set_parent(q.cluster.get());  // constraints see the whole job
       if (!selects(q, r.id, *r.proc)) continue;
-      if (!q.cluster_sent) {
-        q.clusters.push_back(classad::classad_to_json(*q.cluster, false));
-        q.bytes += q.clusters.back().size();
-        q.cluster_sent = true;
+      if (q.kind == QueryKind::kTotals) {
+        int64_t status = 0, universe = 5;
+        queue::ad_int(*r.proc, "JobStatus", &status);
+        queue::ad_int(*r.proc, "JobUniverse", &universe);
+        count_job(q.counts, status, universe == 7);
+        continue;
       }
       r.proc->insert_value("ClusterId", classad::Value::integer(r.id.cluster));
       // As a schedd's answer: the time the run times are counted to.
       r.proc->insert_value("ServerTime", classad::Value::integer(now));
-      q.texts.push_back(classad::classad_to_json(*r.proc, false));
+      if (q.kind == QueryKind::kProjected) {
+        AdPtr p = queue::project_job(*r.proc, *q.cluster, q.projection, memo);
+        q.texts.push_back(classad::classad_to_json(*p, false));
+      } else {
+        if (!q.cluster_sent) {
+          q.clusters.push_back(classad::classad_to_json(*q.cluster, false));
+          q.bytes += q.clusters.back().size();
+          q.cluster_sent = true;
+        }
+        q.texts.push_back(classad::classad_to_json(*r.proc, false));
+      }
       q.bytes += q.texts.back().size();
       if (q.bytes >= kReplyBytes) send_jobs(&q, false);
     }
@@ -403,17 +545,13 @@ void QueueService::send_jobs(RunningQuery* q, bool done) {
   if (done) {
     reply.set("schedd", schedd_name());
     // "Total for all users": the whole queue, from the summaries kept in memory.
-    int64_t counts[8] = {};
-    for (const queue::JobSummary& s : ctx_->jobs->jobs())
-      if (s.status >= 1 && s.status <= 7) ++counts[s.status];
-    core::Json all = core::Json::object();
-    all.set("idle", counts[queue::kIdle]);
-    all.set("running", counts[queue::kRunning] + counts[queue::kTransferringOutput]);
-    all.set("removed", counts[queue::kRemoved]);
-    all.set("completed", counts[queue::kCompleted]);
-    all.set("held", counts[queue::kHeld]);
-    all.set("suspended", counts[queue::kSuspended]);
-    reply.set_json("all", std::move(all));
+    queue::JobCounts all;
+    for (const queue::JobSummary& s : ctx_->jobs->jobs()) count_job(all, s.status, false);
+    reply.set_json("all", counts_json(all));
+    if (q->kind == QueryKind::kTotals) {
+      reply.set_json("query", counts_json(q->counts));
+      reply.set("server_time", now_s());
+    }
   }
   q->conn->send(reply);
   q->bytes = 0;

@@ -3,13 +3,19 @@
 // release, prio, vacate-job) with each user acting on their own jobs only.
 //
 // Frames (client -> CM, each answered as noted; any refusal is an "error" frame):
-//   submit     {cluster?: {Attr: "expr"...}, procs: [{Attr: "expr"...}...], more: bool}
-//              the first frame carries the cluster ad; the last (more false) commits and is
-//              answered {type: submitted, cluster, procs, warning?}
+//   new_cluster {} -> {type: new_cluster, cluster}: a cluster id reserved for this connection's
+//              next submit (the client expands $(Cluster) with it)
+//   submit     {cluster?: {Attr: "expr"...}, cluster_id?, procs: [{Attr: "expr"...}...],
+//              more: bool} the first frame carries the cluster ad (and the reserved id, if any);
+//              the last (more false) commits and is answered {type: submitted, cluster, procs,
+//              warning?}
 //   job_query  {history: bool, mine: bool, args: ["3", "3.1", "alice"...], constraints: [...],
-//              limit} -> {type: jobs, clusters: [json...], ads: [json...], done, schedd,
-//              all: {idle, running, ...}}: a queue's procs come as their own attributes (with
-//              ClusterId) after their cluster's ad; history ads are whole
+//              limit, projection?: ["attr or expression"...], totals?: bool}
+//              -> {type: jobs, clusters: [json...], ads: [json...], done, schedd,
+//              all: {idle, running, ...}, query?: {...}, server_time?}: a queue's procs come as
+//              their own attributes (with ClusterId) after their cluster's ad; with a
+//              projection, each job as one ad holding only what the projection needs; with
+//              totals, no ads but the selected jobs' counts in `query`; history ads are whole
 //   job_action {action: rm|hold|release|prio|vacate, target: {id|owner|constraint|all},
 //              reason?, prio?, relative?} -> {type: job_action_done, matched, acted, denied}
 #pragma once
@@ -55,12 +61,17 @@ class QueueService final : public CmService {
   struct PendingSubmit {
     classad::AdPtr cluster;
     std::vector<classad::AdPtr> procs;
+    int32_t reserved = 0;  // the cluster id from new_cluster, 0: the next one
   };
   // A queue query walks the queue a chunk per loop turn; each cluster's ad travels once
   // (before its first selected proc) and procs as their own ads, merged by the client.
+  enum class QueryKind { kWhole, kProjected, kTotals };
   struct RunningQuery {
     net::TlsConn* conn = nullptr;
-    queue::JobId last{0, -1};  // the scan resumes after this job
+    QueryKind kind = QueryKind::kWhole;
+    std::vector<uint32_t> projection;  // interned attribute ids (kProjected)
+    queue::JobCounts counts;           // the selected jobs (kTotals)
+    queue::JobId last{0, -1};          // the scan resumes after this job
     queue::JobSelection selection;
     std::string owner;  // "" = every owner
     int32_t cluster_id = 0;
@@ -70,7 +81,16 @@ class QueueService final : public CmService {
     size_t bytes = 0;
   };
   bool selects(const RunningQuery& q, queue::JobId id, const classad::ClassAd& job) const;
+  bool picks(const RunningQuery& q, queue::JobId id, const std::string& owner) const;
+  // What a totals query without constraints needs of a cluster, kept while it is queued.
+  struct ClusterFacts {
+    std::string owner;
+    bool scheduler_universe = false;  // DAGMan: not in the totals
+  };
+  bool count_from_summaries(RunningQuery* q);
 
+  void new_cluster(net::TlsConn* c);
+  void release(int32_t reserved);
   void submit(net::TlsConn* c, core::Json& msg);
   bool commit(net::TlsConn* c, PendingSubmit* p, std::string* err);
   void query(net::TlsConn* c, core::Json& msg);
@@ -86,7 +106,9 @@ class QueueService final : public CmService {
   const queue_policy::SubmitPolicy& policy_ = settings_.submit;
   classad::AdPtr schedd_ad_;  // MY of the submit requirements
   std::map<net::TlsConn*, PendingSubmit> pending_;
+  std::map<net::TlsConn*, int32_t> reserved_;  // new_cluster's id, until a submit takes it
   std::list<RunningQuery> running_;
+  std::map<int32_t, ClusterFacts> facts_;
   uv_idle_t* idle_ = nullptr;
   uv_timer_t* periodic_timer_ = nullptr;
 };

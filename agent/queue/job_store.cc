@@ -185,13 +185,14 @@ bool JobStore::load(std::string* err) {
 }
 
 bool JobStore::submit(const ClassAd& cluster_ad, std::span<const ClassAd* const> procs, int64_t now,
-                      int32_t* cluster_out, std::string* err) {
+                      int32_t* cluster_out, std::string* err, int32_t reserved) {
   if (!db_) return fail(err, "submit");
   if (procs.empty()) {
     if (err) *err = "submit: no procs";
     return false;
   }
-  const int32_t cluster = next_cluster_;
+  const int32_t cluster = reserved > 0 ? reserved : next_cluster_;
+  const int32_t next = std::max(next_cluster_, cluster + 1);  // later reservations stay taken
   AdPtr shared(cluster_ad.copy());
   set_int(*shared, "ClusterId", cluster);
   set_int(*shared, "QDate", now);
@@ -237,7 +238,7 @@ bool JobStore::submit(const ClassAd& cluster_ad, std::span<const ClassAd* const>
       added.push_back(s);
     }
     if (ok) {
-      m.bind(1, static_cast<int64_t>(cluster) + 1);
+      m.bind(1, static_cast<int64_t>(next));
       ok = m.step() == SQLITE_DONE;
     }
   }
@@ -250,8 +251,11 @@ bool JobStore::submit(const ClassAd& cluster_ad, std::span<const ClassAd* const>
     exec("ROLLBACK", nullptr);
     return false;
   }
-  next_cluster_ = cluster + 1;
-  jobs_.insert(jobs_.end(), added.begin(), added.end());  // new ids sort last
+  next_cluster_ = next;
+  // New ids sort last, except a reserved cluster committed after a later one.
+  auto at = std::lower_bound(jobs_.begin(), jobs_.end(), added.front().id,
+                             [](const JobSummary& s, JobId k) { return s.id < k; });
+  jobs_.insert(at, added.begin(), added.end());
   if (cluster_out) *cluster_out = cluster;
   return true;
 }

@@ -65,8 +65,19 @@ class JobStore {
   // (attributes equal to the cluster's are dropped). Assigns ClusterId, ProcId, QDate = now,
   // JobStatus (Idle unless the ads say Held), EnteredCurrentStatus; one transaction, durable
   // on disk before this returns true.
+  // `reserved` (from reserve_cluster(), 0: the next id) is the cluster id the submit takes.
   bool submit(const classad::ClassAd& cluster_ad, std::span<const classad::ClassAd* const> procs,
-              int64_t now, int32_t* cluster_out, std::string* err);
+              int64_t now, int32_t* cluster_out, std::string* err, int32_t reserved = 0);
+  // A cluster id no other submit will take (condor_submit's NewCluster: the client expands
+  // $(Cluster) with it before sending the procs). Kept in memory only: the id is written to
+  // disk by the submit that uses it, and one never used (its client gone, or the CM
+  // restarted, which also ends that client's conversation) is simply skipped.
+  int32_t reserve_cluster() { return next_cluster_++; }
+  // Gives back a reservation no submit used (refused, or its client gone): the newest one is
+  // handed out again, so refused submits leave no gaps; an older one stays a skipped id.
+  void release_cluster(int32_t id) {
+    if (id > 0 && id + 1 == next_cluster_) --next_cluster_;
+  }
 
   // Sets `name` to the expression `expr_text` in one job's own ad (or the cluster ad when
   // `id.proc` is -1). JobStatus goes through set_status().

@@ -48,7 +48,18 @@ struct QueueRequest {
   // The whole queue's counts for "Total for all users" (a schedd's answer; a file has none).
   bool has_all_users = false;
   JobCounts all_users;
+  // The ads are the schedd's answer to this selection already (cut to a projection, they may
+  // lack what the constraints read): they are not selected again.
+  bool preselected = false;
+  // -totals answered by the schedd: the selected jobs' counts, without their ads.
+  bool has_query_counts = false;
+  JobCounts query_counts;
 };
+
+// What `req`'s output reads of each job (attribute names and -af expressions), for a schedd
+// to send only that; empty when the output needs whole ads (-l, -json). -totals needs none:
+// ask the schedd for the counts instead.
+std::vector<std::string> queue_projection(const QueueRequest& req);
 
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,

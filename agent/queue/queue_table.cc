@@ -25,12 +25,12 @@ struct Job {
 };
 
 // The selected jobs in job id order (ads without ClusterId last, in file order).
-std::vector<Job> select_jobs(const std::vector<AdPtr>& ads, const JobSelection& sel,
-                             QueueView view) {
+std::vector<Job> select_jobs(const std::vector<AdPtr>& ads, const JobSelection& sel, QueueView view,
+                             bool preselected) {
   std::vector<Job> jobs;
   int64_t seq = 0;
   for (const AdPtr& a : ads) {
-    if (!sel.selects(*a)) continue;
+    if (!preselected && !sel.selects(*a)) continue;
     int64_t status = 0;
     ad_int(*a, "JobStatus", &status);
     if (view == QueueView::kHold && status != 5) continue;
@@ -463,9 +463,46 @@ void batch_table(std::string& out, const std::vector<Job>& jobs, bool partial) {
 
 }  // namespace
 
+std::vector<std::string> queue_projection(const QueueRequest& req) {
+  // Every table: the id and owner columns (with SIZE's width), the status filter and totals.
+  std::vector<std::string> attrs = {"ClusterId",   "ProcId",     "Owner",       "JobStatus",
+                                    "JobUniverse", "ServerTime", "MemoryUsage", "ImageSize"};
+  auto add = [&](std::initializer_list<const char*> more) {
+    for (const char* a : more) attrs.emplace_back(a);
+  };
+  const std::initializer_list<const char*> run_time = {"QDate", "RemoteUserCpu", "ShadowBday",
+                                                       "LastRemoteWallClockTime"};
+  switch (req.view) {
+    case QueueView::kBatch:
+      add({"QDate", "JobBatchName", "DAGManJobId", "DAGNodeName", "DAG_NodesTotal", "DAG_NodesDone",
+           "TotalSubmitProcs"});
+      break;
+    case QueueView::kNoBatch:
+      add(run_time);
+      add({"TransferringInput", "TransferringOutput", "TransferQueued", "JobPrio", "Cmd",
+           "MATCH_EXP_JobDescription", "JobDescription", "Args", "Arguments"});
+      break;
+    case QueueView::kHold:
+      add({"EnteredCurrentStatus", "HoldReasonCode", "HoldReasonSubCode", "HoldReason"});
+      break;
+    case QueueView::kRun:
+      add(run_time);
+      add({"RemoteHost"});
+      break;
+    case QueueView::kAutoformat:
+      attrs = {"ClusterId", "ProcId"};  // -af:j
+      attrs.insert(attrs.end(), req.af.exprs.begin(), req.af.exprs.end());
+      break;
+    case QueueView::kTotals:
+    case QueueView::kLong:
+    case QueueView::kJson: return {};
+  }
+  return attrs;
+}
+
 bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err) {
-  std::vector<Job> jobs = select_jobs(ads, req.selection, req.view);
+  std::vector<Job> jobs = select_jobs(ads, req.selection, req.view, req.preselected);
   std::vector<const ClassAd*> selected;
   for (const Job& j : jobs) selected.push_back(j.ad);
   switch (req.view) {
@@ -488,8 +525,8 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
     case QueueView::kRun: run_table(*out, jobs); return true;  // -run prints no totals
     default: break;
   }
-  append_totals(*out, count_jobs(jobs), req.view != QueueView::kTotals,
-                req.has_all_users ? &req.all_users : nullptr);
+  append_totals(*out, req.has_query_counts ? req.query_counts : count_jobs(jobs),
+                req.view != QueueView::kTotals, req.has_all_users ? &req.all_users : nullptr);
   return true;
 }
 

@@ -141,6 +141,34 @@ TEST(CmQueue, AnAcknowledgedSubmitSurvivesKill9OfTheCm) {
   EXPECT_NE(r.out.find("5 job(s) submitted to cluster 2."), std::string::npos) << r.out;
 }
 
+TEST(CmQueue, ClusterInTheSubmitFileIsTheIdTheCmAssigns) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub = submit_file(pool, "c.sub",
+                                "executable = /bin/true\noutput = out.$(Cluster).$(Process)\n"
+                                "error = err.$(ClusterId).$(ProcId)\nqueue 2\n");
+  CmdResult r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n");
+  r = pool.as("bob", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Submitting job(s)..\n2 job(s) submitted to cluster 2.\n");
+  r = pool.as("bob", {"q", "-allusers", "-af", "ClusterId", "ProcId", "Out", "Err"});
+  EXPECT_EQ(r.out,
+            "1 0 out.1.0 err.1.0\n1 1 out.1.1 err.1.1\n2 0 out.2.0 err.2.0\n2 1 out.2.1 err.2.1\n")
+      << r.err;
+  // A submit file that fails to expand gives its reserved id back: the next submit takes it.
+  std::string bad = submit_file(pool, "bad.sub", "executable = /bin/true\nqueue 2 in (\n");
+  r = pool.as("alice", {"submit", bad});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("ERROR:"), std::string::npos) << r.err;
+  r = pool.as("alice", {"submit", sub});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Submitting job(s)..\n2 job(s) submitted to cluster 3.\n");
+  EXPECT_EQ(pool.as("alice", {"q", "3", "-af", "Out"}).out, "out.3.0\nout.3.1\n");
+}
+
 TEST(CmQueue, PeriodicPolicyRunsOnTheCm) {
   REQUIRE_CM();
   Pool pool(

@@ -302,3 +302,47 @@ TEST(JobStore, KillNineLosesNoAcknowledgedSubmit) {
 
 }  // namespace
 }  // namespace kite::queue
+
+namespace kite::queue {
+namespace {
+
+TEST(JobStoreReserve, ReservedClustersAreNeverShared) {
+  std::string path = temp_db(), err;
+  {
+    JobStore store;
+    ASSERT_TRUE(store.open(path, &err)) << err;
+    int32_t a = store.reserve_cluster(), b = store.reserve_cluster();
+    EXPECT_EQ(a, 1);
+    EXPECT_EQ(b, 2);
+    // The later reservation commits first; the earlier one after it; a plain submit after both.
+    AdPtr cluster = ad("[ Owner = \"alice\"; Cmd = \"/bin/true\" ]");
+    AdPtr proc = ad("[ Args = \"x\" ]");
+    std::vector<const ClassAd*> procs = {proc.get()};
+    int32_t got = 0;
+    ASSERT_TRUE(store.submit(*cluster, procs, 100, &got, &err, b)) << err;
+    EXPECT_EQ(got, 2);
+    ASSERT_TRUE(store.submit(*cluster, procs, 100, &got, &err, a)) << err;
+    EXPECT_EQ(got, 1);
+    EXPECT_EQ(submit_n(store, 1, 100), 3);
+    // The summaries stay in id order (the negotiator and lookups rely on it).
+    ASSERT_EQ(store.jobs().size(), 3u);
+    EXPECT_EQ(store.jobs()[0].id.cluster, 1);
+    EXPECT_EQ(store.jobs()[1].id.cluster, 2);
+    EXPECT_EQ(store.jobs()[2].id.cluster, 3);
+    // A reservation given back is handed out again only while it is the newest.
+    int32_t c = store.reserve_cluster();
+    EXPECT_EQ(c, 4);
+    store.release_cluster(c);
+    EXPECT_EQ(store.reserve_cluster(), 4);
+    int32_t d = store.reserve_cluster();
+    store.release_cluster(4);  // older than d: stays skipped
+    EXPECT_EQ(store.reserve_cluster(), d + 1);
+  }
+  // Reopened: numbering goes on after the highest committed cluster.
+  JobStore again;
+  ASSERT_TRUE(again.open(path, &err)) << err;
+  EXPECT_EQ(again.next_cluster_id(), 4);
+}
+
+}  // namespace
+}  // namespace kite::queue
