@@ -439,8 +439,12 @@ bool QueueService::selects(const RunningQuery& q, queue::JobId id, const ClassAd
   std::string owner;
   if (!queue::ad_string(job, "Owner", &owner)) queue::ad_string(*q.cluster, "Owner", &owner);
   if (!picks(q, id, owner)) return false;
+  if (q.selection.constraints.empty()) return true;
+  // The whole job, as the client would see it: a cluster attribute that reads one of the
+  // proc's (MemoryUsage reading ResidentSetSize) must see the proc's value.
+  AdPtr whole = queue::merge(*q.cluster, job);
   for (const classad::ExprPtr& c : q.selection.constraints)
-    if (!classad::requirements_accept(job.evaluate_expr(c.get()))) return false;
+    if (!classad::requirements_accept(whole->evaluate_expr(c.get()))) return false;
   return true;
 }
 
@@ -495,7 +499,7 @@ void QueueService::run_queries() {
         q.cluster_sent = false;
       }
       if (!q.cluster) continue;
-      r.proc->set_parent(q.cluster.get());  // constraints see the whole job
+      r.proc->set_parent(q.cluster.get());  // JobUniverse and the like come from the cluster
       if (!selects(q, r.id, *r.proc)) continue;
       if (q.kind == QueryKind::kTotals) {
         int64_t status = 0, universe = 5;

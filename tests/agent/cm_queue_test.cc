@@ -2,6 +2,7 @@
 // prio and history as condor_* print them; Owner from the certificate; submit requirements and
 // transforms; a submit durable once acknowledged; a submit cut off mid-way leaves nothing.
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "agent/core/files.h"
@@ -167,6 +168,71 @@ TEST(CmQueue, ClusterInTheSubmitFileIsTheIdTheCmAssigns) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "Submitting job(s)..\n2 job(s) submitted to cluster 3.\n");
   EXPECT_EQ(pool.as("alice", {"q", "3", "-af", "Out"}).out, "out.3.0\nout.3.1\n");
+}
+
+// The output without its "-- Schedd: ..."/"-- Jobads: ..." title and its "Total for all
+// users" line (a file has no such counts): what a projection must leave unchanged.
+std::string body(const std::string& out) {
+  std::string kept;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("-- ", 0) == 0 || line.rfind("Total for all users", 0) == 0) continue;
+    // The query line ends in blanks where the all-users counts would follow.
+    if (line.rfind("Total for query", 0) == 0) line.erase(line.find_last_not_of(' ') + 1);
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+TEST(CmQueue, ProjectedQueriesPrintWhatWholeAdsPrint) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  std::string sub = submit_file(
+      pool, "p.sub",
+      "executable = /bin/sleep\narguments = $(Process)\n+ResidentSetSize = 4096 * (1 + "
+      "$(Process))\n+MemoryUsage = ((ResidentSetSize + 1023) / 1024)\npriority = 3\nqueue 3\n"
+      "batch_name = nightly\ndescription = the nightly run\nqueue 2\n");
+  ASSERT_EQ(pool.as("alice", {"submit", sub}).status, 0);
+  ASSERT_EQ(pool.as("bob", {"submit", sub}).status, 0);
+  ASSERT_EQ(pool.as("alice", {"hold", "-reason", "checking", "1.1"}).status, 0);
+  // The whole ads, as -l prints them, read back with -jobads: the output of whole ads.
+  CmdResult whole = pool.as("root-admin", {"q", "-allusers", "-l"});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  std::string file = pool.pki().dir + "/all.ads", err;
+  ASSERT_TRUE(core::write_file_atomic(file, whole.out, 0644, &err)) << err;
+  std::vector<std::vector<std::string>> views = {
+      {},
+      {"-nobatch"},
+      {"-hold"},
+      {"-run"},
+      {"-totals"},
+      {"-af", "ClusterId", "ProcId", "Owner", "JobStatus"},
+      {"-af:jh", "MemoryUsage * 2", "Cmd", "JobBatchName"},
+      {"-constraint", "JobStatus == 1", "-nobatch"},
+      {"-constraint", "MemoryUsage > 5", "-totals"},
+      {"1", "-totals"},
+      {"2.1", "-nobatch"},
+      {"bob", "-af", "Args"},
+  };
+  for (const auto& v : views) {
+    std::vector<std::string> remote = {"q", "-allusers"}, local = {"q", "-jobads", file};
+    remote.insert(remote.end(), v.begin(), v.end());
+    local.insert(local.end(), v.begin(), v.end());
+    CmdResult r = pool.as("root-admin", remote), l = pool.as("root-admin", local);
+    std::string what = remote.size() > 2 ? remote[2] + " " + remote.back() : "(default)";
+    EXPECT_EQ(r.status, 0) << what << ": " << r.err;
+    EXPECT_NE(r.out, "") << what;
+    EXPECT_EQ(body(r.out), body(l.out)) << what << "\n--- remote:\n"
+                                        << r.out << "--- file:\n"
+                                        << l.out;
+  }
+  // The counts the CM keeps agree with the ads: 10 jobs, one held.
+  CmdResult t = pool.as("root-admin", {"q", "-allusers", "-totals"});
+  EXPECT_NE(t.out.find("Total for query: 10 jobs; 0 completed, 0 removed, 9 idle, 0 running, 1 "
+                       "held, 0 suspended"),
+            std::string::npos)
+      << t.out;
 }
 
 TEST(CmQueue, PeriodicPolicyRunsOnTheCm) {
