@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
+#include <iterator>
 
 #include "agent/cm/collector_server.h"
 #include "agent/core/log.h"
@@ -382,16 +384,16 @@ void QueueService::query(net::TlsConn* c, core::Json& msg) {
   bool opaque = false;
   if (msg.flag("totals")) {
     q.kind = QueryKind::kTotals;
-    if (q.selection.constraints.empty() && count_from_summaries(&q)) {
-      send_jobs(&q, true);
-      return;
-    }
   } else if (!projection.empty()) {
     if (!queue::projection_ids(projection, &q.projection, &opaque, &err)) {
       c->send_error("job query: " + err);
       return;
     }
     if (!opaque) q.kind = QueryKind::kProjected;  // else whole ads, as without one
+  }
+  if (answer_from_summaries(&q)) {
+    send_jobs(&q, true);
+    return;
   }
   running_.push_back(std::move(q));
   if (running_.size() == 1 && idle_) {
@@ -448,34 +450,62 @@ bool QueueService::selects(const RunningQuery& q, queue::JobId id, const ClassAd
   return true;
 }
 
-bool QueueService::count_from_summaries(RunningQuery* q) {
+bool QueueService::answer_from_summaries(RunningQuery* q) {
+  if (!q->selection.constraints.empty()) return false;
+  // What a summary holds of a job: its id and its status (the ad's JobStatus moves with it).
+  static const uint32_t kCluster = classad::intern_name("ClusterId").id,
+                        kProc = classad::intern_name("ProcId").id,
+                        kStatus = classad::intern_name("JobStatus").id;
+  bool with_status = false;
+  if (q->kind == QueryKind::kProjected) {
+    for (uint32_t id : q->projection) {
+      if (id != kCluster && id != kProc && id != kStatus) return false;
+      with_status = with_status || id == kStatus;
+    }
+  } else if (q->kind != QueryKind::kTotals) {
+    return false;
+  }
   // The facts of every queued cluster: kept from earlier queries, read once for new clusters.
   std::map<int32_t, ClusterFacts> facts;
   std::string err;
   for (const queue::JobSummary& s : ctx_->jobs->jobs()) {
-    auto it = facts.find(s.id.cluster);
-    if (it == facts.end()) {
-      auto old = facts_.find(s.id.cluster);
-      if (old != facts_.end()) {
-        it = facts.emplace(s.id.cluster, std::move(old->second)).first;
-      } else {
-        classad::AdPtr ad = ctx_->jobs->cluster_ad(s.id.cluster, &err);
-        if (!ad) {
-          KLOG_WARN("queue: totals: %s", err.c_str());
-          return false;  // the query walks the ads instead
-        }
-        ClusterFacts f;
-        queue::ad_string(*ad, "Owner", &f.owner);
-        int64_t universe = 5;
-        queue::ad_int(*ad, "JobUniverse", &universe);
-        f.scheduler_universe = universe == 7;
-        it = facts.emplace(s.id.cluster, std::move(f)).first;
-      }
+    if (!facts.empty() && std::prev(facts.end())->first == s.id.cluster) continue;
+    auto old = facts_.find(s.id.cluster);
+    if (old != facts_.end()) {
+      facts.emplace_hint(facts.end(), s.id.cluster, old->second);
+      continue;
     }
-    if (picks(*q, s.id, it->second.owner))
-      count_job(q->counts, s.status, it->second.scheduler_universe);
+    classad::AdPtr ad = ctx_->jobs->cluster_ad(s.id.cluster, &err);
+    if (!ad) {
+      KLOG_WARN("queue: query: %s", err.c_str());
+      return false;  // the query walks the ads instead
+    }
+    ClusterFacts f;
+    queue::ad_string(*ad, "Owner", &f.owner);
+    int64_t universe = 5;
+    queue::ad_int(*ad, "JobUniverse", &universe);
+    f.scheduler_universe = universe == 7;
+    facts.emplace_hint(facts.end(), s.id.cluster, std::move(f));
   }
   facts_ = std::move(facts);
+  auto it = facts_.begin();
+  for (const queue::JobSummary& s : ctx_->jobs->jobs()) {
+    while (it->first != s.id.cluster) ++it;  // both in cluster order
+    if (!picks(*q, s.id, it->second.owner)) continue;
+    if (q->kind == QueryKind::kTotals) {
+      count_job(q->counts, s.status, it->second.scheduler_universe);
+      continue;
+    }
+    char text[96];
+    int n = with_status ? std::snprintf(text, sizeof text,
+                                        "{\"ClusterId\":%d,\"ProcId\":%d,\"JobStatus\":%d}",
+                                        s.id.cluster, s.id.proc, s.status)
+                        : std::snprintf(text, sizeof text, "{\"ClusterId\":%d,\"ProcId\":%d}",
+                                        s.id.cluster, s.id.proc);
+    q->texts.emplace_back(text, static_cast<size_t>(n));
+    q->bytes += static_cast<size_t>(n);
+    if (q->bytes >= kReplyBytes) send_jobs(q, false);
+  }
   return true;
 }
 

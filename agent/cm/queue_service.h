@@ -87,7 +87,9 @@ class QueueService final : public CmService {
     std::string owner;
     bool scheduler_universe = false;  // DAGMan: not in the totals
   };
-  bool count_from_summaries(RunningQuery* q);
+  // Answers a query the job summaries hold all of (no constraint; totals, or a projection of
+  // ClusterId, ProcId and JobStatus) without reading a job's ad; false when it cannot.
+  bool answer_from_summaries(RunningQuery* q);
 
   void new_cluster(net::TlsConn* c);
   void release(int32_t reserved);
