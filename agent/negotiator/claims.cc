@@ -136,15 +136,29 @@ bool ClaimLayer::busy(queue::JobId id) const {
   return job_claim_.count(id) || limbo_.count(id);
 }
 
-bool ClaimLayer::slot_taken(const std::string& slot_name) const {
+const ClaimLayer::Claim* ClaimLayer::holder_of(const std::string& slot_name) const {
   for (const auto& [id, c] : claims_) {
-    if (c.slot_name == slot_name && c.slot_ad) {
-      bool pslot = false;
-      c.slot_ad->evaluate_bool("PartitionableSlot", pslot);
-      if (!pslot) return true;
-    }
+    if (!c.preempting && !c.slot.empty() &&
+        strcasecmp((c.slot + "@" + c.machine).c_str(), slot_name.c_str()) == 0)
+      return &c;
   }
-  return false;
+  return nullptr;
+}
+
+bool ClaimLayer::offered(const std::string& slot_name, const classad::ClassAd& ad) const {
+  for (const auto& [id, c] : claims_) {
+    bool pslot = false;
+    if (c.slot_ad) c.slot_ad->evaluate_bool("PartitionableSlot", pslot);
+    bool on_it = (!pslot && c.slot_name == slot_name) ||
+                 (!c.slot.empty() && strcasecmp((c.slot + "@" + c.machine).c_str(),
+                                                slot_name.c_str()) == 0);
+    if (!on_it) continue;
+    if (c.state == State::kClaiming || !c.preempted_by.empty()) return false;
+    std::string state;
+    if (!ad.evaluate_string("State", state) || strcasecmp(state.c_str(), "Claimed") != 0)
+      return false;
+  }
+  return true;
 }
 
 void ClaimLayer::send(Claim* c, core::Json msg) {
@@ -180,12 +194,27 @@ void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
   core::Json msg = core::Json::message("claim");
   msg.set("slot", m.slot.substr(0, m.slot.find('@')));
   core::set_ad(&msg, "job", *job);
+  if (m.preempting) {
+    // HTCONDOR: ep-policy "the machine may preempt" for a better RANK (the negotiator has
+    // decided; the startd checks RANK again, retires the job and vacates it, then the new claim
+    // is Claimed/Idle and this claim's "claimed" comes).
+    c.preempting = true;
+    msg.set_bool("preempting", true).set("reason", m.reason);
+    if (const Claim* v = holder_of(m.slot)) c.victim = v->id;
+  }
   std::string cid = c.id;
   job_claim_[id] = cid;
+  if (!c.victim.empty()) claims_[c.victim].preempted_by = cid;
   Claim& stored = claims_[cid] = std::move(c);
   send(&stored, std::move(msg));
-  KLOG_INFO("claims: claiming %s for %s (%s)", m.slot.c_str(), jid(id).c_str(),
-            m.submitter.c_str());
+  if (m.preempting) {
+    KLOG_INFO("claims: claiming %s for %s (%s), preempting %s by %s", m.slot.c_str(),
+              jid(id).c_str(), m.submitter.c_str(),
+              m.preempted_user.empty() ? "its claim" : m.preempted_user.c_str(), m.reason.c_str());
+  } else {
+    KLOG_INFO("claims: claiming %s for %s (%s)", m.slot.c_str(), jid(id).c_str(),
+              m.submitter.c_str());
+  }
 }
 
 ClaimLayer::Claim* ClaimLayer::claim_of(net::TlsConn* conn, const core::Json& msg) {
@@ -261,6 +290,8 @@ void ClaimLayer::on_claimed(Claim* c, const core::Json& msg) {
   }
   c->slot = slot;
   c->state = State::kIdle;
+  c->preempting = false;
+  c->victim.clear();
   queue::JobId id = c->job;
   std::string err;
   classad::AdPtr job =
@@ -336,6 +367,12 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
 
 void ClaimLayer::claim_idle(Claim* c) {
   if (c->state != State::kIdle || c->has_job) return;
+  if (!c->preempted_by.empty()) {
+    // Its job was vacated for a preempting claim: the agent ends this claim when it switches
+    // to the new one (a release from us now could reach the slot after the switch).
+    drop(c->id, "preempted by a better claim");
+    return;
+  }
   if (c->ended) {
     release(c, "the agent ended the claim");
     return;
@@ -381,6 +418,12 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
   auto it = claims_.find(id);
   if (it == claims_.end()) return;
   Claim& c = it->second;
+  // A preemption pair: the other side forgets this one.
+  auto other = claims_.find(!c.victim.empty() ? c.victim : c.preempted_by);
+  if (other != claims_.end() && other != it) {
+    if (other->second.preempted_by == id) other->second.preempted_by.clear();
+    if (other->second.victim == id) other->second.victim.clear();
+  }
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;

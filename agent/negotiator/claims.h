@@ -28,9 +28,14 @@ class ClaimLayer final : public cm::CmService {
   /// True while the job is on a claim, being claimed, or Running without a report yet: the
   /// negotiator must not offer it.
   bool busy(queue::JobId id) const;
-  /// True when we hold (or are getting) a claim on the slot named `slot_name` (Name@Machine).
-  bool slot_taken(const std::string& slot_name) const;
-  /// One match of the cycle: claims the slot for the job (whose full ad is `job`).
+  /// Whether the cycle may consider the slot whose ad is `ad` (named Name@Machine): a slot we
+  /// are claiming, or whose claim is being preempted already, is not offered; one we hold is
+  /// offered only when its ad says Claimed (for a preemption: an ad still saying Unclaimed is
+  /// older than our claim).
+  bool offered(const std::string& slot_name, const classad::ClassAd& ad) const;
+  /// One match of the cycle: claims the slot for the job (whose full ad is `job`); a preempting
+  /// match sends a preempting claim request, which the agent's startd core accepts if its RANK
+  /// (or the user priority) says so, retiring and vacating the current job first.
   void claim(const Match& m, classad::AdPtr job);
   /// ctx->stop_job: the job is removed or held (`requeue` false) or vacated (true).
   void stop_job(int32_t cluster, int32_t proc, bool requeue);
@@ -60,6 +65,9 @@ class ClaimLayer final : public cm::CmService {
     int64_t lease = 1800;
     classad::AdPtr slot_ad;  // the slot as matched: reuse checks the next job against it
     classad::AdPtr first_job;
+    bool preempting = false;   // a preempting claim request, not yet answered
+    std::string victim;        // then the claim of ours it preempts ("" if none)
+    std::string preempted_by;  // a preempting claim of ours on this claim's slot
   };
 
   void on_claimed(Claim* c, const core::Json& msg);
@@ -74,6 +82,8 @@ class ClaimLayer final : public cm::CmService {
   void drop(const std::string& id, const std::string& why);
   void tick();
   Claim* claim_of(net::TlsConn* conn, const core::Json& msg);
+  /// Our claim on the slot named Name@Machine (a static slot, or a claim's dynamic slot).
+  const Claim* holder_of(const std::string& slot_name) const;
   int64_t lease_of(const classad::ClassAd* job) const;
   int status_of(queue::JobId id) const;
   std::string submitter_of(const classad::ClassAd& job) const;
