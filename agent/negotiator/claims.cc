@@ -149,9 +149,9 @@ bool ClaimLayer::offered(const std::string& slot_name, const classad::ClassAd& a
   for (const auto& [id, c] : claims_) {
     bool pslot = false;
     if (c.slot_ad) c.slot_ad->evaluate_bool("PartitionableSlot", pslot);
-    bool on_it = (!pslot && c.slot_name == slot_name) ||
-                 (!c.slot.empty() && strcasecmp((c.slot + "@" + c.machine).c_str(),
-                                                slot_name.c_str()) == 0);
+    bool on_it =
+        (!pslot && c.slot_name == slot_name) ||
+        (!c.slot.empty() && strcasecmp((c.slot + "@" + c.machine).c_str(), slot_name.c_str()) == 0);
     if (!on_it) continue;
     if (c.state == State::kClaiming || !c.preempted_by.empty()) return false;
     std::string state;

@@ -11,7 +11,7 @@ namespace kite::negotiator {
 namespace {
 
 constexpr uint64_t kRescheduleDelayMs = 20;  // submits and exits close together: one cycle
-constexpr size_t kAdsPerTurn = 256;           // job ads read from SQLite per loop turn
+constexpr size_t kAdsPerTurn = 256;          // job ads read from SQLite per loop turn
 
 }  // namespace
 

@@ -120,9 +120,8 @@ void Agent::cm_claim(net::NetClient* cm, core::Json& msg) {
   cm_send(rc, id, std::move(ok));
 }
 
-void Agent::cm_preempting_claim(net::NetClient* cm, const std::string& id,
-                                const std::string& slot, const classad::ClassAd& job,
-                                bool by_priority) {
+void Agent::cm_preempting_claim(net::NetClient* cm, const std::string& id, const std::string& slot,
+                                const classad::ClassAd& job, bool by_priority) {
   startd::Event ev;
   ev.kind = startd::EventKind::kClaim;
   ev.slot = slot;
