@@ -61,9 +61,11 @@ class ClaimLayer final : public cm::CmService {
     bool ended = false;  // the agent reported it ended: released once its exit is in  // a stopped
                          // job goes back to Idle (vacate) or stays as set
     int64_t created = 0;
-    int64_t lost_since = 0;  // when its agent's connection closed (0: connected)
-    int64_t lease = 1800;
-    classad::AdPtr slot_ad;  // the slot as matched: reuse checks the next job against it
+    uint64_t lost_since_ms = 0;  // loop time its agent's connection closed (0: connected)
+    int64_t lease = 1800;        // seconds: JobLeaseDuration, else the alives missed
+    int64_t alive_every = 300;   // seconds between alives (lease / 3, at least 10)
+    uint64_t next_alive_ms = 0;  // loop time of its next alive
+    classad::AdPtr slot_ad;      // the slot as matched: reuse checks the next job against it
     classad::AdPtr first_job;
     bool preempting = false;   // a preempting claim request, not yet answered
     std::string victim;        // then the claim of ours it preempts ("" if none)
@@ -85,6 +87,8 @@ class ClaimLayer final : public cm::CmService {
   /// Our claim on the slot named Name@Machine (a static slot, or a claim's dynamic slot).
   const Claim* holder_of(const std::string& slot_name) const;
   int64_t lease_of(const classad::ClassAd* job) const;
+  /// Sets the claim's lease from `job` and how often it is kept alive.
+  void set_lease(Claim* c, const classad::ClassAd* job) const;
   int status_of(queue::JobId id) const;
   std::string submitter_of(const classad::ClassAd& job) const;
   void send(Claim* c, core::Json msg);
@@ -93,7 +97,8 @@ class ClaimLayer final : public cm::CmService {
   std::map<std::string, Claim> claims_;            // by claim id
   std::map<queue::JobId, std::string> job_claim_;  // job -> its claim id
   std::map<queue::JobId, int64_t> limbo_;          // Running at start, no report yet: deadline
-  uv_timer_t* timer_ = nullptr;                    // alives, leases
+  uv_timer_t* timer_ = nullptr;                    // alives, leases (every tick_s_)
+  int64_t tick_s_ = 10;
   int64_t alive_interval_ = 300;
   int64_t max_missed_ = 6;
   int64_t worklife_ = 1200;
