@@ -303,6 +303,16 @@ void Agent::cm_release(net::NetClient* cm, core::Json& msg, bool job_only) {
   }
   startd::Event ev;
   ev.slot = slot;
+  if (rc->preempting) {
+    // Not the slot's claim yet: only the request is withdrawn (the current claim goes on).
+    if (job_only) return;
+    ev.kind = startd::EventKind::kWithdraw;
+    KLOG_INFO("%s: the central manager withdraws its preempting claim", slot.c_str());
+    std::string err;
+    if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
+    remote_claims_.erase(id);  // normally gone already, with a "refused" naming the withdrawal
+    return;
+  }
   if (job_only) {
     // Stop the job, keep the claim (condor_vacate_job): its exit comes back as evicted.
     ev.kind = startd::EventKind::kDeactivate;
