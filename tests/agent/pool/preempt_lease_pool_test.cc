@@ -141,16 +141,16 @@ class PreemptLeasePool : public testing::Test {
 };
 
 TEST_F(PreemptLeasePool, AMachineRankPreferringOneOwnerPreemptsAnotherOwnersJobThroughRetirement) {
-  // One slot that prefers alice's jobs; a preempted job may run 4 s from its start and is
-  // soft-killed 1 s (its vacate time) before that, so it retires until 3 s. One CPU:
+  // One slot that prefers alice's jobs; a preempted job may run 6 s from its start (the
+  // startd's whole second) and is soft-killed 1 s (its vacate time) before that. One CPU:
   // the slot's weight (its Cpus) is then what one job's demand earns in the pie.
   std::string err;
   ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err,
                                  std::string(kTiming) + kDomain +
                                      "NUM_CPUS = 1\nNUM_SLOTS = 1\nRANK = Owner == \"alice\"\n"
-                                     "MAXJOBRETIREMENTTIME = 4\nMachineMaxVacateTime = 1\n"))
+                                     "MAXJOBRETIREMENTTIME = 6\nMachineMaxVacateTime = 1\n"))
       << err;
-  // bob's job would run 12 s on its first run; alice's takes about 1 s.
+  // bob's job would run 12 s on its first run (0.6 s when it runs again); alice's about 1 s.
   submit("bob", "bob", 60, true);
   ASSERT_TRUE(has_runs("bob", 1, false, 30000)) << logs();
   double alice_submitted = wall_now();
@@ -163,11 +163,11 @@ TEST_F(PreemptLeasePool, AMachineRankPreferringOneOwnerPreemptsAnotherOwnersJobT
   const JobRun& alice = r["alice"][0];
   ASSERT_EQ(bob.size(), 2u) << logs();
   EXPECT_FALSE(bob[0].ended) << "bob's first run was not evicted\n" << logs();
-  // Retirement: bob's job went on after alice's claim came, until its retirement was over (3 s
-  // after the agent started it; its first ledger line comes a little later and beats are
-  // 0.2 s apart), and was gone before alice's job started.
-  EXPECT_GE(bob[0].last, bob[0].start + 2.0) << logs();
-  EXPECT_GE(bob[0].last, alice_submitted + 1.0) << logs();
+  // Retirement: bob's job went on after alice's claim came, until its retirement was over (at
+  // least 4 s after the agent started it; its first ledger line comes a little later and beats
+  // are 0.2 s apart), and was gone before alice's job started.
+  EXPECT_GE(bob[0].last, bob[0].start + 2.5) << logs();
+  EXPECT_GE(bob[0].last, alice_submitted + 1.5) << logs();
   EXPECT_LT(bob[0].last, alice.start) << logs();
   EXPECT_LT(bob[0].last, alice_submitted + 12) << "bob's job was not vacated\n" << logs();
   // bob's job went back to Idle and ran again only after alice's was over (the slot is
