@@ -222,10 +222,13 @@ TEST_F(PreemptLeasePool, AStarterWhoseAgentDiedKillsItsJobAtTheLeaseBeforeTheJob
   EXPECT_LE(v[0].last, killed + kLease + 1.5) << logs();
   // The second run (on node-b) started only after the first was gone: never twice at once.
   EXPECT_GT(v[1].start, v[0].last) << logs();
-  std::printf("lease %d s: the job's last beat %.2f s after its agent died; it ran again %.2f s "
-              "after that\n",
-              kLease, v[0].last - killed, v[1].start - v[0].last);
+  std::printf(
+      "lease %d s: the job's last beat %.2f s after its agent died; it ran again %.2f s "
+      "after that\n",
+      kLease, v[0].last - killed, v[1].start - v[0].last);
   EXPECT_NE(b_.log().find("activated by the central manager"), std::string::npos) << logs();
+  EXPECT_NE(pool_->cm_log().find("back to Idle (the claim's lease ran out)"), std::string::npos)
+      << logs();
   EXPECT_TRUE(eventually([&] { return status("alice") == 0; }, 10000)) << logs();
 }
 
