@@ -130,6 +130,7 @@ class PreemptLeasePool : public testing::Test {
     CmdResult r = pool_->as(who, {"q", "-af", "JobStatus"});
     return r.status == 0 ? std::atoi(r.out.c_str()) : -1;
   }
+  void rank_preemption(const std::string& slots);
   std::string logs() {
     return "--- ledger\n" + read_text(dir_ + "/ledger") + "--- cm\n" + pool_->cm_log() +
            "\n--- node-a\n" + a_.log() + "\n--- node-b\n" + b_.log();
@@ -140,14 +141,14 @@ class PreemptLeasePool : public testing::Test {
   std::string dir_;
 };
 
-TEST_F(PreemptLeasePool, AMachineRankPreferringOneOwnerPreemptsAnotherOwnersJobThroughRetirement) {
-  // One slot that prefers alice's jobs; a preempted job may run 6 s from its start (the
-  // startd's whole second) and is soft-killed 1 s (its vacate time) before that. One CPU:
-  // the slot's weight (its Cpus) is then what one job's demand earns in the pie.
+// A node whose one slot (`slots`: its layout) prefers alice's jobs; a preempted job may run 6 s
+// from its start (the startd's whole second) and is soft-killed 1 s (its vacate time) before
+// that. One CPU: the slot's weight (its Cpus) is then what one job's demand earns in the pie.
+void PreemptLeasePool::rank_preemption(const std::string& slots) {
   std::string err;
   ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err,
-                                 std::string(kTiming) + kDomain +
-                                     "NUM_CPUS = 1\nNUM_SLOTS = 1\nRANK = Owner == \"alice\"\n"
+                                 std::string(kTiming) + kDomain + "NUM_CPUS = 1\n" + slots +
+                                     "RANK = Owner == \"alice\"\n"
                                      "MAXJOBRETIREMENTTIME = 6\nMachineMaxVacateTime = 1\n"))
       << err;
   // bob's job would run 12 s on its first run (0.6 s when it runs again); alice's about 1 s.
@@ -195,6 +196,16 @@ TEST_F(PreemptLeasePool, AMachineRankPreferringOneOwnerPreemptsAnotherOwnersJobT
   EXPECT_NE(alog.find("Claimed/Busy -> Claimed/Retiring"), std::string::npos) << alog;
   EXPECT_NE(alog.find("-> Preempting/Vacating"), std::string::npos) << alog;
   EXPECT_NE(pool_->cm_log().find("preempting bob"), std::string::npos) << pool_->cm_log();
+}
+
+TEST_F(PreemptLeasePool, AMachineRankPreferringOneOwnerPreemptsAnotherOwnersJobThroughRetirement) {
+  rank_preemption("NUM_SLOTS = 1\n");
+}
+
+TEST_F(PreemptLeasePool, AMachineRankPreemptsTheJobOfADynamicSlotThroughRetirement) {
+  rank_preemption("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = true\n");
+  EXPECT_NE(pool_->cm_log().find("claiming slot1_1@node-a for 2.0"), std::string::npos)
+      << pool_->cm_log();
 }
 
 TEST_F(PreemptLeasePool, AStarterWhoseAgentDiedKillsItsJobAtTheLeaseBeforeTheJobRunsElsewhere) {
