@@ -195,6 +195,10 @@ TEST_F(AgentCmFrames, APreemptingClaimIsTheCoresToAcceptAndTakesTheSlotAfterTheE
   // A preempted job may run 8 s from its start, soft-killed 1 s (its vacate time) before.
   serve_as("cm1",
            "RANK = Owner == \"alice\"\nMAXJOBRETIREMENTTIME = 8\nMachineMaxVacateTime = 1\n");
+  // The agent's claims report comes first.
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return !cm_.replies().empty(); }, 10000))
+      << agent_.log();
   const std::string kSecond(64, 'd'), kThird(64, 'e'), kFourth(64, 'f');
   core::Json claim =
       with_job(frame("claim", kId), "[ ClusterId = 1; ProcId = 0; Owner = \"bob\" ]");
