@@ -80,6 +80,7 @@ class PreemptLeasePool : public testing::Test {
                          "touch " +
                          dir_ +
                          "/ran.$1\n"
+                         "if [ \"$4\" = trap ]; then trap '' TERM; fi\n"
                          "echo \"start $1 $(date +%s.%N)\" >> $L\n"
                          "i=0\n"
                          "while [ $i -lt $n ]; do\n"
@@ -94,15 +95,16 @@ class PreemptLeasePool : public testing::Test {
     ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
   }
 
-  // `kite submit` as `who` of one job running job.sh NAME BEATS SHORT_AGAIN, with its event
-  // log in the jobs directory and `extra` submit commands.
+  // `kite submit` as `who` of one job running job.sh NAME BEATS SHORT_AGAIN [trap], with its
+  // event log in the jobs directory and `extra` submit commands (`ignore_term`: the job
+  // ignores SIGTERM).
   void submit(const std::string& who, const std::string& name, int beats, bool short_again,
-              const std::string& extra = "") {
+              const std::string& extra = "", bool ignore_term = false) {
     std::string sub = dir_ + "/" + name + ".sub", err;
     std::string text = "executable = " + dir_ + "/job.sh\narguments = " + name + " " +
-                       std::to_string(beats) + (short_again ? " 1" : " 0") + "\nlog = " + dir_ +
-                       "/" + name + ".log\nrequest_cpus = 1\nrequest_memory = 32\n" + extra +
-                       "queue\n";
+                       std::to_string(beats) + (short_again ? " 1" : " 0") +
+                       (ignore_term ? " trap" : "") + "\nlog = " + dir_ + "/" + name +
+                       ".log\nrequest_cpus = 1\nrequest_memory = 32\n" + extra + "queue\n";
     ASSERT_TRUE(core::write_file_atomic(sub, text, 0644, &err)) << err;
     TestPool& pki = pool_->pki();
     std::vector<std::string> argv = {
@@ -240,6 +242,39 @@ TEST_F(PreemptLeasePool, AStarterWhoseAgentDiedKillsItsJobAtTheLeaseBeforeTheJob
   EXPECT_NE(b_.log().find("activated by the central manager"), std::string::npos) << logs();
   EXPECT_NE(pool_->cm_log().find("back to Idle (the claim's lease ran out)"), std::string::npos)
       << logs();
+  EXPECT_TRUE(eventually([&] { return status("alice") == 0; }, 10000)) << logs();
+}
+
+TEST_F(PreemptLeasePool, AJobWhoseCmIsGoneLongerThanTheLeaseIsKilledAtItEvenIfItIgnoresSigterm) {
+  std::string err;
+  ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err, std::string(kTiming) + kDomain))
+      << err;
+  const int kLease = 6;
+  submit("alice", "stubborn", 300, true, "job_lease_duration = " + std::to_string(kLease) + "\n",
+         true);
+  ASSERT_TRUE(has_runs("stubborn", 1, false, 30000)) << logs();
+  // The CM dies and stays away past the lease: no alive reaches the agent, whose claim lease
+  // runs out. The job ignores SIGTERM (its vacate time would be 10 minutes), and is killed.
+  double killed = wall_now();
+  pool_->kill_cm();
+  ASSERT_TRUE(eventually([&] { return a_.slot_state("slot1") == "Unclaimed/Idle"; }, 20000))
+      << a_.slot_state("slot1") << logs();
+  EXPECT_NE(a_.log().find("lease ran out: its job is killed now"), std::string::npos) << logs();
+  auto r = runs();
+  ASSERT_EQ(r["stubborn"].size(), 1u) << logs();
+  double last = r["stubborn"][0].last;
+  // The lease counts from the last alive (every JobLeaseDuration/3 = 2 s) before the CM died.
+  EXPECT_GE(last, killed + kLease - 2.5) << logs();
+  EXPECT_LE(last, killed + kLease + 1.5) << logs();
+  // The CM comes back: the job's eviction is reported, it goes back to Idle and runs again.
+  ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
+  ASSERT_TRUE(has_runs("stubborn", 2, true, 60000)) << logs();
+  r = runs();
+  const std::vector<JobRun>& v = r["stubborn"];
+  ASSERT_EQ(v.size(), 2u) << logs();
+  EXPECT_FALSE(v[0].ended);
+  EXPECT_GT(v[1].start, v[0].last) << logs();
+  std::printf("lease %d s: the job's last beat %.2f s after its CM died\n", kLease, last - killed);
   EXPECT_TRUE(eventually([&] { return status("alice") == 0; }, 10000)) << logs();
 }
 
