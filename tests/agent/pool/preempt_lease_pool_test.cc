@@ -1,7 +1,8 @@
 // The claim layer's eviction paths end to end on loopback (a real `kite cm` and agents, real jobs
-// under cgroups): a machine RANK preempting a running job through retirement, and a starter
-// whose agent died killing its job when the claim lease runs out, before the CM gives the job
-// to another node. The jobs keep a ledger themselves: a line when they start, one every 0.2 s
+// under cgroups): a machine RANK preempting a running job through retirement; a starter whose
+// agent died killing its job when the claim lease runs out, before the CM gives the job to
+// another node; an agent whose CM is gone past the lease killing the job at once (not after its
+// vacate time). The jobs keep a ledger themselves: a line when they start, one every 0.2 s
 // while they run and one when they end, each with the time, so that the ledger shows every run
 // of a job and when it was last alive.
 #include <sys/stat.h>
@@ -10,7 +11,6 @@
 #include <map>
 
 #include "../pool_harness.h"
-#include "agent/queue/job_store.h"
 
 namespace kite::test {
 namespace {
@@ -69,8 +69,9 @@ class PreemptLeasePool : public testing::Test {
     dir_ += "/jobs";
     mkdir(dir_.c_str(), 0777);
     chmod(dir_.c_str(), 0777);
-    // The job: NAME BEATS; a run after the first of a job beats only 3 times when SHORT_AGAIN
-    // is 1 (so that a long job killed once finishes soon when it runs again).
+    // The job: NAME BEATS SHORT_AGAIN [trap]; a run after the first of a job beats only 3 times
+    // when SHORT_AGAIN is 1 (so that a long job killed once finishes soon when it runs again);
+    // with "trap" it ignores SIGTERM.
     std::string script = "#!/bin/sh\nL=" + dir_ +
                          "/ledger\n"
                          "n=$2\n"
