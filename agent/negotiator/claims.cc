@@ -23,6 +23,10 @@ int64_t now_s() {
   return std::time(nullptr);
 }
 
+// The shortest alive interval a short JobLeaseDuration brings (the reference's 10 s), unless
+// ALIVE_INTERVAL itself is shorter.
+constexpr int64_t kMinAliveInterval = 10;
+
 // 32 bytes from the kernel's CSPRNG (what /dev/urandom reads), as 64 hex digits.
 bool new_claim_id(std::string* out) {
   unsigned char b[32];
@@ -104,7 +108,10 @@ void ClaimLayer::start() {
   timer_ = new uv_timer_t{};
   uv_timer_init(ctx_->loop, timer_);
   timer_->data = this;
-  uint64_t ms = static_cast<uint64_t>(alive_interval_) * 1000;
+  // Claims whose job has a short JobLeaseDuration are kept alive more often than
+  // ALIVE_INTERVAL (set_lease): the timer ticks at the shortest interval a claim may have.
+  tick_s_ = std::min<int64_t>(alive_interval_, kMinAliveInterval);
+  uint64_t ms = static_cast<uint64_t>(tick_s_) * 1000;
   uv_timer_start(
       timer_, [](uv_timer_t* t) { static_cast<ClaimLayer*>(t->data)->tick(); }, ms, ms);
 }
@@ -125,6 +132,16 @@ int64_t ClaimLayer::lease_of(const classad::ClassAd* job) const {
   return alive_interval_ * max_missed_;
 }
 
+void ClaimLayer::set_lease(Claim* c, const classad::ClassAd* job) const {
+  c->lease = lease_of(job);
+  // HTCONDOR: ep-policy "If the value of JobLeaseDuration/3 is less than the current alive
+  // interval, then the alive interval is set to either this lower value or the imposed lowest
+  // limit on the alive interval of 10 seconds."
+  c->alive_every = alive_interval_;
+  if (c->lease / 3 < c->alive_every)
+    c->alive_every = std::max<int64_t>(c->lease / 3, std::min(kMinAliveInterval, alive_interval_));
+}
+
 int ClaimLayer::status_of(queue::JobId id) const {
   const auto& v = ctx_->jobs->jobs();
   auto it = std::lower_bound(v.begin(), v.end(), id,
@@ -136,15 +153,29 @@ bool ClaimLayer::busy(queue::JobId id) const {
   return job_claim_.count(id) || limbo_.count(id);
 }
 
-bool ClaimLayer::slot_taken(const std::string& slot_name) const {
+const ClaimLayer::Claim* ClaimLayer::holder_of(const std::string& slot_name) const {
   for (const auto& [id, c] : claims_) {
-    if (c.slot_name == slot_name && c.slot_ad) {
-      bool pslot = false;
-      c.slot_ad->evaluate_bool("PartitionableSlot", pslot);
-      if (!pslot) return true;
-    }
+    if (!c.preempting && !c.slot.empty() &&
+        strcasecmp((c.slot + "@" + c.machine).c_str(), slot_name.c_str()) == 0)
+      return &c;
   }
-  return false;
+  return nullptr;
+}
+
+bool ClaimLayer::offered(const std::string& slot_name, const classad::ClassAd& ad) const {
+  for (const auto& [id, c] : claims_) {
+    bool pslot = false;
+    if (c.slot_ad) c.slot_ad->evaluate_bool("PartitionableSlot", pslot);
+    bool on_it =
+        (!pslot && c.slot_name == slot_name) ||
+        (!c.slot.empty() && strcasecmp((c.slot + "@" + c.machine).c_str(), slot_name.c_str()) == 0);
+    if (!on_it) continue;
+    if (c.state == State::kClaiming || !c.preempted_by.empty()) return false;
+    std::string state;
+    if (!ad.evaluate_string("State", state) || strcasecmp(state.c_str(), "Claimed") != 0)
+      return false;
+  }
+  return true;
 }
 
 void ClaimLayer::send(Claim* c, core::Json msg) {
@@ -173,19 +204,34 @@ void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
   c.job = id;
   c.has_job = true;
   c.created = now_s();
-  c.lease = lease_of(job.get());
+  set_lease(&c, job.get());
   if (const collector::StoredAd* s = ctx_->collector->store().find("Machine", m.slot))
     c.slot_ad = classad::AdPtr(s->ad->copy());
   c.first_job = classad::AdPtr(job->copy());
   core::Json msg = core::Json::message("claim");
   msg.set("slot", m.slot.substr(0, m.slot.find('@')));
   core::set_ad(&msg, "job", *job);
+  if (m.preempting) {
+    // HTCONDOR: ep-policy "the machine may preempt" for a better RANK (the negotiator has
+    // decided; the startd checks RANK again, retires the job and vacates it, then the new claim
+    // is Claimed/Idle and this claim's "claimed" comes).
+    c.preempting = true;
+    msg.set_bool("preempting", true).set("reason", m.reason);
+    if (const Claim* v = holder_of(m.slot)) c.victim = v->id;
+  }
   std::string cid = c.id;
   job_claim_[id] = cid;
+  if (!c.victim.empty()) claims_[c.victim].preempted_by = cid;
   Claim& stored = claims_[cid] = std::move(c);
   send(&stored, std::move(msg));
-  KLOG_INFO("claims: claiming %s for %s (%s)", m.slot.c_str(), jid(id).c_str(),
-            m.submitter.c_str());
+  if (m.preempting) {
+    KLOG_INFO("claims: claiming %s for %s (%s), preempting %s by %s", m.slot.c_str(),
+              jid(id).c_str(), m.submitter.c_str(),
+              m.preempted_user.empty() ? "its claim" : m.preempted_user.c_str(), m.reason.c_str());
+  } else {
+    KLOG_INFO("claims: claiming %s for %s (%s)", m.slot.c_str(), jid(id).c_str(),
+              m.submitter.c_str());
+  }
 }
 
 ClaimLayer::Claim* ClaimLayer::claim_of(net::TlsConn* conn, const core::Json& msg) {
@@ -197,7 +243,7 @@ ClaimLayer::Claim* ClaimLayer::claim_of(net::TlsConn* conn, const core::Json& ms
     return nullptr;
   }
   it->second.conn = conn;
-  it->second.lost_since = 0;
+  it->second.lost_since_ms = 0;
   return &it->second;
 }
 
@@ -261,6 +307,8 @@ void ClaimLayer::on_claimed(Claim* c, const core::Json& msg) {
   }
   c->slot = slot;
   c->state = State::kIdle;
+  c->preempting = false;
+  c->victim.clear();
   queue::JobId id = c->job;
   std::string err;
   classad::AdPtr job =
@@ -290,6 +338,7 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   c->has_job = true;
   c->state = State::kActive;
   c->requeue_on_stop = true;
+  set_lease(c, job.get());  // the job's JobLeaseDuration is the claim's lease from its start
   job_claim_[id] = c->id;
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
@@ -336,6 +385,12 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
 
 void ClaimLayer::claim_idle(Claim* c) {
   if (c->state != State::kIdle || c->has_job) return;
+  if (!c->preempted_by.empty()) {
+    // Its job was vacated for a preempting claim: the agent ends this claim when it switches
+    // to the new one (a release from us now could reach the slot after the switch).
+    drop(c->id, "preempted by a better claim");
+    return;
+  }
   if (c->ended) {
     release(c, "the agent ended the claim");
     return;
@@ -381,6 +436,12 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
   auto it = claims_.find(id);
   if (it == claims_.end()) return;
   Claim& c = it->second;
+  // A preemption pair: the other side forgets this one.
+  auto other = claims_.find(!c.victim.empty() ? c.victim : c.preempted_by);
+  if (other != claims_.end() && other != it) {
+    if (other->second.preempted_by == id) other->second.preempted_by.clear();
+    if (other->second.victim == id) other->second.victim.clear();
+  }
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;
@@ -404,12 +465,12 @@ void ClaimLayer::stop_job(int32_t cluster, int32_t proc, bool requeue) {
 }
 
 void ClaimLayer::on_closed(net::TlsConn* conn) {
-  int64_t now = now_s();
+  uint64_t now = uv_now(ctx_->loop);
   std::vector<std::string> claiming;
   for (auto& [id, c] : claims_) {
     if (c.conn != conn) continue;
     c.conn = nullptr;
-    c.lost_since = now;
+    c.lost_since_ms = now;
     if (c.state == State::kClaiming) claiming.push_back(id);
   }
   // A claim request with no answer: the job was not started (it is Idle in the queue).
@@ -451,7 +512,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
   if (it != claims_.end()) {
     if (!conn->peer().may_act_for_machine(it->second.machine)) return;
     it->second.conn = conn;
-    it->second.lost_since = 0;
+    it->second.lost_since_ms = 0;
   } else {
     bool ours = m.flag("running") || m.has("exit");
     auto l = limbo_.find(job);
@@ -480,7 +541,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     classad::AdPtr ad = ctx_->jobs->job_ad(job, &err);
     if (ad) {
       c.submitter = job_submitter(*ad, uid_domain_);
-      c.lease = lease_of(ad.get());
+      set_lease(&c, ad.get());
       c.first_job = classad::AdPtr(ad->copy());
     }
     if (!c.first_job) c.first_job = classad::AdPtr(classad::ClassAd::make());
@@ -516,12 +577,22 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
 
 void ClaimLayer::tick() {
   int64_t now = now_s();
-  // Alives for the claims of each connected agent.
+  uint64_t now_ms = uv_now(ctx_->loop);
+  // Alives for the claims of each connected agent that are due one.
   std::map<net::TlsConn*, std::vector<std::string>> by_conn;
   std::vector<std::string> expired;
   for (auto& [id, c] : claims_) {
-    if (c.conn && c.state != State::kClaiming) by_conn[c.conn].push_back(id);
-    if (!c.conn && c.lost_since && now - c.lost_since > c.lease) expired.push_back(id);
+    uint64_t every_ms = static_cast<uint64_t>(c.alive_every) * 1000;
+    if (c.conn && c.state != State::kClaiming && now_ms + 500 >= c.next_alive_ms) {
+      by_conn[c.conn].push_back(id);
+      c.next_alive_ms = now_ms + every_ms;
+    }
+    // HTCONDOR: ep-policy "The Claimed State and Leases". The job goes back to the queue only
+    // once the claim's starter has killed it: the starter counts the lease from the moment its
+    // agent went, which is no later than when we saw the agent's connection close; one more
+    // alive interval covers the kill and our tick.
+    uint64_t give_up_ms = static_cast<uint64_t>(c.lease) * 1000 + every_ms;
+    if (!c.conn && c.lost_since_ms && now_ms - c.lost_since_ms >= give_up_ms) expired.push_back(id);
   }
   for (auto& [conn, ids] : by_conn) {
     core::Json msg = core::Json::message("alive");

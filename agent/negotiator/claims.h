@@ -28,9 +28,14 @@ class ClaimLayer final : public cm::CmService {
   /// True while the job is on a claim, being claimed, or Running without a report yet: the
   /// negotiator must not offer it.
   bool busy(queue::JobId id) const;
-  /// True when we hold (or are getting) a claim on the slot named `slot_name` (Name@Machine).
-  bool slot_taken(const std::string& slot_name) const;
-  /// One match of the cycle: claims the slot for the job (whose full ad is `job`).
+  /// Whether the cycle may consider the slot whose ad is `ad` (named Name@Machine): a slot we
+  /// are claiming, or whose claim is being preempted already, is not offered; one we hold is
+  /// offered only when its ad says Claimed (for a preemption: an ad still saying Unclaimed is
+  /// older than our claim).
+  bool offered(const std::string& slot_name, const classad::ClassAd& ad) const;
+  /// One match of the cycle: claims the slot for the job (whose full ad is `job`); a preempting
+  /// match sends a preempting claim request, which the agent's startd core accepts if its RANK
+  /// (or the user priority) says so, retiring and vacating the current job first.
   void claim(const Match& m, classad::AdPtr job);
   /// ctx->stop_job: the job is removed or held (`requeue` false) or vacated (true).
   void stop_job(int32_t cluster, int32_t proc, bool requeue);
@@ -56,10 +61,15 @@ class ClaimLayer final : public cm::CmService {
     bool ended = false;  // the agent reported it ended: released once its exit is in  // a stopped
                          // job goes back to Idle (vacate) or stays as set
     int64_t created = 0;
-    int64_t lost_since = 0;  // when its agent's connection closed (0: connected)
-    int64_t lease = 1800;
-    classad::AdPtr slot_ad;  // the slot as matched: reuse checks the next job against it
+    uint64_t lost_since_ms = 0;  // loop time its agent's connection closed (0: connected)
+    int64_t lease = 1800;        // seconds: JobLeaseDuration, else the alives missed
+    int64_t alive_every = 300;   // seconds between alives (lease / 3, at least 10)
+    uint64_t next_alive_ms = 0;  // loop time of its next alive
+    classad::AdPtr slot_ad;      // the slot as matched: reuse checks the next job against it
     classad::AdPtr first_job;
+    bool preempting = false;   // a preempting claim request, not yet answered
+    std::string victim;        // then the claim of ours it preempts ("" if none)
+    std::string preempted_by;  // a preempting claim of ours on this claim's slot
   };
 
   void on_claimed(Claim* c, const core::Json& msg);
@@ -74,7 +84,11 @@ class ClaimLayer final : public cm::CmService {
   void drop(const std::string& id, const std::string& why);
   void tick();
   Claim* claim_of(net::TlsConn* conn, const core::Json& msg);
+  /// Our claim on the slot named Name@Machine (a static slot, or a claim's dynamic slot).
+  const Claim* holder_of(const std::string& slot_name) const;
   int64_t lease_of(const classad::ClassAd* job) const;
+  /// Sets the claim's lease from `job` and how often it is kept alive.
+  void set_lease(Claim* c, const classad::ClassAd* job) const;
   int status_of(queue::JobId id) const;
   std::string submitter_of(const classad::ClassAd& job) const;
   void send(Claim* c, core::Json msg);
@@ -83,7 +97,8 @@ class ClaimLayer final : public cm::CmService {
   std::map<std::string, Claim> claims_;            // by claim id
   std::map<queue::JobId, std::string> job_claim_;  // job -> its claim id
   std::map<queue::JobId, int64_t> limbo_;          // Running at start, no report yet: deadline
-  uv_timer_t* timer_ = nullptr;                    // alives, leases
+  uv_timer_t* timer_ = nullptr;                    // alives, leases (every tick_s_)
+  int64_t tick_s_ = 10;
   int64_t alive_interval_ = 300;
   int64_t max_missed_ = 6;
   int64_t worklife_ = 1200;

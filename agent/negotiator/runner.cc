@@ -11,7 +11,7 @@ namespace kite::negotiator {
 namespace {
 
 constexpr uint64_t kRescheduleDelayMs = 20;  // submits and exits close together: one cycle
-constexpr size_t kAdsPerTurn = 256;           // job ads read from SQLite per loop turn
+constexpr size_t kAdsPerTurn = 256;          // job ads read from SQLite per loop turn
 
 }  // namespace
 
@@ -149,7 +149,7 @@ void NegotiatorRunner::finish_cycle() {
     for (classad::AdPtr& s : slots) {
       std::string name;
       s->evaluate_string("Name", name);
-      if (!claims_->slot_taken(name)) in_.slots.push_back(std::move(s));
+      if (claims_->offered(name, *s)) in_.slots.push_back(std::move(s));
     }
     CycleResult res = negotiate(in_);
     // Ads by job for the claim layer.

@@ -337,6 +337,7 @@ void Agent::evaluate() {
 }
 
 void Agent::process(startd::Output& out) {
+  std::vector<std::string> lease_lost;
   for (int k : out.order) {
     if (k >= 0) {
       const startd::TransitionRecord& t = out.transitions[static_cast<size_t>(k)];
@@ -344,9 +345,25 @@ void Agent::process(startd::Output& out) {
                 startd::activity_name(t.from_activity), startd::state_name(t.to_state),
                 startd::activity_name(t.to_activity), t.cause.c_str(),
                 t.number ? (" [" + std::to_string(t.number) + "]").c_str() : "");
+      if (t.to_state == startd::State::kPreempting &&
+          t.to_activity == startd::Activity::kVacating && t.cause == "claim lease expired" &&
+          !remote_claim_of(t.slot).empty())
+        lease_lost.push_back(t.slot);
       continue;
     }
     execute(out.actions[static_cast<size_t>(~k)]);
+  }
+  // HTCONDOR: the job lease is how long a job goes on running after its node lost contact
+  // with the submit side, which then gives it to another node (run-only-once): the central
+  // manager does so one alive interval after the lease, so the vacate time is not waited for
+  // here and the job is killed now.
+  for (const std::string& slot : lease_lost) {
+    KLOG_WARN("%s: the central manager's claim lease ran out: its job is killed now", slot.c_str());
+    startd::Event ev;
+    ev.kind = startd::EventKind::kVacateFast;
+    ev.slot = slot;
+    std::string err;
+    if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
   }
   schedule_runs();
   arm_wake_timer();

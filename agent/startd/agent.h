@@ -110,6 +110,9 @@ struct RemoteClaim {
   // An activation that came while the slot's last starter was still cleaning up (Claimed/
   // Cleaning): carried out once it has (the frame, JSON).
   std::string deferred_activation;
+  // A preempting claim request the core took: the slot's current claim retires and vacates
+  // first; "claimed" goes to the CM when the core switches to this claim.
+  bool preempting = false;
 };
 
 /// The replies of the control socket and of remote commands (agent_commands.cc).
@@ -172,6 +175,11 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   void cm_claims_connected(net::NetClient* cm);
   void cm_claims_disconnected(net::NetClient* cm);
   void cm_claim(net::NetClient* cm, core::Json& msg);
+  /// A preempting claim request for a Claimed slot: handed to the core, which decides.
+  void cm_preempting_claim(net::NetClient* cm, const std::string& id, const std::string& slot,
+                           const classad::ClassAd& job, bool by_priority);
+  /// The preempting claim on `slot` becomes its claim (the core switched) or is refused.
+  void settle_preempting_claim(const std::string& slot, const std::string& refusal);
   void cm_activate(net::NetClient* cm, core::Json& msg);
   void cm_alive(net::NetClient* cm, core::Json& msg);
   void cm_release(net::NetClient* cm, core::Json& msg, bool job_only);

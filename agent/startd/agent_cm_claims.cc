@@ -89,6 +89,11 @@ void Agent::cm_claim(net::NetClient* cm, core::Json& msg) {
   classad::AdPtr job = core::get_ad(msg, "job", &why);
   startd::SlotView v;
   std::string claimed;
+  if (job && msg.flag("preempting") && !remote_claims_.count(id) && !stopping_ &&
+      sd_->slot(slot, &v) && v.state == startd::State::kClaimed) {
+    cm_preempting_claim(cm, id, slot, *job, msg.str("reason") == "priority");
+    return;
+  }
   if (!job) {
     why = "bad job ad: " + why;
   } else if (remote_claims_.count(id)) {
@@ -113,6 +118,62 @@ void Agent::cm_claim(net::NetClient* cm, core::Json& msg) {
   core::Json ok = core::Json::message("claimed");
   ok.set("slot", claimed);
   cm_send(rc, id, std::move(ok));
+}
+
+void Agent::cm_preempting_claim(net::NetClient* cm, const std::string& id, const std::string& slot,
+                                const classad::ClassAd& job, bool by_priority) {
+  startd::Event ev;
+  ev.kind = startd::EventKind::kClaim;
+  ev.slot = slot;
+  ev.ad = &job;
+  ev.priority_preemption = by_priority;
+  startd::Output out;
+  std::string err, why;
+  sd_->handle(ev, &out, &err);
+  for (const startd::Action& a : out.actions) {
+    if (a.kind == startd::ActionKind::kRefuse && why.empty()) why = a.detail;
+  }
+  if (!err.empty() && why.empty()) why = err;
+  if (!why.empty()) {
+    process(out);
+    KLOG_INFO("preempting claim of %s by the central manager refused: %s", slot.c_str(),
+              why.c_str());
+    core::Json reply = core::Json::message("refused");
+    reply.set("claim_id", id).set("reason", why);
+    collector_->send(cm, reply);
+    return;
+  }
+  RemoteClaim& rc = remote_claims_[id];
+  rc.slot = slot;
+  rc.cm = cm;
+  rc.preempting = true;
+  KLOG_INFO("%s: the central manager's preempting claim accepted: its job retires", slot.c_str());
+  process(out);  // may switch at once (the slot had no job): "claimed" goes out from there
+}
+
+void Agent::settle_preempting_claim(const std::string& slot, const std::string& refusal) {
+  for (auto& [id, rc] : remote_claims_) {
+    if (rc.slot != slot || !rc.preempting) continue;
+    startd::SlotView v;
+    bool exists = sd_->slot(slot, &v);
+    if (refusal.empty() && exists && v.state != startd::State::kClaimed)
+      return;  // the claim ended without a switch: the core's word on this one follows
+    if (refusal.empty() && exists) {
+      rc.preempting = false;
+      KLOG_INFO("%s claimed by the central manager (preempting)", slot.c_str());
+      core::Json ok = core::Json::message("claimed");
+      ok.set("slot", slot);
+      cm_send(rc, id, std::move(ok));
+      return;
+    }
+    KLOG_INFO("%s: the central manager's preempting claim ended: %s", slot.c_str(),
+              refusal.empty() ? "the slot is gone" : refusal.c_str());
+    core::Json m = core::Json::message("refused");
+    m.set("reason", refusal.empty() ? "the slot is gone" : refusal);
+    cm_send(rc, id, std::move(m));
+    remote_claims_.erase(id);
+    return;
+  }
 }
 
 void Agent::run_deferred_activation(const std::string& slot) {
@@ -242,6 +303,16 @@ void Agent::cm_release(net::NetClient* cm, core::Json& msg, bool job_only) {
   }
   startd::Event ev;
   ev.slot = slot;
+  if (rc->preempting) {
+    // Not the slot's claim yet: only the request is withdrawn (the current claim goes on).
+    if (job_only) return;
+    ev.kind = startd::EventKind::kWithdraw;
+    KLOG_INFO("%s: the central manager withdraws its preempting claim", slot.c_str());
+    std::string err;
+    if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", slot.c_str(), err.c_str());
+    remote_claims_.erase(id);  // normally gone already, with a "refused" naming the withdrawal
+    return;
+  }
   if (job_only) {
     // Stop the job, keep the claim (condor_vacate_job): its exit comes back as evicted.
     ev.kind = startd::EventKind::kDeactivate;
@@ -257,7 +328,7 @@ void Agent::cm_release(net::NetClient* cm, core::Json& msg, bool job_only) {
 
 std::string Agent::remote_claim_of(const std::string& slot) const {
   for (const auto& [id, rc] : remote_claims_) {
-    if (rc.slot == slot && !rc.ended) return id;
+    if (rc.slot == slot && !rc.ended && !rc.preempting) return id;
   }
   return "";
 }
@@ -295,18 +366,26 @@ void Agent::remote_job_exited(const std::string& slot, const core::Json& exit) {
 }
 
 void Agent::remote_claim_ended(const std::string& slot, const std::string& why) {
-  std::string id = remote_claim_of(slot);
-  if (id.empty()) return;
-  RemoteClaim& rc = remote_claims_[id];
-  KLOG_INFO("%s: the central manager's claim ended: %s", slot.c_str(), why.c_str());
-  core::Json m = core::Json::message("released");
-  m.set("reason", why);
-  cm_send(rc, id, std::move(m));
-  if (rc.unacked_exit.empty()) {
-    remote_claims_.erase(id);
-  } else {
-    rc.ended = true;
+  // The core names a preempting claim it drops "preempting claim <id> ...".
+  if (why.compare(0, 17, "preempting claim ") == 0) {
+    settle_preempting_claim(slot, why);
+    return;
   }
+  std::string id = remote_claim_of(slot);
+  if (!id.empty()) {
+    RemoteClaim& rc = remote_claims_[id];
+    KLOG_INFO("%s: the central manager's claim ended: %s", slot.c_str(), why.c_str());
+    core::Json m = core::Json::message("released");
+    m.set("reason", why);
+    cm_send(rc, id, std::move(m));
+    if (rc.unacked_exit.empty()) {
+      remote_claims_.erase(id);
+    } else {
+      rc.ended = true;
+    }
+  }
+  // A preempting claim waiting for this one takes the slot (or goes, if the slot is gone).
+  settle_preempting_claim(slot, "");
 }
 
 void Agent::adopt_remote_claims() {
@@ -350,6 +429,7 @@ void Agent::cm_claims_connected(net::NetClient* cm) {
     core::Json c = core::Json::object();
     c.set("claim_id", id).set("slot", rc.slot).set("cluster", rc.cluster).set("proc", rc.proc);
     c.set_bool("running", rc.running).set_bool("ended", rc.ended);
+    if (rc.preempting) c.set_bool("preempting", true);
     if (!rc.unacked_exit.empty()) {
       std::string err;
       core::Json ex = core::json_parse(rc.unacked_exit, &err);

@@ -65,8 +65,9 @@ class AgentCmFrames : public testing::Test {
     uv_run(&loop_, UV_RUN_DEFAULT);
     uv_loop_close(&loop_);
   }
-  // Listens with `cert`'s certificate and starts an agent whose COLLECTOR_HOST is us.
-  void serve_as(const std::string& cert) {
+  // Listens with `cert`'s certificate and starts an agent whose COLLECTOR_HOST is us (and
+  // whose configuration ends with `agent_extra`).
+  void serve_as(const std::string& cert, const std::string& agent_extra = "") {
     tls_ = pki_.context(net::TlsContext::Role::kServer, cert);
     server_ = std::make_unique<net::NetServer>(&loop_, tls_.get(), &cm_, net::ConnOptions{});
     std::string err;
@@ -76,11 +77,29 @@ class AgentCmFrames : public testing::Test {
         "COLLECTOR_HOST = 127.0.0.1:" +
         std::to_string(server_->port()) + "\nKITE_CA = " + pki_.ca() +
         "/ca.crt\nKITE_CERT = " + pki_.dir + "/node-a.crt\nKITE_KEY = " + pki_.dir +
-        "/node-a.key\n";
+        "/node-a.key\n" + agent_extra;
     ASSERT_TRUE(agent_.start(extra, &err)) << err;
     ASSERT_TRUE(run_until(
         &loop_, [&] { return cm_.conn != nullptr; }, 20000))
         << agent_.log();
+  }
+  // Waits for a reply of `type` about claim `id` after the first `from` replies.
+  core::Json reply_of(const std::string& type, const std::string& id, size_t from = 0) {
+    core::Json found;
+    run_until(
+        &loop_,
+        [&] {
+          std::vector<core::Json> r = cm_.replies();
+          for (size_t i = from; i < r.size(); ++i) {
+            if (r[i].type() == type && r[i].str("claim_id") == id) {
+              found = std::move(r[i]);
+              return true;
+            }
+          }
+          return false;
+        },
+        20000);
+    return found;
   }
   // Sends `m` and returns the next reply.
   core::Json ask(const core::Json& m) {
@@ -170,6 +189,72 @@ TEST_F(AgentCmFrames, HostileFramesAreRefusedAndTheAgentLivesOn) {
       << agent_.slot_state("slot1");
   EXPECT_TRUE(agent_.running());
   EXPECT_EQ(agent_.kite({"status", "--local"}).status, 0);
+}
+
+TEST_F(AgentCmFrames, APreemptingClaimIsTheCoresToAcceptAndTakesTheSlotAfterTheEviction) {
+  // A preempted job may run 8 s from its start, soft-killed 1 s (its vacate time) before.
+  serve_as("cm1",
+           "RANK = Owner == \"alice\"\nMAXJOBRETIREMENTTIME = 8\nMachineMaxVacateTime = 1\n");
+  // The agent's claims report comes first.
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return !cm_.replies().empty(); }, 10000))
+      << agent_.log();
+  const std::string kSecond(64, 'd'), kThird(64, 'e'), kFourth(64, 'f');
+  core::Json claim =
+      with_job(frame("claim", kId), "[ ClusterId = 1; ProcId = 0; Owner = \"bob\" ]");
+  claim.set("slot", "slot1");
+  ASSERT_EQ(ask(claim).type(), "claimed");
+  cm_.conn->send(with_job(frame("activate", kId),
+                          "[ ClusterId = 1; ProcId = 0; Owner = \"bob\"; Cmd = \"/bin/sleep\"; "
+                          "Arguments = \"60\"; JobUniverse = 5 ]"));
+  ASSERT_TRUE(eventually([&] { return agent_.slot_state("slot1") == "Claimed/Busy"; }, 10000))
+      << agent_.log();
+  auto preempting = [&](const std::string& id, const char* owner) {
+    core::Json m =
+        with_job(frame("claim", id),
+                 ("[ ClusterId = 2; ProcId = 0; Owner = \"" + std::string(owner) + "\" ]").c_str());
+    m.set("slot", "slot1").set_bool("preempting", true).set("reason", "rank");
+    return m;
+  };
+  // carol's job is not ranked above bob's: the core refuses.
+  size_t n = cm_.replies().size();
+  cm_.conn->send(preempting(kSecond, "carol"));
+  core::Json r = reply_of("refused", kSecond, n);
+  EXPECT_EQ(r.type(), "refused") << r.dump();
+  EXPECT_NE(r.str("reason").find("RANK"), std::string::npos) << r.dump();
+  // alice's is, but the CM withdraws it before the job is gone (MAXJOBRETIREMENTTIME keeps it):
+  // the request is dropped and bob's job runs on.
+  n = cm_.replies().size();
+  cm_.conn->send(preempting(kThird, "alice"));
+  ASSERT_TRUE(eventually([&] { return agent_.slot_state("slot1") == "Claimed/Retiring"; }, 10000))
+      << agent_.slot_state("slot1") << agent_.log();
+  cm_.conn->send(frame("release", kThird));
+  r = reply_of("refused", kThird, n);
+  EXPECT_NE(r.str("reason").find("withdrawn"), std::string::npos) << r.dump() << agent_.log();
+  EXPECT_TRUE(eventually([&] { return agent_.slot_state("slot1") == "Claimed/Busy"; }, 10000))
+      << agent_.slot_state("slot1");
+  // Asked again: bob's job retires, is vacated, its exit (an eviction) and the end of its
+  // claim come, then the preempting claim is the slot's.
+  n = cm_.replies().size();
+  cm_.conn->send(preempting(kFourth, "alice"));
+  core::Json claimed = reply_of("claimed", kFourth, n);
+  ASSERT_EQ(claimed.type(), "claimed") << agent_.log();
+  EXPECT_EQ(claimed.str("slot"), "slot1");
+  std::vector<std::string> order;
+  std::vector<core::Json> all = cm_.replies();
+  for (size_t i = n; i < all.size(); ++i) {
+    std::string t = all[i].type();
+    if (t == "exit" || t == "released" || t == "claimed" || t == "refused")
+      order.push_back(t + " " + all[i].str("claim_id").substr(0, 1));
+  }
+  std::vector<std::string> want = {"exit a", "released a", "claimed f"};
+  EXPECT_EQ(order, want) << agent_.log();
+  for (size_t i = n; i < all.size(); ++i) {
+    if (all[i].type() == "exit")
+      EXPECT_EQ(core::Json(cJSON_Duplicate(all[i].child("exit"), true)).str("outcome"), "evict")
+          << all[i].dump();
+  }
+  EXPECT_EQ(agent_.slot_state("slot1"), "Claimed/Idle");
 }
 
 TEST_F(AgentCmFrames, OnlyACentralManagerMayClaim) {
