@@ -1,5 +1,6 @@
 // The list of `kite cm`'s services beside the collector: each part of the CM adds its line here.
 #include "agent/cm/cm_service.h"
+#include "agent/cm/metrics_http.h"
 #include "agent/cm/rooster_service.h"
 #include "policy/config/typed.h"
 #if KITE_HAS_JOB_STORE
@@ -18,6 +19,8 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
   std::vector<std::unique_ptr<CmService>> services;
   services.push_back(std::make_unique<NodeCommands>(ctx));
   services.push_back(make_rooster(ctx, err));
+  if (!err->empty()) return services;
+  services.push_back(make_metrics_endpoint(ctx, err));
   if (!err->empty()) return services;
 #if KITE_HAS_JOB_STORE
   if (ctx->jobs) {
