@@ -86,7 +86,7 @@ void CollectorLink::apply(CollectorSettings settings) {
     }
     KLOG_INFO("collector: leaving %s (%s)", it->endpoint.c_str(),
               kept ? "new certificates" : "no longer in COLLECTOR_HOST");
-    drop(&*it);
+    drop(&*it, !kept);
     it = peers_.erase(it);
   }
   if (new_tls) {
@@ -119,12 +119,14 @@ void CollectorLink::apply(CollectorSettings settings) {
   }
 }
 
-void CollectorLink::drop(Peer* p) {
+void CollectorLink::drop(Peer* p, bool invalidate) {
   // A node that leaves a collector takes its ads away (flushed before the connection closes).
-  for (const auto& sent : p->sent) {
-    core::Json m = core::Json::message("invalidate");
-    m.set("ad_type", "Machine").set("name", sent.first);
-    p->client->send(m);
+  if (invalidate) {
+    for (const auto& sent : p->sent) {
+      core::Json m = core::Json::message("invalidate");
+      m.set("ad_type", "Machine").set("name", sent.first);
+      p->client->send(m);
+    }
   }
   p->sent.clear();
   if (p->client->conn()) closing_.push_back(p->client->conn());
@@ -137,7 +139,7 @@ CollectorLink::~CollectorLink() {
 }
 
 void CollectorLink::close() {
-  for (Peer& p : peers_) drop(&p);
+  for (Peer& p : peers_) drop(&p, true);
   peers_.clear();
   if (timer_) {
     uv_close(reinterpret_cast<uv_handle_t*>(timer_),

@@ -85,8 +85,9 @@ class CollectorLink final : private net::NetClientHandler {
     std::map<std::string, size_t> sent;
   };
   CollectorLink(uv_loop_t* loop, AdSource* source) : loop_(loop), source_(source) {}
-  /// Invalidates this node's ads at the peer, stops its connection and tells the sink.
-  void drop(Peer* p);
+  /// Stops the peer's connection and tells the sink; `invalidate`: this node's ads there are
+  /// invalidated first (not when the same collector is dialled again at once).
+  void drop(Peer* p, bool invalidate);
   void publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all);
   Peer* peer_of(net::NetClient* c);
   void on_connected(net::NetClient* c) override;

@@ -1,7 +1,9 @@
 // `kite reconfig` re-reads COLLECTOR_HOST on a node: with two real central managers on
 // loopback, an agent reporting to CM A is told to report to A and B (B gets its ads, A keeps
 // its one connection), then to B alone (A loses the ads, the connection closes, and commands
-// now come through B); a COLLECTOR_HOST that does not read is refused and changes nothing.
+// now come through B); a reconfig that changes nothing keeps the connection, a renewed
+// certificate makes a new one; a COLLECTOR_HOST that does not read is refused and changes
+// nothing.
 #include <string>
 
 #include "pool_harness.h"
@@ -126,12 +128,23 @@ TEST(CmReconfig, ReconfigMovesTheAgentFromOneCentralManagerToAnother) {
       20000))
       << b.to_cm("status", {"-af", "State"}).out;
 
+  // A reconfig that changes nothing keeps the connection; a renewed certificate (same files,
+  // new contents) dials again with it.
+  r = point_agent_at(a, b.port(), b_host);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_of(b.log(), connected), 1u) << b.log();
+  pool.pki().issue("agent", "node-a");
+  r = point_agent_at(a, b.port(), b_host);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(eventually([&] { return count_of(b.log(), connected) == 2; }, 20000)) << b.log();
+  EXPECT_TRUE(eventually([&] { return b.names() == kBothSlots; }, 20000)) << b.names();
+
   // A COLLECTOR_HOST that does not read: the reconfig is refused and B keeps the node.
   r = point_agent_at(a, b.port(), "127.0.0.1:notaport");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("COLLECTOR_HOST"), std::string::npos) << r.err;
   EXPECT_EQ(b.names(), kBothSlots);
-  EXPECT_EQ(count_of(b.log(), connected), 1u) << b.log();
+  EXPECT_EQ(count_of(b.log(), connected), 2u) << b.log();
 }
 
 }  // namespace
