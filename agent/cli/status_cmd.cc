@@ -24,7 +24,7 @@ const char kUsage[] =
     "CONFIG])\n"
     "         [-l] [-json] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
     "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
-    "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] "
+    "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] [-any] "
     "[NAME]...\n";
 
 // Reads ads separated by blank lines; false with "FILE:LINE: message" in `err`.
@@ -178,6 +178,8 @@ int status_main(int argc, char** argv) {
       o.mode = StatusMode::kNegotiator;
     } else if (is(a, "collector")) {
       o.mode = StatusMode::kCollector;
+    } else if (is(a, "any")) {
+      o.mode = StatusMode::kAny;
     } else if (a[0] != '-') {
       o.names.push_back(a);
     } else {

@@ -129,6 +129,13 @@ std::vector<ColumnSpec> submitter_columns() {
           {"  HeldJobs", "HeldJobs", 0, true, Render::kPrintf, "%10d", ""}};
 }
 
+// -any: every ad by its type and name.
+std::vector<ColumnSpec> any_columns() {
+  return {{"MyType", "MyType", -18, true, Render::kPlain, nullptr, ""},
+          {"TargetType", "TargetType", -18, true, Render::kPlain, nullptr, "None"},
+          {"Name", "Name", 0, true, Render::kPlain, nullptr, ""}};
+}
+
 std::vector<ColumnSpec> negotiator_columns() {
   return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
           {"LastCycleEnd", "LastNegotiationCycleEnd0", 12, false, Render::kDate, nullptr, ""},
@@ -183,6 +190,7 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kSubmitters: return submitter_columns();
     case StatusMode::kNegotiator: return negotiator_columns();
     case StatusMode::kCollector: return collector_columns();
+    case StatusMode::kAny: return any_columns();
     default: return o.compact ? compact_columns() : slot_columns();
   }
 }
@@ -324,6 +332,7 @@ const char* status_mode_ad_type(StatusMode mode) {
     case StatusMode::kSubmitters: return "Submitter";
     case StatusMode::kNegotiator: return "Negotiator";
     case StatusMode::kCollector: return "Collector";
+    case StatusMode::kAny: return "";
     default: return "Machine";
   }
 }
@@ -382,7 +391,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   for (const auto& ad : ads) {
     std::string my_type;
     if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
-    if (strcasecmp(my_type.c_str(), type) != 0) continue;
+    if (*type && strcasecmp(my_type.c_str(), type) != 0) continue;
     if (filter) {
       classad::Value v = ad->evaluate_expr(filter.get());
       if (!v.is_boolean() || !v.as_boolean()) continue;

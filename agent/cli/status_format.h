@@ -23,6 +23,7 @@ enum class StatusMode {
   kSubmitters,  // -submitters
   kNegotiator,  // -negotiator
   kCollector,   // -collector
+  kAny,         // -any: every ad type
 };
 
 // One -format FMT ATTR pair.

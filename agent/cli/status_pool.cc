@@ -16,6 +16,7 @@ const char* ad_type_of(StatusMode m) {
     case StatusMode::kScheddRun: return "Scheduler";
     case StatusMode::kNegotiator: return "Negotiator";
     case StatusMode::kCollector: return "Collector";
+    case StatusMode::kAny: return "";
     default: return "Machine";
   }
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/cm/cm_stats.h"
 #include "agent/core/frame.h"
 #include "agent/net/tls_conn.h"
 #include "policy/config/config.h"
@@ -47,6 +48,7 @@ struct CmContext {
   const config::Config* cfg = nullptr;
   CollectorServer* collector = nullptr;  // ads, node connections, authorization
   queue::JobStore* jobs = nullptr;       // the durable queue (null: built without SQLite)
+  NegotiatorStats negotiator_stats;      // the negotiator's cycles, for /metrics
   /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
   /// negotiator's runner; a no-op until then.
   std::function<void()> reschedule = [] {};

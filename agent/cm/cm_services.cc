@@ -1,5 +1,7 @@
 // The list of `kite cm`'s services beside the collector: each part of the CM adds its line here.
 #include "agent/cm/cm_service.h"
+#include "agent/cm/defrag_service.h"
+#include "agent/cm/metrics_http.h"
 #include "agent/cm/rooster_service.h"
 #include "policy/config/typed.h"
 #if KITE_HAS_JOB_STORE
@@ -16,8 +18,14 @@ namespace kite::cm {
 
 std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::string* err) {
   std::vector<std::unique_ptr<CmService>> services;
-  services.push_back(std::make_unique<NodeCommands>(ctx));
+  auto nodes = std::make_unique<NodeCommands>(ctx);
+  NodeCommands* node_commands = nodes.get();
+  services.push_back(std::move(nodes));
   services.push_back(make_rooster(ctx, err));
+  if (!err->empty()) return services;
+  services.push_back(make_defrag(ctx, node_commands, err));
+  if (!err->empty()) return services;
+  services.push_back(make_metrics_endpoint(ctx, err));
   if (!err->empty()) return services;
 #if KITE_HAS_JOB_STORE
   if (ctx->jobs) {

@@ -148,6 +148,7 @@ net::TlsConn* CollectorServer::node(const std::string& machine) const {
 }
 
 void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
+  ++stats_.update_frames;
   if (!allowed(c, policy::AuthLevel::kDaemon, "update")) return;
   std::string err;
   classad::AdPtr ad = core::get_ad(msg, "ad", &err);
@@ -176,6 +177,7 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
     refuse(c, "update: " + err);
     return;
   }
+  ++stats_.updates;
   // Commands for a machine travel on the connection of the agent that advertises it.
   if (c->peer().role == "agent" && !machine.empty()) {
     net::TlsConn*& known = nodes_[machine];
@@ -185,6 +187,10 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
     }
   }
   persist();
+}
+
+bool CollectorServer::put_ad(const std::string& type, classad::AdPtr ad, std::string* err) {
+  return store_.update(type, std::move(ad), now_s(), false, err);
 }
 
 void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
@@ -199,7 +205,7 @@ void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
                   machine + "'");
     return;
   }
-  store_.invalidate(type, name, now_s());
+  if (store_.invalidate(type, name, now_s())) ++stats_.invalidations;
   persist();
 }
 
@@ -228,7 +234,7 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
     c->send_error("query: " + q->error());
     return;
   }
-  running_.push_back(Running{c, std::move(q), {}, {}, 0});
+  running_.push_back(Running{c, std::move(q), {}, {}, 0, uv_hrtime()});
   if (running_.size() == 1 && query_idle_) {
     uv_idle_start(query_idle_,
                   [](uv_idle_t* h) { static_cast<CollectorServer*>(h->data)->run_queries(); });
@@ -250,6 +256,7 @@ void CollectorServer::run_queries() {
       continue;
     }
     send_ads(&r, true);
+    stats_.observe_query(static_cast<double>(uv_hrtime() - r.started_ns) / 1e9);
     it = running_.erase(it);
   }
   if (running_.empty() && query_idle_) uv_idle_stop(query_idle_);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/cm/cm_service.h"
+#include "agent/cm/cm_stats.h"
 #include "agent/collector/ad_store.h"
 #include "agent/net/server.h"
 #include "policy/security/authz.h"
@@ -45,6 +46,11 @@ class CollectorServer final : private net::TlsConnHandler {
   /// The connection of the agent that advertises `machine`, or null when it is not connected.
   net::TlsConn* node(const std::string& machine) const;
   const collector::AdStore& store() const { return store_; }
+  /// Stores an ad the CM makes itself (the Defrag ad), as an update would. False with `err`.
+  bool put_ad(const std::string& type, classad::AdPtr ad, std::string* err);
+  const CollectorStats& stats() const { return stats_; }
+  size_t connections() const { return server_.connections(); }
+  uint64_t handshake_failures() const { return server_.handshake_failures(); }
 
  private:
   void on_ready(net::TlsConn* c) override;
@@ -63,6 +69,7 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<classad::AdPtr> found;  // scratch for Query::next
     std::vector<std::string> texts;     // matches not yet sent, as JSON
     size_t bytes = 0;                   // their size
+    uint64_t started_ns = 0;            // when it came (its latency for /metrics)
   };
   void run_queries();
   static void send_ads(Running* r, bool done);
@@ -77,6 +84,7 @@ class CollectorServer final : private net::TlsConnHandler {
   std::list<Running> running_;
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
+  CollectorStats stats_;
 };
 
 }  // namespace kite::cm

@@ -96,27 +96,57 @@ void NodeCommands::start(net::TlsConn* client, core::Json& msg) {
       cJSON_AddItemToArray(levels.get(), cJSON_CreateString(policy::auth_level_name(l)));
   }
   outstanding_[client] = static_cast<int>(nodes.size()) + 1;  // +1 until every node is sent
-  uint64_t now = uv_now(ctx_->loop);
   for (const std::string& node : nodes) {
     net::TlsConn* agent = ctx_->collector->node(node);
     if (!agent) {
       answer(client, node, "", false, "node " + node + " is not connected");
       continue;
     }
-    int64_t rid = next_rid_++;
-    core::Json fwd = core::Json::message("node-command");
-    fwd.set("rid", rid);
-    fwd.set("by", by);
-    fwd.set_json("request", core::Json(cJSON_Duplicate(req, 1)));
-    fwd.set_json("levels", core::Json(cJSON_Duplicate(levels.get(), 1)));
-    agent->send(fwd);
-    pending_[rid] = Pending{client, agent, node, agent->address(), now + timeout_ms_};
-    KLOG_INFO("node command %s from %s to %s (request %lld)", what.c_str(), by.c_str(),
-              node.c_str(), static_cast<long long>(rid));
+    forward(client, agent, node, req, by, levels, nullptr);
   }
   answer(client, "", "", true, "");  // the +1: every node is on its way
-  if (!pending_.empty() && timer_ && !uv_is_active(reinterpret_cast<uv_handle_t*>(timer_)))
+}
+
+void NodeCommands::forward(net::TlsConn* client, net::TlsConn* agent, const std::string& node,
+                           const cJSON* req, const std::string& by, const core::Json& levels,
+                           Done done) {
+  int64_t rid = next_rid_++;
+  core::Json fwd = core::Json::message("node-command");
+  fwd.set("rid", rid);
+  fwd.set("by", by);
+  fwd.set_json("request", core::Json(cJSON_Duplicate(req, 1)));
+  fwd.set_json("levels", core::Json(cJSON_Duplicate(levels.get(), 1)));
+  agent->send(fwd);
+  pending_[rid] = Pending{
+      client, agent, node, agent->address(), uv_now(ctx_->loop) + timeout_ms_, std::move(done)};
+  KLOG_INFO("node command %s from %s to %s (request %lld)",
+            core::Json(cJSON_Duplicate(req, 1)).type().c_str(), by.c_str(), node.c_str(),
+            static_cast<long long>(rid));
+  if (timer_ && !uv_is_active(reinterpret_cast<uv_handle_t*>(timer_)))
     uv_timer_start(timer_, on_tick, kTickMs, kTickMs);
+}
+
+void NodeCommands::send_own(const std::string& node, const core::Json& request,
+                            const std::string& by, Done done) {
+  net::TlsConn* agent = ctx_->collector->node(node);
+  if (!agent) {
+    done(false, "node " + node + " is not connected");
+    return;
+  }
+  core::Json levels(cJSON_CreateArray());
+  for (int i = 0; i < policy::kAuthLevels; ++i) {
+    auto l = static_cast<policy::AuthLevel>(i);
+    cJSON_AddItemToArray(levels.get(), cJSON_CreateString(policy::auth_level_name(l)));
+  }
+  forward(nullptr, agent, node, request.get(), by, levels, std::move(done));
+}
+
+void NodeCommands::settle(const Pending& p, bool ok, const std::string& message) {
+  if (p.done) {
+    p.done(ok, message);
+  } else {
+    answer(p.client, p.node, p.address, ok, message);
+  }
 }
 
 void NodeCommands::node_replied(net::TlsConn* agent, core::Json& msg) {
@@ -125,7 +155,7 @@ void NodeCommands::node_replied(net::TlsConn* agent, core::Json& msg) {
   if (it == pending_.end() || it->second.agent != agent) return;
   Pending p = it->second;
   pending_.erase(it);
-  answer(p.client, p.node, p.address, msg.flag("ok"), msg.str("message"));
+  settle(p, msg.flag("ok"), msg.str("message"));
 }
 
 void NodeCommands::answer(net::TlsConn* client, const std::string& node, const std::string& address,
@@ -155,7 +185,7 @@ void NodeCommands::on_tick(uv_timer_t* t) {
     }
     Pending p = it->second;
     it = self->pending_.erase(it);
-    self->answer(p.client, p.node, p.address, false,
+    self->settle(p, false,
                  "no answer from node " + p.node + " within " +
                      std::to_string(self->timeout_ms_ / 1000) + " s");
   }
@@ -171,7 +201,7 @@ void NodeCommands::on_closed(net::TlsConn* c) {
       // The node's connection went away before it answered.
       Pending p = it->second;
       it = pending_.erase(it);
-      answer(p.client, p.node, p.address, false, "node " + p.node + " disconnected");
+      settle(p, false, "node " + p.node + " disconnected");
     } else {
       ++it;
     }

@@ -94,6 +94,8 @@ class AdStore {
 
   const StoredAd* find(std::string_view type, std::string_view name) const;
   size_t size() const { return ads_.size(); }
+  // Every stored ad (absent and offline ones too), by key: for figures such as /metrics.
+  const std::map<std::string, StoredAd>& ads() const { return ads_; }
   // Total ads examined by queries since construction (shows whether an index was used).
   size_t ads_examined() const { return examined_total_; }
 

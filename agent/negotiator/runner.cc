@@ -167,6 +167,12 @@ void NegotiatorRunner::finish_cycle() {
       "(%llu ms)",
       jobs, in_.submitters.size(), in_.slots.size(), matches,
       static_cast<unsigned long long>(uv_now(ctx_->loop) - started_ms_));
+  cm::NegotiatorStats& st = ctx_->negotiator_stats;
+  ++st.cycles;
+  st.last_cycle_seconds = static_cast<double>(uv_now(ctx_->loop) - started_ms_) / 1000;
+  st.last_cycle_matches = matches;
+  st.last_cycle_idle_jobs = jobs;
+  st.matches += matches;
   in_ = CycleInput{};
   ids_.clear();
   cycling_ = false;

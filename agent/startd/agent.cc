@@ -261,6 +261,12 @@ bool Agent::reconfig(std::string* error) {
   for (const config::Entry& e : cfg_->entries()) {
     if (e.source == "<Detected>") fresh->set_detected(e.name, e.value);
   }
+  // The collectors and their certificates are read (not yet applied) with the rest.
+  CollectorSettings collectors;
+  if (!CollectorLink::read_settings(*fresh, facts_.hostname, &collectors, &err)) {
+    KLOG_ERROR("reconfig refused, keeping the running configuration: %s", err.c_str());
+    return false;
+  }
   config::Config previous = *cfg_;
   *cfg_ = std::move(*fresh);
   if (!sd_->reload_policy(&err)) {
@@ -282,6 +288,13 @@ bool Agent::reconfig(std::string* error) {
   if (cron_) cron_->configure(ac_.cron, true);
   power_setup(false);
   evaluate();
+  // COLLECTOR_HOST: collectors added are dialled, those removed left, the others kept.
+  if (!collector_ && !collectors.collectors.empty()) {
+    collector_ = CollectorLink::create(&loop_, *cfg_, facts_.hostname, this, &err);
+    if (collector_) collector_->set_sink(this);
+  } else if (collector_) {
+    collector_->apply(std::move(collectors));
+  }
   // The policy expressions are in the ads: the CM hears the new ones now, not at the next
   // UPDATE_INTERVAL (only ads that changed are sent).
   if (collector_) collector_->publish(false);

@@ -3,29 +3,33 @@
 
 #include <functional>
 
+#include "agent/core/files.h"
 #include "agent/core/log.h"
 #include "agent/net/tls_config.h"
 #include "policy/config/typed.h"
 
 namespace kite::agent {
 
-std::unique_ptr<CollectorLink> CollectorLink::create(uv_loop_t* loop, const config::Config& cfg,
-                                                     const std::string& machine, AdSource* source,
-                                                     std::string* err) {
+namespace {
+
+std::string endpoint_of(const net::ClientOptions& o) {
+  return o.host + ":" + std::to_string(o.port);
+}
+
+}  // namespace
+
+bool CollectorLink::read_settings(const config::Config& cfg, const std::string& machine,
+                                  CollectorSettings* out, std::string* err) {
+  *out = CollectorSettings{};
   std::string hosts;
-  if (!cfg.get("COLLECTOR_HOST", &hosts) || hosts.find_first_not_of(" \t,") == std::string::npos)
-    return nullptr;
+  cfg.get("COLLECTOR_HOST", &hosts);
   int64_t interval = 300;
   config::Status st = config::read_int(cfg, "UPDATE_INTERVAL", &interval, nullptr, 1);
   if (!st.ok) {
     *err = st.message;
-    return nullptr;
+    return false;
   }
-  net::TlsFiles files;
-  if (!net::tls_files_from(&cfg, &files, err)) return nullptr;
-  std::unique_ptr<CollectorLink> link(new CollectorLink(loop, source));
-  link->tls_ = net::TlsContext::load(net::TlsContext::Role::kClient, files, err);
-  if (!link->tls_) return nullptr;
+  out->interval_ms = static_cast<uint64_t>(interval) * 1000;
   // Several collectors (comma or space separated) for high availability: each hears everything.
   size_t pos = 0;
   while ((pos = hosts.find_first_not_of(" \t,", pos)) != std::string::npos) {
@@ -35,25 +39,99 @@ std::unique_ptr<CollectorLink> CollectorLink::create(uv_loop_t* loop, const conf
     net::ClientOptions o;
     if (!net::parse_host_port(one, &o.host, &o.port, err)) {
       *err = "COLLECTOR_HOST: " + *err;
-      return nullptr;
+      return false;
     }
     o.conn.name = machine;
     o.backoff_min_ms = 200;
     o.backoff_max_ms = 2000;  // a restarted CM hears the whole fleet again within seconds
-    Peer p;
-    net::NetClientHandler* h = link.get();
-    p.client = std::make_unique<net::NetClient>(loop, link->tls_.get(), h, o);
-    link->peers_.push_back(std::move(p));
+    bool dup = false;
+    for (const net::ClientOptions& known : out->collectors)
+      dup = dup || endpoint_of(known) == endpoint_of(o);
+    if (!dup) out->collectors.push_back(std::move(o));
   }
-  for (Peer& p : link->peers_) p.client->start();
-  link->timer_ = new uv_timer_t;
-  uv_timer_init(loop, link->timer_);
-  link->timer_->data = link.get();
-  uint64_t ms = static_cast<uint64_t>(interval) * 1000;
-  uv_timer_start(
-      link->timer_, [](uv_timer_t* t) { static_cast<CollectorLink*>(t->data)->publish(true); }, ms,
-      ms);
+  if (out->collectors.empty()) return true;
+  net::TlsFiles files;
+  if (!net::tls_files_from(&cfg, &files, err)) return false;
+  out->tls = net::TlsContext::load(net::TlsContext::Role::kClient, files, err);
+  if (!out->tls) return false;
+  // What tells a certificate change: the paths and what the files hold now (a renewed
+  // certificate keeps its path).
+  for (const std::string* path : {&files.ca, &files.cert, &files.key, &files.crl}) {
+    std::string text, ignored;
+    if (!path->empty()) core::read_file(*path, &text, &ignored);
+    out->tls_fingerprint += *path + "\n" + std::to_string(std::hash<std::string>{}(text)) + "\n";
+  }
+  return true;
+}
+
+std::unique_ptr<CollectorLink> CollectorLink::create(uv_loop_t* loop, const config::Config& cfg,
+                                                     const std::string& machine, AdSource* source,
+                                                     std::string* err) {
+  CollectorSettings settings;
+  if (!read_settings(cfg, machine, &settings, err) || settings.collectors.empty()) return nullptr;
+  std::unique_ptr<CollectorLink> link(new CollectorLink(loop, source));
+  link->apply(std::move(settings));
   return link;
+}
+
+void CollectorLink::apply(CollectorSettings settings) {
+  bool new_tls = settings.tls && settings.tls_fingerprint != tls_fingerprint_;
+  for (auto it = peers_.begin(); it != peers_.end();) {
+    bool kept = false;
+    for (const net::ClientOptions& o : settings.collectors)
+      kept = kept || endpoint_of(o) == it->endpoint;
+    if (kept && !new_tls) {
+      ++it;
+      continue;
+    }
+    KLOG_INFO("collector: leaving %s (%s)", it->endpoint.c_str(),
+              kept ? "new certificates" : "no longer in COLLECTOR_HOST");
+    drop(&*it, !kept);
+    it = peers_.erase(it);
+  }
+  if (new_tls) {
+    if (tls_) retired_tls_.push_back(std::move(tls_));
+    tls_ = std::move(settings.tls);
+    tls_fingerprint_ = settings.tls_fingerprint;
+  }
+  for (net::ClientOptions& o : settings.collectors) {
+    std::string endpoint = endpoint_of(o);
+    bool known = false;
+    for (const Peer& p : peers_) known = known || p.endpoint == endpoint;
+    if (known) continue;
+    Peer p;
+    p.endpoint = endpoint;
+    net::NetClientHandler* h = this;
+    p.client = std::make_unique<net::NetClient>(loop_, tls_.get(), h, std::move(o));
+    peers_.push_back(std::move(p));
+    peers_.back().client->start();
+  }
+  if (!timer_) {
+    timer_ = new uv_timer_t;
+    uv_timer_init(loop_, timer_);
+    timer_->data = this;
+  }
+  if (settings.interval_ms != interval_ms_) {
+    interval_ms_ = settings.interval_ms;
+    uv_timer_start(
+        timer_, [](uv_timer_t* t) { static_cast<CollectorLink*>(t->data)->publish(true); },
+        interval_ms_, interval_ms_);
+  }
+}
+
+void CollectorLink::drop(Peer* p, bool invalidate) {
+  // A node that leaves a collector takes its ads away (flushed before the connection closes).
+  if (invalidate) {
+    for (const auto& sent : p->sent) {
+      core::Json m = core::Json::message("invalidate");
+      m.set("ad_type", "Machine").set("name", sent.first);
+      p->client->send(m);
+    }
+  }
+  p->sent.clear();
+  if (p->client->conn()) closing_.push_back(p->client->conn());
+  if (sink_ && p->client->connected()) sink_->cm_disconnected(p->client.get());
+  p->client->stop();
 }
 
 CollectorLink::~CollectorLink() {
@@ -61,16 +139,7 @@ CollectorLink::~CollectorLink() {
 }
 
 void CollectorLink::close() {
-  for (Peer& p : peers_) {
-    // A node that shuts down takes its ads away (flushed before the connection closes).
-    for (const auto& sent : p.sent) {
-      core::Json m = core::Json::message("invalidate");
-      m.set("ad_type", "Machine").set("name", sent.first);
-      p.client->send(m);
-    }
-    if (p.client->conn()) closing_.push_back(p.client->conn());
-    p.client->stop();
-  }
+  for (Peer& p : peers_) drop(&p, true);
   peers_.clear();
   if (timer_) {
     uv_close(reinterpret_cast<uv_handle_t*>(timer_),

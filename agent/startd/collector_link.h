@@ -33,13 +33,33 @@ class CmFrameSink {
   virtual void cm_disconnected(net::NetClient* cm) { (void)cm; }
 };
 
+/// What the link is configured from: COLLECTOR_HOST, UPDATE_INTERVAL and the TLS files, read
+/// (and the TLS context loaded) before anything changes, so a reconfig that does not read
+/// leaves the running connections alone.
+struct CollectorSettings {
+  std::vector<net::ClientOptions> collectors;  // one per COLLECTOR_HOST entry; empty: none
+  uint64_t interval_ms = 300000;
+  std::unique_ptr<net::TlsContext> tls;  // null when there are no collectors
+  std::string tls_fingerprint;           // the TLS files' paths and contents
+};
+
 class CollectorLink final : private net::NetClientHandler {
  public:
+  /// Reads the link's settings from `cfg` (`machine`: the name the connections carry). False
+  /// with `err` when COLLECTOR_HOST, UPDATE_INTERVAL or the TLS files do not read.
+  static bool read_settings(const config::Config& cfg, const std::string& machine,
+                            CollectorSettings* out, std::string* err);
   /// Null (and no error) when COLLECTOR_HOST is unset: the agent runs alone. Null with `err`
   /// when it is set but the TLS files or the host do not read.
   static std::unique_ptr<CollectorLink> create(uv_loop_t* loop, const config::Config& cfg,
                                                const std::string& machine, AdSource* source,
                                                std::string* err);
+  /// A reconfig: collectors no longer named are left (their ads invalidated there first), new
+  /// ones dialled, the others keep their connection unless the TLS files changed (then every
+  /// collector is dialled again with the new certificates).
+  void apply(CollectorSettings settings);
+  /// How many collectors the link talks to (connected or not).
+  size_t collectors() const { return peers_.size(); }
   ~CollectorLink() override;
   /// Sends the ads that changed since the last send (all of them when `all`).
   void publish(bool all);
@@ -58,12 +78,16 @@ class CollectorLink final : private net::NetClientHandler {
 
  private:
   struct Peer {
+    std::string endpoint;  // "host:port" as configured
     std::unique_ptr<net::NetClient> client;
     // A hash of the ad text this collector last heard, by name: enough to tell a change, and
     // the agent keeps no second copy of every slot ad per collector.
     std::map<std::string, size_t> sent;
   };
   CollectorLink(uv_loop_t* loop, AdSource* source) : loop_(loop), source_(source) {}
+  /// Stops the peer's connection and tells the sink; `invalidate`: this node's ads there are
+  /// invalidated first (not when the same collector is dialled again at once).
+  void drop(Peer* p, bool invalidate);
   void publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all);
   Peer* peer_of(net::NetClient* c);
   void on_connected(net::NetClient* c) override;
@@ -74,6 +98,10 @@ class CollectorLink final : private net::NetClientHandler {
   AdSource* source_;
   CmFrameSink* sink_ = nullptr;
   std::unique_ptr<net::TlsContext> tls_;
+  std::string tls_fingerprint_;
+  // Contexts replaced by a reconfig: connections still closing may use them.
+  std::vector<std::unique_ptr<net::TlsContext>> retired_tls_;
+  uint64_t interval_ms_ = 0;
   std::vector<Peer> peers_;
   uv_timer_t* timer_ = nullptr;
   std::vector<const void*> closing_;  // connections close() stopped

@@ -220,6 +220,23 @@ Status read_real(const Config& cfg, std::string_view name, double* out, bool* fo
   return Status::Ok();
 }
 
+Status read_expr(const Config& cfg, std::string_view name, const char* dflt,
+                 classad::ExprPtr* out) {
+  Entry e;
+  std::string v;
+  Status st;
+  if (cfg.lookup(name, &e) && !value_of(cfg, e, &v, &st) && !st.ok) return st;
+  classad::ParseError pe;
+  if (!v.empty()) {
+    classad::ExprPtr parsed = classad::parse_expr(v, &pe);
+    if (!parsed) return bad(e, v, "not a valid expression (" + pe.to_string() + ")");
+    *out = std::move(parsed);
+  } else if (dflt) {
+    *out = classad::parse_expr(dflt, &pe);
+  }
+  return Status::Ok();
+}
+
 std::vector<std::string> split_list(std::string_view value) {
   std::vector<std::string> out;
   std::string cur;

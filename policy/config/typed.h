@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/classad/expr.h"
 #include "policy/config/config.h"
 
 namespace kite::config {
@@ -36,6 +37,9 @@ Status read_int(const Config& cfg, std::string_view name, int64_t* out, bool* fo
                 int64_t min = std::numeric_limits<int64_t>::min(),
                 int64_t max = std::numeric_limits<int64_t>::max());
 Status read_real(const Config& cfg, std::string_view name, double* out, bool* found = nullptr);
+/// An expression macro (DEFRAG_RANK, ...): parsed; when undefined or blank, `dflt` is parsed
+/// instead (a null `dflt` leaves *out as it is).
+Status read_expr(const Config& cfg, std::string_view name, const char* dflt, classad::ExprPtr* out);
 
 /// The same for an entry already looked up (lookup_slot/lookup_vanilla): reads `entry.name`.
 Status read_bool(const Config& cfg, const Entry& entry, bool* out, bool* found = nullptr);
