@@ -137,6 +137,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   // CronSink (agent_cron.cc): monitor output into the slot ads, then policy at once.
   void cron_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) override;
   bool cron_condition(const classad::Expr* cond) override;
+  // A resource monitor's records (agent_cron.cc): SUM/PEAK accounting into the slots.
+  void monitor_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs);
 
   // AdSource: the slot ads for the central manager, by slot name (agent_control.cc).
   std::map<std::string, std::string> current_ads() override;
@@ -310,6 +312,9 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::unique_ptr<startd::Startd> sd_;
   std::unique_ptr<hal::Cgroups> cgroups_;
   std::unique_ptr<CronRunner> cron_;  // STARTD_CRON_JOBLIST monitors
+  // Resource monitors (_METRICS) by job name: their devices' and slots' accounting.
+  std::map<std::string, std::unique_ptr<startd::CronMonitorState>> monitors_;
+  int64_t started_at_ = 0;  // when the agent started (Device<Name>AverageUsage's span)
   std::map<std::string, std::unique_ptr<starter::CgroupReaper>> reapers_;  // by slot
   LoopLagProbe lag_probe_;
   SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices

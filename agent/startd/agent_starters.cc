@@ -63,6 +63,16 @@ int64_t mono_ms() {
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// When the system booted (/proc/stat btime), 0 if unknown.
+int64_t boot_time() {
+  std::string text, err;
+  if (!core::read_file("/proc/stat", &text, &err)) return 0;
+  size_t at = text.find("\nbtime ");
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7);
+}
+
+}  // namespace
+
 std::vector<std::string> split_words(const std::string& s) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -75,16 +85,6 @@ std::vector<std::string> split_words(const std::string& s) {
   }
   return out;
 }
-
-// When the system booted (/proc/stat btime), 0 if unknown.
-int64_t boot_time() {
-  std::string text, err;
-  if (!core::read_file("/proc/stat", &text, &err)) return 0;
-  size_t at = text.find("\nbtime ");
-  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7);
-}
-
-}  // namespace
 
 // What a starter that died without cleaning up leaves: its sandbox and its directory.
 bool remove_starter_files(const std::string& dir, std::string* err) {
