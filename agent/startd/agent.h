@@ -329,6 +329,10 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   int64_t fetch_run_ = 0;                   // the run record of the fetched job being offered
   classad::AdPtr fetch_job_;                // ... and its ad
   std::map<std::string, classad::AdPtr> fetched_jobs_;  // slot -> job of its fetched claim
+  bool fetch_accepted_ = false;  // the work being offered was accepted (reply-fetch)
+  // slot -> run record of fetched work that preempts by RANK: it starts once the running job
+  // has retired and its claim is the slot's own.
+  std::map<std::string, int64_t> fetch_waiting_runs_;
 
   uv_pipe_t control_{};
   bool control_open_ = false;

@@ -265,9 +265,18 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
 
 bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   auto it = activating_.find(slot);
-  // Not a local run being activated: the job a fetch-work hook supplied (agent_hooks.cc).
-  RunRec* run = run_of(it == activating_.end() ? fetch_run_ : it->second);
+  // Not a local run being activated: the job a fetch-work hook supplied (agent_hooks.cc), now
+  // or earlier (fetched work that waited for the running job to go).
+  int64_t run_id = it == activating_.end() ? fetch_run_ : it->second;
   if (it != activating_.end()) activating_.erase(it);
+  if (run_id == 0) {
+    auto w = fetch_waiting_runs_.find(slot);
+    if (w != fetch_waiting_runs_.end()) {
+      run_id = w->second;
+      fetch_waiting_runs_.erase(w);
+    }
+  }
+  RunRec* run = run_of(run_id);
   if (!run || !run->job) {
     *err = "no job waiting for this activation";
     return false;

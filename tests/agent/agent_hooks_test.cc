@@ -121,6 +121,50 @@ TEST(AgentHooks, FetchedJobRunsToCompletionAndTheReplyHookHearsAccept) {
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
+TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  SharedDir out;
+  ASSERT_FALSE(out.path.empty());
+  const std::string& d = a.dir();
+  // The hook starts while the slot is idle and answers only once the test says so (the slot
+  // is busy by then): one job the machine RANKs above the running one, then no more work.
+  std::string fetch = script(d, "fetch.sh",
+                             "cat > /dev/null\n"
+                             "[ -e " + d + "/fetched ] && exit 0\n"
+                             "i=0; while [ ! -e " + d + "/go ] && [ $i -lt 300 ]; do "
+                             "sleep 0.1; i=$((i+1)); done\n"
+                             "touch " + d + "/fetched\n"
+                             "echo 'Cmd = \"/bin/sh\"'\n"
+                             "echo \"Arguments = \\\"-c 'echo vip > " + out.path +
+                             "/job.out'\\\"\"\n"
+                             "echo 'Owner = \"vip\"'\n");
+  std::string reply = script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
+  std::string err;
+  ASSERT_TRUE(a.start(hooks_config(fetch, "KT_HOOK_REPLY_FETCH = " + reply +
+                                              "\n"
+                                              "NUM_SLOTS = 1\n"
+                                              "RANK = (TARGET.Owner =?= \"vip\") * 10\n"
+                                              "FetchWorkDelay = 1\n"),
+                      &err))
+      << err;
+  // The hook is running (the slot was idle); a local run takes the slot meanwhile.
+  pid_t run = a.run_bg({"--", "/bin/sleep", "47.5"}, d + "/run.out");
+  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1") == "Claimed/Busy"; }, 10000))
+      << a.log();
+  ASSERT_TRUE(eventually([&] { return !pids_running("/bin/sleep 47.5").empty(); }, 10000));
+  ASSERT_TRUE(core::write_file_atomic(d + "/go", "", 0644, &err)) << err;
+  // RANK 10 beats the local run's 0: the reply says accept, the running job is evicted and
+  // the fetched one runs on its own claim.
+  ASSERT_TRUE(eventually([&] { return read_text(out.path + "/job.out") == "vip\n"; }, 20000))
+      << read_text(d + "/reply.log") << a.log();
+  EXPECT_EQ(read_text(d + "/reply.log").substr(0, 7), "accept\n");
+  EXPECT_NE(wait_bg(run, 20000), 0);  // the local run was preempted, not completed
+  EXPECT_TRUE(pids_running("/bin/sleep 47.5").empty());
+  EXPECT_NE(a.log().find("preempts the running one by RANK"), std::string::npos) << a.log();
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
 TEST(AgentHooks, HangingFetchHookIsKilledAtItsTimeLimit) {
   REQUIRE_AGENT_TESTS();
   TestAgent a;
