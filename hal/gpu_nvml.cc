@@ -126,7 +126,8 @@ Status gpu_discover_nvml(const std::string& library, std::vector<GpuDevice>* out
     nvmlEnableState_t cur = 0, pend = 0;
     if (n.ecc && n.ecc(h, &cur, &pend) == 0) g.ecc = cur ? 1 : 0;
     nvmlUtilization_t util{};
-    if (n.utilization && n.utilization(h, &util) == 0) g.utilization_pct = static_cast<int>(util.gpu);
+    if (n.utilization && n.utilization(h, &util) == 0)
+      g.utilization_pct = static_cast<int>(util.gpu);
     nvmlPciInfo_t pci{};
     if (n.pci && n.pci(h, &pci) == 0) {
       char bus[32];
@@ -153,7 +154,9 @@ struct NvmlSession::Api {
 };
 
 NvmlSession::NvmlSession() = default;
-NvmlSession::~NvmlSession() { close(); }
+NvmlSession::~NvmlSession() {
+  close();
+}
 
 Status NvmlSession::open(const std::string& library) {
   close();

@@ -11,7 +11,8 @@ void GpuUsageMeter::add(const std::vector<GpuUsageSample>& samples, double secon
   for (const GpuUsageSample& s : samples) {
     auto it = std::find_if(gpus_.begin(), gpus_.end(), [&](const Gpu& g) { return g.id == s.id; });
     if (it == gpus_.end()) it = gpus_.insert(gpus_.end(), Gpu{s.id, 0, 0});
-    if (s.utilization_pct > 0 && seconds > 0) it->busy_seconds += seconds * s.utilization_pct / 100.0;
+    if (s.utilization_pct > 0 && seconds > 0)
+      it->busy_seconds += seconds * s.utilization_pct / 100.0;
     if (s.memory_used_bytes > it->peak_bytes) it->peak_bytes = s.memory_used_bytes;
   }
 }

@@ -15,8 +15,8 @@ namespace kite::hal {
 
 /// One GPU at one instant. -1: not reported.
 struct GpuUsageSample {
-  std::string id;                 // the id discovery gives it ("GPU-6a96bd13", "CUDA0")
-  int utilization_pct = -1;       // percent of the last sample period a kernel ran
+  std::string id;            // the id discovery gives it ("GPU-6a96bd13", "CUDA0")
+  int utilization_pct = -1;  // percent of the last sample period a kernel ran
   int64_t memory_used_bytes = -1;
 };
 

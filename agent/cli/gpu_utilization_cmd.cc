@@ -20,15 +20,16 @@ namespace kite::cli {
 namespace {
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: kite gpu-utilization [-c FILE] [-nvml LIBRARY] [-interval SECONDS]\n"
-               "                            [-sample-ms MS] [-count N]\n"
-               "  -c FILE          configuration file for NVML_LIBRARY (default $KITE_CONFIG,\n"
-               "                   else /etc/kite/kite.conf)\n"
-               "  -nvml LIBRARY    the NVML library (default NVML_LIBRARY, else libnvidia-ml.so.1)\n"
-               "  -interval N      seconds between reports (default 10)\n"
-               "  -sample-ms MS    milliseconds between samples (default 1000)\n"
-               "  -count N         exit after N reports (default 0: run until killed)\n");
+  std::fprintf(
+      stderr,
+      "usage: kite gpu-utilization [-c FILE] [-nvml LIBRARY] [-interval SECONDS]\n"
+      "                            [-sample-ms MS] [-count N]\n"
+      "  -c FILE          configuration file for NVML_LIBRARY (default $KITE_CONFIG,\n"
+      "                   else /etc/kite/kite.conf)\n"
+      "  -nvml LIBRARY    the NVML library (default NVML_LIBRARY, else libnvidia-ml.so.1)\n"
+      "  -interval N      seconds between reports (default 10)\n"
+      "  -sample-ms MS    milliseconds between samples (default 1000)\n"
+      "  -count N         exit after N reports (default 0: run until killed)\n");
   return 2;
 }
 

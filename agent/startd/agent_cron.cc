@@ -55,7 +55,8 @@ void Agent::cron_publish(const startd::CronJob& job, std::vector<startd::CronRec
 
 void Agent::monitor_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) {
   std::unique_ptr<startd::CronMonitorState>& state = monitors_[job.name];
-  if (!state) state = std::make_unique<startd::CronMonitorState>(job.metrics, job.prefix);
+  if (!state || !state->same_metrics(job.metrics, job.prefix))
+    state = std::make_unique<startd::CronMonitorState>(job.metrics, job.prefix);
   const int64_t now = clock_.now();
   std::vector<std::string> fresh, errors;
   for (startd::CronRecord& rec : *recs) {

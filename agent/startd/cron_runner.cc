@@ -55,11 +55,7 @@ bool same_job(const startd::CronJob& a, const startd::CronJob& b) {
          a.period == b.period && a.mode == b.mode && a.kill == b.kill && a.prefix == b.prefix &&
          a.slots == b.slots && a.job_load == b.job_load && a.condition == b.condition &&
          a.reconfig == b.reconfig && a.reconfig_rerun == b.reconfig_rerun &&
-         a.metrics.size() == b.metrics.size() &&
-         std::equal(a.metrics.begin(), a.metrics.end(), b.metrics.begin(),
-                    [](const startd::CronMetric& x, const startd::CronMetric& y) {
-                      return x.sum == y.sum && x.name == y.name;
-                    });
+         startd::cron_metrics_same(a.metrics, b.metrics);
 }
 
 // HTCondor's GPUs monitor program, which Kite provides as `kite gpu-utilization`.
@@ -68,8 +64,7 @@ constexpr const char* kGpuMonitorProgram = "condor_gpu_utilization";
 // When `exe` is the GPUs monitor and no such program is installed: this binary's command
 // (file and argv, the job name first as for any monitor). False otherwise.
 bool builtin_monitor(const startd::CronJob& j, const std::vector<std::string>& kite,
-                     const std::string& config, std::string* file,
-                     std::vector<std::string>* argv) {
+                     const std::string& config, std::string* file, std::vector<std::string>* argv) {
   size_t slash = j.executable.rfind('/');
   std::string base = slash == std::string::npos ? j.executable : j.executable.substr(slash + 1);
   if (base != kGpuMonitorProgram || kite.empty() || ::access(j.executable.c_str(), X_OK) == 0)

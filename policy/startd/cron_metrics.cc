@@ -36,8 +36,8 @@ bool cron_metrics_parse(const std::string& text, std::vector<CronMetric>* out, s
     m.name = colon == std::string::npos ? "" : item.substr(colon + 1);
     bool name_ok = !m.name.empty();
     for (char c : m.name) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_';
+      bool ok =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
       name_ok = name_ok && ok;
     }
     if (strcasecmp(kind.c_str(), "SUM") == 0) {
@@ -57,6 +57,14 @@ bool cron_metrics_parse(const std::string& text, std::vector<CronMetric>* out, s
   if (out->empty()) {
     *err = "no metric listed";
     return false;
+  }
+  return true;
+}
+
+bool cron_metrics_same(const std::vector<CronMetric>& a, const std::vector<CronMetric>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].sum != b[i].sum || a[i].name != b[i].name) return false;
   }
   return true;
 }

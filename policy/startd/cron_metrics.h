@@ -28,6 +28,9 @@ struct CronMetric {
 /// the bad item.
 bool cron_metrics_parse(const std::string& text, std::vector<CronMetric>* out, std::string* err);
 
+/// True when both lists name the same metrics in the same order.
+bool cron_metrics_same(const std::vector<CronMetric>& a, const std::vector<CronMetric>& b);
+
 /// One monitor's devices and the slots they report to.
 class CronMonitorState {
  public:
@@ -40,6 +43,11 @@ class CronMonitorState {
   /// attributes are left in `rec->attrs` for an ordinary merge; metric attributes are taken
   /// out. A metric whose value is not a number is ignored with a message in `errors`.
   void report(CronRecord* rec, int64_t now, std::vector<std::string>* errors);
+
+  /// True when this state accounts exactly these metrics (a reconfig may change them).
+  bool same_metrics(const std::vector<CronMetric>& m, const std::string& prefix) const {
+    return prefix == prefix_ && cron_metrics_same(m, metrics_);
+  }
 
   /// The devices reported so far, for routing (each record's SlotMergeConstraint, ...).
   const std::map<std::string, CronRecord>& devices() const { return routes_; }

@@ -25,7 +25,9 @@ std::string board_gpus(int t4_used) {
          "GPU-9b0e77c2-4f1a-3d58-e6a0-0c52d8b4e913 0 0 15360 Tesla T4\n";
 }
 
-double number(const std::string& text) { return text.empty() ? -1 : std::atof(text.c_str()); }
+double number(const std::string& text) {
+  return text.empty() ? -1 : std::atof(text.c_str());
+}
 
 TEST(AgentGpuMonitor, FeatureGpusMonitorReachesTheSlotAdsAndFlipsStart) {
   REQUIRE_AGENT_TESTS();
@@ -36,7 +38,8 @@ TEST(AgentGpuMonitor, FeatureGpusMonitorReachesTheSlotAdsAndFlipsStart) {
   setenv("KITE_FAKE_NVML_FILE", table.c_str(), 1);
   bool started = a.start(
       "use FEATURE : GPUs\n"
-      "NVML_LIBRARY = " KITE_FAKE_NVML "\n"
+      "NVML_LIBRARY = " KITE_FAKE_NVML
+      "\n"
       // Reports every second instead of every 10 s, so the test is short.
       "STARTD_CRON_GPUs_MONITOR_ARGS = -interval 1 -sample-ms 200\n"
       "SLOT_TYPE_1 = cpus=1, gpus=2, memory=512\n"
@@ -50,8 +53,8 @@ TEST(AgentGpuMonitor, FeatureGpusMonitorReachesTheSlotAdsAndFlipsStart) {
   EXPECT_EQ(a.slot_attr("slot2", "AssignedGPUs"), "\"GPU-6a96bd13,GPU-9b0e77c2\"");
 
   // slot1 holds the busy A100 (100%, 1000 MiB): its device usage appears; slot2 is idle.
-  ASSERT_TRUE(eventually([&] { return number(a.slot_attr("slot1", "DeviceGPUsAverageUsage")) > 0; },
-                         15000))
+  ASSERT_TRUE(
+      eventually([&] { return number(a.slot_attr("slot1", "DeviceGPUsAverageUsage")) > 0; }, 15000))
       << a.log();
   EXPECT_EQ(number(a.slot_attr("slot1", "DeviceGPUsMemoryPeakUsage")), 1000);
   EXPECT_EQ(number(a.slot_attr("slot2", "DeviceGPUsMemoryPeakUsage")), 0);

@@ -131,15 +131,23 @@ TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
   // is busy by then): one job the machine RANKs above the running one, then no more work.
   std::string fetch = script(d, "fetch.sh",
                              "cat > /dev/null\n"
-                             "[ -e " + d + "/fetched ] && exit 0\n"
-                             "i=0; while [ ! -e " + d + "/go ] && [ $i -lt 300 ]; do "
-                             "sleep 0.1; i=$((i+1)); done\n"
-                             "touch " + d + "/fetched\n"
-                             "echo 'Cmd = \"/bin/sh\"'\n"
-                             "echo \"Arguments = \\\"-c 'echo vip > " + out.path +
-                             "/job.out'\\\"\"\n"
-                             "echo 'Owner = \"vip\"'\n");
-  std::string reply = script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
+                             "[ -e " +
+                                 d +
+                                 "/fetched ] && exit 0\n"
+                                 "i=0; while [ ! -e " +
+                                 d +
+                                 "/go ] && [ $i -lt 300 ]; do "
+                                 "sleep 0.1; i=$((i+1)); done\n"
+                                 "touch " +
+                                 d +
+                                 "/fetched\n"
+                                 "echo 'Cmd = \"/bin/sh\"'\n"
+                                 "echo \"Arguments = \\\"-c 'echo vip > " +
+                                 out.path +
+                                 "/job.out'\\\"\"\n"
+                                 "echo 'Owner = \"vip\"'\n");
+  std::string reply =
+      script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
   std::string err;
   ASSERT_TRUE(a.start(hooks_config(fetch, "KT_HOOK_REPLY_FETCH = " + reply +
                                               "\n"

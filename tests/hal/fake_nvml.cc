@@ -53,16 +53,30 @@ void reload() {
       continue;
     std::strcpy(g_text[n][0], uuid);
     std::strcpy(g_text[n][1], name);
-    g_file[n] = FakeGpu{g_text[n][1], g_text[n][0], 8, 0, total << 20, used << 20, 1, util,
-                        0, static_cast<unsigned>(0x10 + n), 0, 1410};
+    g_file[n] = FakeGpu{g_text[n][1],
+                        g_text[n][0],
+                        8,
+                        0,
+                        total << 20,
+                        used << 20,
+                        1,
+                        util,
+                        0,
+                        static_cast<unsigned>(0x10 + n),
+                        0,
+                        1410};
     ++n;
   }
   std::fclose(f);
   g_file_n = n;
 }
 
-int gpu_count() { return g_file_n >= 0 ? g_file_n : 2; }
-const FakeGpu* table() { return g_file_n >= 0 ? g_file : kGpus; }
+int gpu_count() {
+  return g_file_n >= 0 ? g_file_n : 2;
+}
+const FakeGpu* table() {
+  return g_file_n >= 0 ? g_file : kGpus;
+}
 
 const FakeGpu* gpu(nvmlDevice_t d) {
   reload();
@@ -93,7 +107,9 @@ nvmlReturn_t nvmlShutdown(void) {
   --g_inits;
   return 0;
 }
-nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned len) { return copy(v, len, "535.129.03"); }
+nvmlReturn_t nvmlSystemGetDriverVersion(char* v, unsigned len) {
+  return copy(v, len, "535.129.03");
+}
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) {
   *v = 12020;
   return 0;
@@ -108,8 +124,12 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t* d) {
   *d = reinterpret_cast<nvmlDevice_t>(const_cast<FakeGpu*>(&table()[i]));
   return 0;
 }
-nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* n, unsigned len) { return copy(n, len, gpu(d)->name); }
-nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* u, unsigned len) { return copy(u, len, gpu(d)->uuid); }
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char* n, unsigned len) {
+  return copy(n, len, gpu(d)->name);
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char* u, unsigned len) {
+  return copy(u, len, gpu(d)->uuid);
+}
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int* major, int* minor) {
   *major = gpu(d)->major;
   *minor = gpu(d)->minor;

@@ -102,29 +102,21 @@ TEST(NvmlSession, FollowsAGpuTableThatChanges) {
 }
 
 std::string run(const std::string& args, int* status) {
-  std::string cmd = std::string(KITE_BINARY) + " gpu-utilization " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  *status = pclose(p);
-  return out;
+  return testing::run_kite("gpu-utilization " + args + " 2>&1", status);
 }
 
 TEST(KiteGpuUtilization, PrintsOneRecordPerGpuEachInterval) {
   // The four GPUs of the server-4gpu board (their UUIDs from its /proc tree), NVML-style.
-  std::string path = write_table(
-      "server-4gpu-nvml.txt",
-      "GPU-c4a646d7-d6c6-4e07-a4b5-d1f85e1a7b2c 100 1000 40960 NVIDIA A100-PCIE-40GB\n"
-      "GPU-2fd1e5b4-8c39-42a7-b0e4-61c3a9d7f820 0 0 40960 NVIDIA A100-PCIE-40GB\n"
-      "GPU-6a96bd13-70bc-6494-6d62-1b77a9a7f29f 50 300 15360 Tesla T4\n"
-      "GPU-9b0e77c2-4f1a-3d58-e6a0-0c52d8b4e913 0 0 15360 Tesla T4\n");
+  std::string path =
+      write_table("server-4gpu-nvml.txt",
+                  "GPU-c4a646d7-d6c6-4e07-a4b5-d1f85e1a7b2c 100 1000 40960 NVIDIA A100-PCIE-40GB\n"
+                  "GPU-2fd1e5b4-8c39-42a7-b0e4-61c3a9d7f820 0 0 40960 NVIDIA A100-PCIE-40GB\n"
+                  "GPU-6a96bd13-70bc-6494-6d62-1b77a9a7f29f 50 300 15360 Tesla T4\n"
+                  "GPU-9b0e77c2-4f1a-3d58-e6a0-0c52d8b4e913 0 0 15360 Tesla T4\n");
   int status = -1;
   setenv("KITE_FAKE_NVML_FILE", path.c_str(), 1);
-  std::string out = run("-nvml " + std::string(KITE_FAKE_NVML) + " -interval 1 -sample-ms 250 -count 2",
-            &status);
+  std::string out =
+      run("-nvml " + std::string(KITE_FAKE_NVML) + " -interval 1 -sample-ms 250 -count 2", &status);
   unsetenv("KITE_FAKE_NVML_FILE");
   EXPECT_EQ(status, 0) << out;
   const char* ids[] = {"GPU-c4a646d7", "GPU-2fd1e5b4", "GPU-6a96bd13", "GPU-9b0e77c2"};
