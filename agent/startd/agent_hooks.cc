@@ -151,6 +151,11 @@ void Agent::fetch_done(const std::string& slot, const std::string& what, const H
   ev.ad = job.get();
   std::string err;
   fetch_accepted_ = false;
+  // The running claim's own fetched job, if any: a fetched job that preempts it by RANK must
+  // not take its place for that claim's evict-claim hook.
+  classad::AdPtr running_fetched;
+  if (auto f = fetched_jobs_.find(slot); f != fetched_jobs_.end() && f->second)
+    running_fetched = classad::AdPtr(f->second->copy());
   if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", what.c_str(), err.c_str());
   fetch_run_ = 0;
   fetch_job_ = classad::AdPtr();
@@ -160,6 +165,11 @@ void Agent::fetch_done(const std::string& slot, const std::string& what, const H
       auto old = fetch_waiting_runs_.find(slot);
       if (old != fetch_waiting_runs_.end()) runs_.erase(old->second);
       fetch_waiting_runs_[slot] = run_id;
+      if (running_fetched) {
+        fetched_jobs_[slot] = std::move(running_fetched);
+      } else {
+        fetched_jobs_.erase(slot);
+      }
       KLOG_INFO("%s: the job preempts the running one by RANK; it starts when that one is gone",
                 what.c_str());
     } else {

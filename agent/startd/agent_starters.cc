@@ -274,6 +274,9 @@ bool Agent::spawn_starter(const std::string& slot, std::string* err) {
     if (w != fetch_waiting_runs_.end()) {
       run_id = w->second;
       fetch_waiting_runs_.erase(w);
+      // Its claim is the slot's now: its evict-claim hook hears of this job.
+      if (RunRec* waited = run_of(run_id); waited && waited->job)
+        fetched_jobs_[slot] = classad::AdPtr(waited->job->copy());
     }
   }
   RunRec* run = run_of(run_id);

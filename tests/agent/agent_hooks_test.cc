@@ -148,8 +148,12 @@ TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
                                  "echo 'Owner = \"vip\"'\n");
   std::string reply =
       script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
+  std::string evict = script(d, "evict.sh", "cat > " + d + "/evict.in\n");
   std::string err;
   ASSERT_TRUE(a.start(hooks_config(fetch, "KT_HOOK_REPLY_FETCH = " + reply +
+                                              "\n"
+                                              "KT_HOOK_EVICT_CLAIM = " +
+                                              evict +
                                               "\n"
                                               "NUM_SLOTS = 1\n"
                                               "RANK = (TARGET.Owner =?= \"vip\") * 10\n"
@@ -170,6 +174,10 @@ TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
   EXPECT_NE(wait_bg(run, 20000), 0);  // the local run was preempted, not completed
   EXPECT_TRUE(pids_running("/bin/sleep 47.5").empty());
   EXPECT_NE(a.log().find("preempts the running one by RANK"), std::string::npos) << a.log();
+  // No more work: the fetched claim ends, and its evict-claim hook hears of its own job.
+  ASSERT_TRUE(eventually([&] { return !read_text(d + "/evict.in").empty(); }, 10000)) << a.log();
+  EXPECT_NE(read_text(d + "/evict.in").find("Owner = \"vip\""), std::string::npos)
+      << read_text(d + "/evict.in");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
