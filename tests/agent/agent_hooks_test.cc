@@ -63,6 +63,16 @@ std::vector<std::string> cgroup_dirs(const TestAgent& a, const std::string& name
   return found;
 }
 
+// Shell lines printing a fetched job's ad: /bin/sh writing `word` to `file`, owned by `owner`.
+std::string print_job(const std::string& owner, const std::string& word, const std::string& file) {
+  return "echo 'Cmd = \"/bin/sh\"'\n"
+         "echo \"Arguments = \\\"-c 'echo " +
+         word + " > " + file +
+         "'\\\"\"\n"
+         "echo 'Owner = \"" +
+         owner + "\"'\n";
+}
+
 std::string hooks_config(const std::string& fetch, const std::string& more) {
   return "STARTD_JOB_HOOK_KEYWORD = KT\n"
          "KT_HOOK_FETCH_WORK = " +
@@ -77,20 +87,15 @@ TEST(AgentHooks, FetchedJobRunsToCompletionAndTheReplyHookHearsAccept) {
   const std::string& d = a.dir();
   // One job, then no more work.
   // The slot ad is written aside and renamed: a later fetch never leaves it half written.
-  std::string fetch = script(d, "fetch.sh",
-                             "cat > " + d + "/slot.ad.new && mv " + d + "/slot.ad.new " + d +
-                                 "/slot.ad\n"
-                                 "[ -e " +
-                                 d +
-                                 "/fetched ] && exit 0\n"
-                                 "touch " +
-                                 d +
-                                 "/fetched\n"
-                                 "echo 'Cmd = \"/bin/sh\"'\n"
-                                 "echo \"Arguments = \\\"-c 'echo done > " +
-                                 out.path +
-                                 "/job.out'\\\"\"\n"
-                                 "echo 'Owner = \"alice\"'\n");
+  std::string fetch =
+      script(d, "fetch.sh",
+             "cat > " + d + "/slot.ad.new && mv " + d + "/slot.ad.new " + d +
+                 "/slot.ad\n"
+                 "[ -e " +
+                 d +
+                 "/fetched ] && exit 0\n"
+                 "touch " +
+                 d + "/fetched\n" + print_job("alice", "done", out.path + "/job.out"));
   std::string reply =
       script(d, "reply.sh", "cat > " + d + "/reply.in\necho \"$1\" >> " + d + "/reply.log\n");
   std::string evict = script(d, "evict.sh", "cat > " + d + "/evict.in\n");
@@ -139,13 +144,7 @@ TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
                                  "/go ] && [ $i -lt 300 ]; do "
                                  "sleep 0.1; i=$((i+1)); done\n"
                                  "touch " +
-                                 d +
-                                 "/fetched\n"
-                                 "echo 'Cmd = \"/bin/sh\"'\n"
-                                 "echo \"Arguments = \\\"-c 'echo vip > " +
-                                 out.path +
-                                 "/job.out'\\\"\"\n"
-                                 "echo 'Owner = \"vip\"'\n");
+                                 d + "/fetched\n" + print_job("vip", "vip", out.path + "/job.out"));
   std::string reply =
       script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
   std::string evict = script(d, "evict.sh", "cat > " + d + "/evict.in\n");
