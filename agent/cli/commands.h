@@ -10,7 +10,9 @@ bool config_set_requested(int argc, char** argv);
 int config_set_main(int argc, char** argv);
 int policy_main(int argc, char** argv);  // agent/cli/policy_cmd.cc
 int hal_main(int argc, char** argv);     // agent/cli/hal_cmd.cc
-int agent_main(int argc, char** argv);   // agent/cli/agent_cmd.cc
+// The GPUs monitor, HTCondor's condor_gpu_utilization (agent/cli/gpu_utilization_cmd.cc).
+int gpu_utilization_main(int argc, char** argv);
+int agent_main(int argc, char** argv);  // agent/cli/agent_cmd.cc
 // Local control of the node's agent (agent/cli/local_cmd.cc).
 int status_main(int argc, char** argv);
 int vacate_main(int argc, char** argv);

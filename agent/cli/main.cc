@@ -24,6 +24,8 @@ const Command kCommands[] = {
     {"config-val", kite::cli::config_val_main, "print configuration values"},
     {"policy", kite::cli::policy_main, "simulate startd policy scenarios (simulate FILE)"},
     {"hal", kite::cli::hal_main, "print the detected hardware as a machine ad"},
+    {"gpu-utilization", kite::cli::gpu_utilization_main,
+     "the GPUs monitor: GPU busy time and memory per interval (NVML)"},
     {"agent", kite::cli::agent_main, "run the node agent (startd)"},
     {"status", kite::cli::status_main, "show the slots (--local: this node's agent)"},
     {"vacate", kite::cli::vacate_main, "vacate jobs from slots (--local, or nodes through the CM)"},

@@ -182,6 +182,13 @@ int Agent::run() {
   hooks_ = std::make_unique<HookRunner>(&loop_);
   adopt_remote_claims();
   cron_ = std::make_unique<CronRunner>(&loop_, this);
+  started_at_ = clock_.now();
+  std::string config_path = opts_.config_path;
+  if (!config_path.empty() && config_path[0] != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd)) config_path = std::string(cwd) + "/" + config_path;
+  }
+  cron_->set_kite_command(split_words(starter_cmd_), config_path);
   cron_->configure(ac_.cron, false);
   start_helpers();
   uint64_t poll_ms = static_cast<uint64_t>(sd_->polling_interval()) * 1000;

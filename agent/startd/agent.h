@@ -140,6 +140,8 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   // CronSink (agent_cron.cc): monitor output into the slot ads, then policy at once.
   void cron_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs) override;
   bool cron_condition(const classad::Expr* cond) override;
+  // A resource monitor's records (agent_cron.cc): SUM/PEAK accounting into the slots.
+  void monitor_publish(const startd::CronJob& job, std::vector<startd::CronRecord>* recs);
 
   // AdSource: the slot ads for the central manager, by slot name (agent_control.cc).
   std::map<std::string, std::string> current_ads() override;
@@ -318,6 +320,9 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::unique_ptr<startd::Startd> sd_;
   std::unique_ptr<hal::Cgroups> cgroups_;
   std::unique_ptr<CronRunner> cron_;  // STARTD_CRON_JOBLIST monitors
+  // Resource monitors (_METRICS) by job name: their devices' and slots' accounting.
+  std::map<std::string, std::unique_ptr<startd::CronMonitorState>> monitors_;
+  int64_t started_at_ = 0;  // when the agent started (Device<Name>AverageUsage's span)
   std::map<std::string, std::unique_ptr<starter::CgroupReaper>> reapers_;  // by slot
   LoopLagProbe lag_probe_;
   SlicedQueue kill_queue_;  // kills and exit reports of KILLING_TIMEOUT, in slices
@@ -332,6 +337,10 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   int64_t fetch_run_ = 0;                   // the run record of the fetched job being offered
   classad::AdPtr fetch_job_;                // ... and its ad
   std::map<std::string, classad::AdPtr> fetched_jobs_;  // slot -> job of its fetched claim
+  bool fetch_accepted_ = false;  // the work being offered was accepted (reply-fetch)
+  // slot -> run record of fetched work that preempts by RANK: it starts once the running job
+  // has retired and its claim is the slot's own.
+  std::map<std::string, int64_t> fetch_waiting_runs_;
 
   uv_pipe_t control_{};
   bool control_open_ = false;

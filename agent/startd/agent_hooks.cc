@@ -150,10 +150,32 @@ void Agent::fetch_done(const std::string& slot, const std::string& what, const H
   ev.slot = slot;
   ev.ad = job.get();
   std::string err;
+  fetch_accepted_ = false;
+  // The running claim's own fetched job, if any: a fetched job that preempts it by RANK must
+  // not take its place for that claim's evict-claim hook.
+  classad::AdPtr running_fetched;
+  if (auto f = fetched_jobs_.find(slot); f != fetched_jobs_.end() && f->second)
+    running_fetched = classad::AdPtr(f->second->copy());
   if (!handle(ev, &err)) KLOG_DEBUG("%s: %s", what.c_str(), err.c_str());
   fetch_run_ = 0;
   fetch_job_ = classad::AdPtr();
-  if (RunRec* rec = run_of(run_id); rec && rec->slot.empty()) runs_.erase(run_id);
+  if (RunRec* rec = run_of(run_id); rec && rec->slot.empty()) {
+    if (fetch_accepted_) {
+      // Accepted but not started: it preempts the running job by RANK and starts later.
+      auto old = fetch_waiting_runs_.find(slot);
+      if (old != fetch_waiting_runs_.end()) runs_.erase(old->second);
+      fetch_waiting_runs_[slot] = run_id;
+      if (running_fetched) {
+        fetched_jobs_[slot] = std::move(running_fetched);
+      } else {
+        fetched_jobs_.erase(slot);
+      }
+      KLOG_INFO("%s: the job preempts the running one by RANK; it starts when that one is gone",
+                what.c_str());
+    } else {
+      runs_.erase(run_id);
+    }
+  }
 }
 
 void Agent::advisory_hook(const std::string& slot, const char* hook, const std::string& path,
@@ -184,6 +206,7 @@ void Agent::advisory_hook(const std::string& slot, const char* hook, const std::
 
 void Agent::reply_fetch(const startd::Action& a) {
   bool accepted = a.detail.compare(0, 6, "accept") == 0;
+  fetch_accepted_ = fetch_accepted_ || accepted;
   if (accepted && fetch_job_) fetched_jobs_[a.slot] = classad::AdPtr(fetch_job_->copy());
   startd::JobHooks h = startd::job_hooks_for_slot(*cfg_, slot_id_of(a.slot));
   advisory_hook(a.slot, "reply-fetch", h.reply_fetch, accepted ? "accept" : "reject",

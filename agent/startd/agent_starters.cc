@@ -63,6 +63,16 @@ int64_t mono_ms() {
   return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// When the system booted (/proc/stat btime), 0 if unknown.
+int64_t boot_time() {
+  std::string text, err;
+  if (!core::read_file("/proc/stat", &text, &err)) return 0;
+  size_t at = text.find("\nbtime ");
+  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7);
+}
+
+}  // namespace
+
 std::vector<std::string> split_words(const std::string& s) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -75,16 +85,6 @@ std::vector<std::string> split_words(const std::string& s) {
   }
   return out;
 }
-
-// When the system booted (/proc/stat btime), 0 if unknown.
-int64_t boot_time() {
-  std::string text, err;
-  if (!core::read_file("/proc/stat", &text, &err)) return 0;
-  size_t at = text.find("\nbtime ");
-  return at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 7);
-}
-
-}  // namespace
 
 // What a starter that died without cleaning up leaves: its sandbox and its directory.
 bool remove_starter_files(const std::string& dir, std::string* err) {
@@ -265,9 +265,21 @@ std::string Agent::starter_job_file(const std::string& slot, const classad::Clas
 
 bool Agent::spawn_starter(const std::string& slot, std::string* err) {
   auto it = activating_.find(slot);
-  // Not a local run being activated: the job a fetch-work hook supplied (agent_hooks.cc).
-  RunRec* run = run_of(it == activating_.end() ? fetch_run_ : it->second);
+  // Not a local run being activated: the job a fetch-work hook supplied (agent_hooks.cc), now
+  // or earlier (fetched work that waited for the running job to go).
+  int64_t run_id = it == activating_.end() ? fetch_run_ : it->second;
   if (it != activating_.end()) activating_.erase(it);
+  if (run_id == 0) {
+    auto w = fetch_waiting_runs_.find(slot);
+    if (w != fetch_waiting_runs_.end()) {
+      run_id = w->second;
+      fetch_waiting_runs_.erase(w);
+      // Its claim is the slot's now: its evict-claim hook hears of this job.
+      if (RunRec* waited = run_of(run_id); waited && waited->job)
+        fetched_jobs_[slot] = classad::AdPtr(waited->job->copy());
+    }
+  }
+  RunRec* run = run_of(run_id);
   if (!run || !run->job) {
     *err = "no job waiting for this activation";
     return false;

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -53,7 +54,28 @@ bool same_job(const startd::CronJob& a, const startd::CronJob& b) {
   return a.executable == b.executable && a.args == b.args && a.env == b.env && a.cwd == b.cwd &&
          a.period == b.period && a.mode == b.mode && a.kill == b.kill && a.prefix == b.prefix &&
          a.slots == b.slots && a.job_load == b.job_load && a.condition == b.condition &&
-         a.reconfig == b.reconfig && a.reconfig_rerun == b.reconfig_rerun;
+         a.reconfig == b.reconfig && a.reconfig_rerun == b.reconfig_rerun &&
+         startd::cron_metrics_same(a.metrics, b.metrics);
+}
+
+// HTCondor's GPUs monitor program, which Kite provides as `kite gpu-utilization`.
+constexpr const char* kGpuMonitorProgram = "condor_gpu_utilization";
+
+// When `exe` is the GPUs monitor and no such program is installed: this binary's command
+// (file and argv, the job name first as for any monitor). False otherwise.
+bool builtin_monitor(const startd::CronJob& j, const std::vector<std::string>& kite,
+                     const std::string& config, std::string* file, std::vector<std::string>* argv) {
+  size_t slash = j.executable.rfind('/');
+  std::string base = slash == std::string::npos ? j.executable : j.executable.substr(slash + 1);
+  if (base != kGpuMonitorProgram || kite.empty() || ::access(j.executable.c_str(), X_OK) == 0)
+    return false;
+  *file = kite[0];
+  argv->assign(1, j.args.empty() ? j.name : j.args[0]);
+  argv->insert(argv->end(), kite.begin() + 1, kite.end());
+  argv->push_back("gpu-utilization");
+  if (!config.empty()) argv->insert(argv->end(), {"-c", config});
+  if (j.args.size() > 1) argv->insert(argv->end(), j.args.begin() + 1, j.args.end());
+  return true;
 }
 
 void kill_session(const CronRunner::Run* r) {
@@ -171,6 +193,8 @@ void CronRunner::start(Task* t) {
   o.name = "cron " + j.name;
   o.file = j.executable;
   o.argv = j.args;
+  if (builtin_monitor(j, kite_words_, kite_config_, &o.file, &o.argv))
+    KLOG_DEBUG("cron %s: %s is kite gpu-utilization", j.name.c_str(), j.executable.c_str());
   if (!j.env.empty()) {
     classad::Environment env;
     std::string ignore;

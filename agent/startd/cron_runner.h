@@ -18,6 +18,9 @@
 
 namespace kite::agent {
 
+/// Blank-separated words ("qemu-aarch64 /usr/bin/kite" -> two); agent_starters.cc.
+std::vector<std::string> split_words(const std::string& s);
+
 /// Where the runner's results go (the agent).
 class CronSink {
  public:
@@ -41,6 +44,13 @@ class CronRunner {
   /// those with _RECONFIG and reruns OneShots with _RECONFIG_RERUN); changed ones restart;
   /// monitors no longer listed are killed.
   void configure(const startd::CronConfig& cfg, bool reconfig);
+  /// How to run this binary (the STARTER words, which may carry an emulator) and the agent's
+  /// configuration file ("" = the default): HTCondor's `$(LIBEXEC)/condor_gpu_utilization`,
+  /// when no such program is installed, runs as `kite gpu-utilization` (Kite ships one binary).
+  void set_kite_command(std::vector<std::string> words, std::string config_path) {
+    kite_words_ = std::move(words);
+    kite_config_ = std::move(config_path);
+  }
   /// Kills every monitor and closes every handle (before the loop's last run).
   void close();
   size_t monitors() const { return tasks_.size(); }
@@ -66,6 +76,8 @@ class CronRunner {
   startd::CronConfig cfg_;
   std::vector<Task*> tasks_;  // each freed by its timer's close callback
   double load_ = 0;           // sum of the running monitors' _JOB_LOAD
+  std::vector<std::string> kite_words_;
+  std::string kite_config_;
 };
 
 }  // namespace kite::agent

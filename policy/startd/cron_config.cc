@@ -135,6 +135,11 @@ bool read_job(const config::Config& cfg, const std::string& job, CronJob* j, std
     return bad(err, base + "PREFIX", j->prefix, "only letters, digits and _ are allowed");
   if (knob(cfg, base + "SLOTS", &v) && !read_slots(base + "SLOTS", v, &j->slots, err)) return false;
   if (!read_real(cfg, base + "JOB_LOAD", &j->job_load, err)) return false;
+  std::string why;
+  if (knob(cfg, base + "METRICS", &v) && !trim(v).empty() &&
+      !cron_metrics_parse(v, &j->metrics, &why)) {
+    return bad(err, base + "METRICS", v, why.c_str());
+  }
   if (knob(cfg, base + "CONDITION", &j->condition)) {
     classad::ParseError pe;
     if (!classad::parse_expr(j->condition, &pe))

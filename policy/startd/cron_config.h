@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "policy/config/config.h"
+#include "policy/startd/cron_metrics.h"
 
 namespace kite::startd {
 
@@ -35,6 +36,8 @@ struct CronJob {
   std::vector<int> slots;       // _SLOTS: slot ids that may take its output, empty = all
   double job_load = 0.01;       // _JOB_LOAD
   std::string condition;        // _CONDITION: ClassAd expression text, "" = none
+  // _METRICS: a resource monitor (one record per device, SUM/PEAK accounting), empty = none.
+  std::vector<CronMetric> metrics;
 };
 
 /// The whole startd cron configuration.

@@ -121,6 +121,7 @@ struct Claim {
   int activations = 0;
   bool by_priority = false;  // a preempting claim the negotiator sent for user priority
   bool fetched = false;      // created for work a fetch-work hook supplied
+  AdPtr fetched_job;         // a fetched job that preempts by RANK: run once this claim is current
 };
 
 struct Job {

@@ -1,7 +1,8 @@
 // Fetch-work hooks in the startd core: when a slot asks its hook for work (Unclaimed/Idle with
 // START not false, or Claimed/Idle on a fetched claim, FetchWorkDelay after the last attempt),
 // and what becomes of the job a hook supplied: a claim and an activation like any job, or a
-// rejection. The agent runs the hooks; this file only decides.
+// rejection, or on a claimed slot a preempting claim when the machine RANKs the fetched job
+// higher. The agent runs the hooks; this file only decides.
 // HTCONDOR: ep-configuration "Job Hooks That Fetch Work", "Defining the FetchWorkDelay
 // Expression"; hooks.rst.
 #include "policy/startd/engine.h"
@@ -34,6 +35,13 @@ bool Engine::fetch_waiting(SlotImpl& s) {
 void Engine::fetch_due() {
   for (size_t i = 0; i < sd.slots_.size(); ++i) {
     SlotImpl& s = *sd.slots_[i];
+    if (s.dead) continue;
+    // A fetched job that preempted by RANK runs as soon as its claim is the slot's own.
+    if (fetched_idle_claim(s) && s.claim.fetched_job) {
+      AdPtr job = std::move(s.claim.fetched_job);
+      on_activate(s, job.get());
+      continue;
+    }
     if (!fetch_waiting(s) || now < s.next_fetch) continue;
     s.fetch_in_flight = true;
     act(s, ActionKind::kFetchWork, s.pol.hooks.keyword);
@@ -97,6 +105,23 @@ void Engine::on_fetched(SlotImpl& s, const ClassAd* job) {
     // No claimant keeps a fetched claim alive: it lasts until it is evicted.
     c.lease = kLongestDuration;
     c.lease_expires = kNever;
+  } else if (s.state == State::kClaimed && !s.partitionable) {
+    // HTCONDOR: "If the slot is claimed, the condor_startd will evaluate the Rank expression
+    // relative to the fetched job, compare it to the value of Rank for the currently running
+    // job, and decide if the existing job should be preempted"; with no user priority behind
+    // a fetched job, only a strictly higher RANK preempts.
+    t = claim_request(s, ad.get());
+    if (!t) {
+      act(s, ActionKind::kReplyFetch, "reject: " + last_refusal());
+      return;
+    }
+    Claim& c = t->preempting;
+    c.fetched = true;
+    c.lease = kLongestDuration;
+    c.lease_expires = kNever;
+    c.fetched_job = std::move(ad);
+    act(*t, ActionKind::kReplyFetch, "accept");
+    return;
   } else {
     act(s, ActionKind::kReplyFetch,
         std::string("reject: slot is ") + state_name(s.state) + "/" + activity_name(s.activity));

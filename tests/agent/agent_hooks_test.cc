@@ -63,6 +63,16 @@ std::vector<std::string> cgroup_dirs(const TestAgent& a, const std::string& name
   return found;
 }
 
+// Shell lines printing a fetched job's ad: /bin/sh writing `word` to `file`, owned by `owner`.
+std::string print_job(const std::string& owner, const std::string& word, const std::string& file) {
+  return "echo 'Cmd = \"/bin/sh\"'\n"
+         "echo \"Arguments = \\\"-c 'echo " +
+         word + " > " + file +
+         "'\\\"\"\n"
+         "echo 'Owner = \"" +
+         owner + "\"'\n";
+}
+
 std::string hooks_config(const std::string& fetch, const std::string& more) {
   return "STARTD_JOB_HOOK_KEYWORD = KT\n"
          "KT_HOOK_FETCH_WORK = " +
@@ -77,20 +87,15 @@ TEST(AgentHooks, FetchedJobRunsToCompletionAndTheReplyHookHearsAccept) {
   const std::string& d = a.dir();
   // One job, then no more work.
   // The slot ad is written aside and renamed: a later fetch never leaves it half written.
-  std::string fetch = script(d, "fetch.sh",
-                             "cat > " + d + "/slot.ad.new && mv " + d + "/slot.ad.new " + d +
-                                 "/slot.ad\n"
-                                 "[ -e " +
-                                 d +
-                                 "/fetched ] && exit 0\n"
-                                 "touch " +
-                                 d +
-                                 "/fetched\n"
-                                 "echo 'Cmd = \"/bin/sh\"'\n"
-                                 "echo \"Arguments = \\\"-c 'echo done > " +
-                                 out.path +
-                                 "/job.out'\\\"\"\n"
-                                 "echo 'Owner = \"alice\"'\n");
+  std::string fetch =
+      script(d, "fetch.sh",
+             "cat > " + d + "/slot.ad.new && mv " + d + "/slot.ad.new " + d +
+                 "/slot.ad\n"
+                 "[ -e " +
+                 d +
+                 "/fetched ] && exit 0\n"
+                 "touch " +
+                 d + "/fetched\n" + print_job("alice", "done", out.path + "/job.out"));
   std::string reply =
       script(d, "reply.sh", "cat > " + d + "/reply.in\necho \"$1\" >> " + d + "/reply.log\n");
   std::string evict = script(d, "evict.sh", "cat > " + d + "/evict.in\n");
@@ -118,6 +123,60 @@ TEST(AgentHooks, FetchedJobRunsToCompletionAndTheReplyHookHearsAccept) {
   EXPECT_NE(read_text(d + "/evict.in").find("Cmd = \"/bin/sh\""), std::string::npos);
   ASSERT_TRUE(eventually([&] { return a.slot_state("slot1") == "Unclaimed/Idle"; }, 10000))
       << a.log();
+  EXPECT_EQ(a.stop(), 0) << a.log();
+}
+
+TEST(AgentHooks, FetchedJobWithHigherRankPreemptsTheRunningJob) {
+  REQUIRE_AGENT_TESTS();
+  TestAgent a;
+  SharedDir out;
+  ASSERT_FALSE(out.path.empty());
+  const std::string& d = a.dir();
+  // The hook starts while the slot is idle and answers only once the test says so (the slot
+  // is busy by then): one job the machine RANKs above the running one, then no more work.
+  std::string fetch = script(d, "fetch.sh",
+                             "cat > /dev/null\n"
+                             "[ -e " +
+                                 d +
+                                 "/fetched ] && exit 0\n"
+                                 "i=0; while [ ! -e " +
+                                 d +
+                                 "/go ] && [ $i -lt 300 ]; do "
+                                 "sleep 0.1; i=$((i+1)); done\n"
+                                 "touch " +
+                                 d + "/fetched\n" + print_job("vip", "vip", out.path + "/job.out"));
+  std::string reply =
+      script(d, "reply.sh", "cat > /dev/null\necho \"$1\" >> " + d + "/reply.log\n");
+  std::string evict = script(d, "evict.sh", "cat > " + d + "/evict.in\n");
+  std::string err;
+  ASSERT_TRUE(a.start(hooks_config(fetch, "KT_HOOK_REPLY_FETCH = " + reply +
+                                              "\n"
+                                              "KT_HOOK_EVICT_CLAIM = " +
+                                              evict +
+                                              "\n"
+                                              "NUM_SLOTS = 1\n"
+                                              "RANK = (TARGET.Owner =?= \"vip\") * 10\n"
+                                              "FetchWorkDelay = 1\n"),
+                      &err))
+      << err;
+  // The hook is running (the slot was idle); a local run takes the slot meanwhile.
+  pid_t run = a.run_bg({"--", "/bin/sleep", "47.5"}, d + "/run.out");
+  ASSERT_TRUE(eventually([&] { return a.slot_state("slot1") == "Claimed/Busy"; }, 10000))
+      << a.log();
+  ASSERT_TRUE(eventually([&] { return !pids_running("/bin/sleep 47.5").empty(); }, 10000));
+  ASSERT_TRUE(core::write_file_atomic(d + "/go", "", 0644, &err)) << err;
+  // RANK 10 beats the local run's 0: the reply says accept, the running job is evicted and
+  // the fetched one runs on its own claim.
+  ASSERT_TRUE(eventually([&] { return read_text(out.path + "/job.out") == "vip\n"; }, 20000))
+      << read_text(d + "/reply.log") << a.log();
+  EXPECT_EQ(read_text(d + "/reply.log").substr(0, 7), "accept\n");
+  EXPECT_NE(wait_bg(run, 20000), 0);  // the local run was preempted, not completed
+  EXPECT_TRUE(pids_running("/bin/sleep 47.5").empty());
+  EXPECT_NE(a.log().find("preempts the running one by RANK"), std::string::npos) << a.log();
+  // No more work: the fetched claim ends, and its evict-claim hook hears of its own job.
+  ASSERT_TRUE(eventually([&] { return !read_text(d + "/evict.in").empty(); }, 10000)) << a.log();
+  EXPECT_NE(read_text(d + "/evict.in").find("Owner = \"vip\""), std::string::npos)
+      << read_text(d + "/evict.in");
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 

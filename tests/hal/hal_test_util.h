@@ -1,10 +1,11 @@
 // Helpers for the HAL tests: board fixture paths and scratch copies of them (tests that write
-// under a fake root work on a copy, never on the recorded tree).
+// under a fake root work on a copy, never on the recorded tree), and running the kite binary.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -15,7 +16,9 @@ namespace kite::hal::testing {
 inline std::string board_dir(const std::string& board) {
   return std::string(KITE_SOURCE_DIR) + "/board/" + board;
 }
-inline std::string fixtures(const std::string& board) { return board_dir(board) + "/fixtures"; }
+inline std::string fixtures(const std::string& board) {
+  return board_dir(board) + "/fixtures";
+}
 
 /// A temporary directory removed on destruction; optionally a copy of a board's fixtures.
 class ScratchRoot {
@@ -54,5 +57,19 @@ class ScratchRoot {
  private:
   std::string dir_;
 };
+
+/// Runs `kite ARGS` through the shell (ARGS may redirect stderr); its stdout, and the wait
+/// status in `*status`.
+inline std::string run_kite(const std::string& args, int* status) {
+  std::string cmd = std::string(KITE_BINARY) + " " + args;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  *status = pclose(p);
+  return out;
+}
 
 }  // namespace kite::hal::testing

@@ -68,8 +68,7 @@ TEST(MachineAd, GenericX86) {
   EXPECT_EQ(s(ad, "OpSysAndVer"), "Debian12");
   EXPECT_EQ(i(ad, "OpSysMajorVer"), 12);
   EXPECT_EQ(s(ad, "CgroupMode"), "hybrid");
-  EXPECT_EQ(s(ad, "CgroupControllers"),
-            "memory:v1,cpu:v1,cpuacct:v2,cpuset:v1,pids:v1,freezer:v2");
+  EXPECT_EQ(s(ad, "CgroupControllers"), "memory:v1,cpu:v1,cpuacct:v2,cpuset:v1,pids:v1,freezer:v2");
   EXPECT_EQ(s(ad, "BaseCgroup"), "kite");
   // Recorded load 4.45 over two single-cpu slots, no job load: 1.0 each, then the 2.45 left
   // spread evenly (the reference: with more owner load than slots, slots go above 1.0).
@@ -114,7 +113,8 @@ TEST(MachineAd, Server4GpuAndRaspberryPi) {
   ad = board_ad("raspberrypi-4");
   EXPECT_EQ(i(ad, "DetectedCpus"), 4);
   EXPECT_EQ(i(ad, "TotalMemory"), 3884100 / 1024 - 384);
-  EXPECT_EQ(s(ad, "CgroupControllers"), "memory:none,cpu:v2,cpuacct:v2,cpuset:v2,pids:v2,freezer:v2");
+  EXPECT_EQ(s(ad, "CgroupControllers"),
+            "memory:none,cpu:v2,cpuacct:v2,cpuset:v2,pids:v2,freezer:v2");
   EXPECT_EQ(i(ad, "DetectedGPUs"), 0);
 }
 
@@ -122,20 +122,13 @@ TEST(MachineAd, NotesSayWhatIsMissing) {
   HalReport r;
   board_ad("raspberrypi-4", &r);
   bool memory_note = false;
-  for (const std::string& n : r.notes) memory_note |= n.find("memory: no controller") != std::string::npos;
+  for (const std::string& n : r.notes)
+    memory_note |= n.find("memory: no controller") != std::string::npos;
   EXPECT_TRUE(memory_note);
 }
 
 std::string run(const std::string& args, int* status) {
-  std::string cmd = std::string(KITE_BINARY) + " hal " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  *status = pclose(p);
-  return out;
+  return testing::run_kite("hal " + args + " 2>/dev/null", status);
 }
 
 TEST(KiteHal, BoardJetsonPrintsTheFixturesGpu) {

@@ -133,7 +133,8 @@ TEST(CronConfig, BadValuesAreNamedWithTheirKnob) {
       {periodic + "STARTD_CRON_J_ARGS = \"'open\"\n", "STARTD_CRON_J_ARGS"},
       {periodic + "STARTD_CRON_J_ENV = \"=x\"\n", "STARTD_CRON_J_ENV"},
       {periodic + "STARTD_CRON_MAX_JOB_LOAD = lots\n", "STARTD_CRON_MAX_JOB_LOAD = lots"},
-      {periodic + "STARTD_CRON_LOG_NON_ZERO_EXIT = \"no\"\n", "STARTD_CRON_LOG_NON_ZERO_EXIT = \"no\""},
+      {periodic + "STARTD_CRON_LOG_NON_ZERO_EXIT = \"no\"\n",
+       "STARTD_CRON_LOG_NON_ZERO_EXIT = \"no\""},
       {periodic + "STARTD_CRON_MAX_OUTPUT_BYTES = 10\n", "STARTD_CRON_MAX_OUTPUT_BYTES = 10"},
       {"STARTD_CRON_JOBLIST = j J\nSTARTD_CRON_J_EXECUTABLE = /x\nSTARTD_CRON_J_PERIOD = 1\n",
        "listed twice"},
@@ -142,6 +143,45 @@ TEST(CronConfig, BadValuesAreNamedWithTheirKnob) {
     std::string err = read_err(c.text);
     EXPECT_NE(err.find(c.knob), std::string::npos) << "config:\n" << c.text << "error: " << err;
   }
+}
+
+}  // namespace
+}  // namespace kite::startd
+
+namespace kite::startd {
+namespace {
+
+TEST(CronConfig, FeatureGpusIsAResourceMonitorRunningTheGpuMonitor) {
+  CronConfig c = read_ok("use FEATURE : GPUs\n");
+  ASSERT_EQ(c.jobs.size(), 1u);
+  const CronJob& j = c.jobs[0];
+  EXPECT_EQ(j.name, "GPUs_MONITOR");
+  EXPECT_EQ(j.mode, CronMode::kWaitForExit);
+  EXPECT_EQ(j.period, 300);
+  // HTCondor's program name: the agent runs `kite gpu-utilization` when it is not installed.
+  EXPECT_EQ(j.executable, "/usr/libexec/kite/condor_gpu_utilization");
+  ASSERT_EQ(j.metrics.size(), 2u);
+  EXPECT_TRUE(j.metrics[0].sum);
+  EXPECT_EQ(j.metrics[0].name, "GPUs");
+  EXPECT_FALSE(j.metrics[1].sum);
+  EXPECT_EQ(j.metrics[1].name, "GPUsMemory");
+  EXPECT_EQ(j.condition, "TotalGPUs > 0 && OpSys =!= \"WINDOWS\"");
+  std::vector<CronMetric> other;
+  std::string err;
+  ASSERT_TRUE(cron_metrics_parse("SUM:GPUs, SUM:GPUsMemory", &other, &err));
+  EXPECT_FALSE(cron_metrics_same(j.metrics, other));
+  ASSERT_TRUE(cron_metrics_parse("SUM:GPUs PEAK:GPUsMemory", &other, &err));
+  EXPECT_TRUE(cron_metrics_same(j.metrics, other));
+}
+
+TEST(CronConfig, BadMetricsNameTheKnob) {
+  std::string e = read_err(
+      "STARTD_CRON_JOBLIST = m\n"
+      "STARTD_CRON_M_EXECUTABLE = /bin/true\n"
+      "STARTD_CRON_M_PERIOD = 10\n"
+      "STARTD_CRON_M_METRICS = SUM:GPUs, MAX:GPUsMemory\n");
+  EXPECT_NE(e.find("STARTD_CRON_m_METRICS"), std::string::npos) << e;
+  EXPECT_NE(e.find("MAX:GPUsMemory"), std::string::npos) << e;
 }
 
 }  // namespace
