@@ -82,7 +82,9 @@ class Cycle {
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
   MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                         double pie_left, Candidate* out, double* weight);
-  double free_weight() const;
+  // Slot weight not yet handed out; without running slots: the unclaimed weight.
+  double free_weight(bool with_running = true) const;
+  double unclaimed_weight() const { return free_weight(false); }
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
   void fill(MatchList& list);
@@ -381,11 +383,11 @@ double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& sl
 
 // Slot weight not yet handed out: idle slots, what partitionable slots have left, and running
 // slots when preemption is considered (they are part of the pie).
-double Cycle::free_weight() const {
+double Cycle::free_weight(bool with_running) const {
   double w = 0;
   for (const SlotView& s : slots_) {
     if (s.taken || s.use == SlotUse::kSkip) continue;
-    if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
+    if (s.use == SlotUse::kRunning && !(with_running && knobs_.consider_preemption)) continue;
     w += s.partitionable
              ? (plan_.use_slot_weights ? static_cast<double>(std::max<int64_t>(0, s.have[0])) : 1.0)
              : slot_weight_of(s);
@@ -397,7 +399,7 @@ double Cycle::free_weight() const {
 void Cycle::run_round(const fairshare::GroupRound& round) {
   fairshare::PieSpin pie = fairshare::round_pie(round, plan_.pies, pool_weight_, free_weight());
   fairshare::Spin spin;
-  while (pie.next(&spin)) {
+  while (pie.set_unclaimed(unclaimed_weight()), pie.next(&spin)) {
     for (const fairshare::Slice& slice : spin.slices) {
       const size_t input = round.members[slice.submitter];
       SubmitterRun& run = runs_[run_of_[input]];

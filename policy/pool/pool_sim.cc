@@ -175,6 +175,10 @@ class Sim {
   std::vector<fairshare::GroupQuota> quotas();
   int64_t next_end();
   void set_state(int j, JobState to);
+  double waiting_weight(const std::string& principal) const {
+    auto it = waiting_.find(principal);
+    return it == waiting_.end() || it->second < 1e-9 ? 0 : it->second;
+  }
   // Running and idle jobs of one `submit` name in one group, kept by set_state().
   struct Tally {
     std::string principal;
@@ -213,6 +217,9 @@ class Sim {
   std::set<int> running_;
   std::map<std::pair<std::string, std::string>, Tally> tally_;  // (submit name, group)
   std::map<std::string, std::pair<int64_t, double>> usage_;     // principal -> slots, weight
+  // Slot weight of jobs whose claims wait for their slots: theirs already in the negotiator's
+  // eyes (the accountant charges them once they run).
+  std::map<std::string, double> waiting_;
   using End = std::pair<int64_t, int>;                          // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
 };
@@ -241,7 +248,9 @@ void Sim::set_state(int j, JobState to) {
     u.first -= 1;
     u.second -= job.weight;
   }
+  if (job.state == JobState::kMatched) waiting_[job.principal] -= job.request;
   job.state = to;
+  if (to == JobState::kMatched) waiting_[job.principal] += job.request;
   if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
   if (to == JobState::kRunning) {
     running_.insert(j);
@@ -823,11 +832,29 @@ void Sim::cycle() {
           s.floor = r->floor;
           s.ceiling = r->ceiling;
         }
+        s.usage += waiting_weight(j.principal);
         in.submitters.push_back(std::move(s));
       }
       j.ad->ref();
       in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
     }
+  }
+  // Submitters with running jobs and none to match count in the pie too (pie_spin.cc says why).
+  for (const auto& [principal, use] : usage_) {
+    if ((use.first <= 0 && waiting_weight(principal) <= 0) || index.count(principal)) continue;
+    index.emplace(principal, in.submitters.size());
+    negotiator::Submitter s;
+    s.name = principal;
+    s.priority = acc_.effective_priority(principal);
+    s.nice = accountant::is_nice_user(principal);
+    s.usage = use.second;
+    if (const accountant::Record* r = acc_.find(principal)) {
+      s.usage = r->weighted_in_use;
+      s.floor = r->floor;
+      s.ceiling = r->ceiling;
+    }
+    s.usage += waiting_weight(principal);
+    in.submitters.push_back(std::move(s));
   }
   for (const accountant::Record& r : acc_.records()) {
     if (!r.is_group && !index.count(r.name))
