@@ -57,6 +57,7 @@ struct Job {
   double weight = 0;   // slot weight it holds while running
   double request = 1;  // RequestCpus: its weight as demand while idle
   int batch = 0;       // the `submit` step (its line) that made it
+  int kind = 0;        // jobs of equal kind (submitter and ad) are identical to the negotiator
   int batch_end = 0;   // one past the index of that step's last job (its jobs are contiguous)
   std::vector<fairshare::LimitUse> limits;  // held while running
 };
@@ -202,6 +203,7 @@ class Sim {
   std::vector<Job> jobs_;
   std::vector<Step> steps_;
   std::map<std::string, std::string> principal_of_;  // lower-cased submit name -> principal
+  std::map<std::string, int> kinds_;                 // principal + "\n" + submit ad -> kind
   int64_t now_ = 0;
   startd::VirtualClock clock_;
   bool evaluate_each_cycle_ = false;  // SUSPEND/PREEMPT configured: the startds look each cycle
@@ -515,7 +517,7 @@ void Sim::start_job(int j, int mi, const std::string& slot) {
   }
   r->job = j;
   const SimSlot* s = machines_[mi].sm->find(slot);
-  job.weight = s ? fairshare::slot_weight(*s->ad) : 1;
+  job.weight = s ? s->weight : 1;
   job.limits = s ? limits_of(j, *s->ad) : std::vector<fairshare::LimitUse>{};
   limits_.acquire(job.limits);
   set_state(j, JobState::kRunning);
@@ -613,6 +615,8 @@ bool Sim::apply(const Step& st) {
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       principal_of_[lower] = principal;
       const int batch_start = static_cast<int>(jobs_.size());
+      const int kind =
+          kinds_.emplace(principal + "\n" + st.ad, static_cast<int>(kinds_.size())).first->second;
       for (int64_t k = 0; k < st.count; ++k) {
         Job j;
         j.id = static_cast<int32_t>(jobs_.size() + 1);
@@ -648,6 +652,7 @@ bool Sim::apply(const Step& st) {
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
+        j.kind = kind;
         j.batch_end = batch_start + static_cast<int>(st.count);
         j.state = JobState::kGone;  // set_state() makes it Idle and indexes it
         jobs_.push_back(std::move(j));
@@ -738,8 +743,7 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
     if (!m.on) continue;
     for (const SimSlot& s : m.sm->slots()) {
       if (s.dynamic) continue;
-      pool += s.partitionable ? static_cast<double>(int_attr(*s.ad, "TotalSlotCpus", 1))
-                              : fairshare::slot_weight(*s.ad);
+      pool += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
     }
   }
   std::map<std::string, fairshare::GroupDemand> by;
@@ -795,27 +799,28 @@ void Sim::cycle() {
   in.cfg = &cfg_;
   in.now = now_;
   std::map<std::string, size_t> index;
-  // The jobs of one `submit` step are identical: no cycle can match more of them than there
-  // are slots it may take (free ones, and running ones when preemption is possible), and once
-  // one fails the rest are skipped, so at most that many are offered.
+  // Jobs of one kind (one submitter's, with the same ad, whatever `submit` made them) are
+  // identical: no cycle can match more of them than there are slots it may take (free ones,
+  // and running ones when preemption is possible), and once one fails the rest are skipped, so
+  // at most that many are offered.
   size_t slot_count = 0;
   for (size_t mi = 0; mi < machines_.size(); ++mi) {
     const Machine& m = machines_[mi];
     if (!m.on) continue;
     for (const SimSlot& s : m.sm->slots()) {
       const SlotRec* r = m.recs.empty() ? nullptr : rec(static_cast<int>(mi), s.name);
-      in.pool_weight += fairshare::slot_weight(*s.ad);
+      in.pool_weight += s.weight;
       if (!offered(s, r, preemption_possible_)) continue;
-      slot_count += s.partitionable ? static_cast<size_t>(int_attr(*s.ad, "Cpus", 1)) : 1;
+      slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.cpus)) : 1;
       s.ad->ref();
       in.slots.push_back(AdPtr(s.ad));
     }
   }
-  std::map<int, size_t> offered_jobs;  // batch -> jobs offered
+  std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered
   for (const auto& [principal, set] : idle_) {
     for (auto next = set.begin(); next != set.end();) {
       const Job& j = jobs_[next->second];
-      if (++offered_jobs[j.batch] > slot_count + 1) {
+      if (++offered_jobs[static_cast<size_t>(j.kind)] > slot_count + 1) {
         next = set.lower_bound({next->first, j.batch_end});  // the batch's other jobs
         continue;
       }

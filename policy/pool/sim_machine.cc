@@ -4,6 +4,8 @@
 
 #include <strings.h>
 
+#include "policy/fairshare/slot_weight.h"
+
 namespace kite::pool {
 
 using startd::Action;
@@ -74,6 +76,10 @@ void SimMachine::snapshot() {
     s.running = v.starter_running;
     s.state = v.state;
     s.activity = v.activity;
+    // Read here, once per change, not by every cycle.
+    s.weight = fairshare::slot_weight(*s.ad);
+    if (!s.ad->evaluate_int("Cpus", s.cpus)) s.cpus = 0;
+    if (!s.ad->evaluate_int("TotalSlotCpus", s.total_cpus)) s.total_cpus = s.cpus;
   }
 }
 

@@ -23,6 +23,9 @@ struct SimSlot {
   bool partitionable = false;
   bool dynamic = false;
   bool running = false;  // a starter runs there (a job, possibly retiring or vacating)
+  double weight = 0;     // SLOT_WEIGHT, taken when the ad last changed
+  int64_t cpus = 0;      // Cpus (a partitionable slot: what it has left)
+  int64_t total_cpus = 0;
   startd::State state = startd::State::kOwner;
   startd::Activity activity = startd::Activity::kIdle;
 };
