@@ -12,6 +12,7 @@
 #include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/autocluster.h"
 #include "policy/negotiator/candidates.h"
+#include "policy/negotiator/cycle_settings.h"
 #include "policy/negotiator/ephemeral.h"
 #include "policy/negotiator/fair_plan.h"
 #include "policy/negotiator/job_order.h"
@@ -68,8 +69,11 @@ auto heap_less = [](const Candidate& a, const Candidate& b) { return candidate_b
 
 class Cycle {
  public:
-  explicit Cycle(const CycleInput& in) : in_(in), knobs_(knobs_read(in.cfg, &warning_)) {
-    if (!warning_.empty()) result_.warnings.push_back(warning_);
+  explicit Cycle(const CycleInput& in)
+      : in_(in),
+        settings_(in.settings ? in.settings : read_cycle_settings(in.cfg)),
+        knobs_(settings_->knobs) {
+    result_.warnings = settings_->warnings;
     env_.now_fn = now_of;
     env_.clock = &in_.now;
     env_.random = &random_;
@@ -96,9 +100,9 @@ class Cycle {
   double remote_prio(const std::string& user, double* usage) const;
 
   const CycleInput& in_;
-  std::string warning_;
+  std::shared_ptr<const CycleSettings> settings_;
+  const Knobs& knobs_;
   CycleResult result_;
-  Knobs knobs_;
   classad::RandomStream random_{1};
   classad::EvalEnv env_;
   std::vector<SlotView> slots_;
@@ -270,7 +274,8 @@ MatchList& Cycle::list_for(uint32_t cluster) {
 }
 
 double Cycle::slot_weight_of(const SlotView& s) const {
-  return fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
+  if (s.partitionable) return fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
+  return s.weight;  // run() reads it once
 }
 
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
@@ -416,8 +421,10 @@ CycleResult Cycle::run() {
   setup_slots();
   setup_submitters();
   // The pie: every slot the cycle may match, or preempt when preemption is considered.
-  // NEGOTIATOR_USE_SLOT_WEIGHTS first (fair_plan reports it if it does not read).
-  if (in_.cfg) config::read_bool(*in_.cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &plan_.use_slot_weights);
+  // NEGOTIATOR_USE_SLOT_WEIGHTS first (read with the other settings; a warning if it does not read).
+  plan_.use_slot_weights = settings_->use_slot_weights;
+  for (SlotView& s : slots_)
+    if (!s.partitionable) s.weight = fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
   for (const SlotView& s : slots_) {
     if (s.use == SlotUse::kSkip) continue;
     if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
@@ -435,7 +442,7 @@ CycleResult Cycle::run() {
       demand[i] += cpus > 0 ? cpus : 1;
     }
   }
-  fair_plan(in_, demand, pool_weight_, &plan_, &result_.warnings);
+  fair_plan(in_, *settings_, demand, pool_weight_, &plan_, &result_.warnings);
   for (const fairshare::GroupRound& round : plan_.rounds) {
     if (free_weight() <= 0) break;
     run_round(round);

@@ -23,6 +23,7 @@
 #include "policy/fairshare/concurrency_limits.h"
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/slot_weight.h"
+#include "policy/negotiator/cycle_settings.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/pool/pool_steps.h"
 #include "policy/pool/sim_machine.h"
@@ -191,6 +192,7 @@ class Sim {
   std::string file_;
   PoolResult* res_;
   config::Config cfg_{"NEGOTIATOR"};
+  std::shared_ptr<const negotiator::CycleSettings> settings_;  // read once for every cycle
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
   fairshare::LimitTracker limits_;
@@ -282,6 +284,7 @@ bool Sim::setup(const std::string& cfg_text) {
     return false;
   }
   acc_.set_settings(std::move(as));
+  settings_ = negotiator::read_cycle_settings(&cfg_);
   limits_ = fairshare::LimitTracker(std::move(table));
   if (!cfg_.get("UID_DOMAIN", &uid_domain_) || uid_domain_.empty()) uid_domain_ = "localhost";
   cfg_text_ = cfg_text;
@@ -797,6 +800,7 @@ void Sim::cycle() {
   }
   negotiator::CycleInput in;
   in.cfg = &cfg_;
+  in.settings = settings_;
   in.now = now_;
   std::map<std::string, size_t> index;
   // Jobs of one kind (one submitter's, with the same ad, whatever `submit` made them) are
