@@ -97,8 +97,7 @@ bool PieSpin::next(Spin* out) {
   for (size_t i : order) {
     const PieSubmitter& s = subs_[i];
     const double share = (1 / std::max(s.eup, kEps)) / inverse_sum;
-    double limit =
-        first ? share * pool_weight_ - s.usage - state_[i].matched : share * later_left;
+    double limit = first ? share * pool_weight_ - s.usage - state_[i].matched : share * later_left;
     limit = std::max(0.0, std::min({limit, wants(i), first ? left : later_left}));
     bool one = limit < min_slot_weight_ - kEps && (limit > kEps || !first);
     out->slices.push_back({i, limit, one});

@@ -3,7 +3,6 @@
 
 #include <map>
 
-
 namespace kite::negotiator {
 
 void fair_plan(const CycleInput& in, const CycleSettings& settings,

@@ -26,8 +26,9 @@ struct FairPlan {
   fairshare::LimitTracker limits;             // with the units running jobs hold
 };
 
-/// Takes the settings (read once, cycle_settings.h) and plans the rounds. `demand[i]` is the slot weight submitter i's idle jobs request; `pool_weight`
-/// the slot weight of every slot the cycle may match or preempt.
+/// Takes the settings (read once, cycle_settings.h) and plans the rounds. `demand[i]` is the slot
+/// weight submitter i's idle jobs request; `pool_weight` the slot weight of every slot the cycle
+/// may match or preempt.
 void fair_plan(const CycleInput& in, const CycleSettings& settings,
                const std::vector<double>& demand, double pool_weight, FairPlan* out,
                std::vector<std::string>* warnings);

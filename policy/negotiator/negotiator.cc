@@ -421,7 +421,8 @@ CycleResult Cycle::run() {
   setup_slots();
   setup_submitters();
   // The pie: every slot the cycle may match, or preempt when preemption is considered.
-  // NEGOTIATOR_USE_SLOT_WEIGHTS first (read with the other settings; a warning if it does not read).
+  // NEGOTIATOR_USE_SLOT_WEIGHTS first (read with the other settings; a warning if it does not
+  // read).
   plan_.use_slot_weights = settings_->use_slot_weights;
   for (SlotView& s : slots_)
     if (!s.partitionable) s.weight = fairshare::slot_weight(*s.ad, plan_.use_slot_weights);

@@ -200,7 +200,7 @@ class Sim {
   std::string cfg_text_;
   int64_t interval_ = 60, worklife_ = 1200;
   std::vector<Machine> machines_;
-  std::map<std::string, int> machine_by_name_;  // lower-cased
+  std::map<std::string, int> machine_by_name_;                       // lower-cased
   std::map<int64_t, std::unique_ptr<config::Config>> machine_cfgs_;  // by slots (0: pslot)
   std::vector<Job> jobs_;
   std::vector<Step> steps_;
@@ -208,7 +208,7 @@ class Sim {
   std::map<std::string, int> kinds_;                 // principal + "\n" + submit ad -> kind
   int64_t now_ = 0;
   startd::VirtualClock clock_;
-  bool evaluate_each_cycle_ = false;  // SUSPEND/PREEMPT configured: the startds look each cycle
+  bool evaluate_each_cycle_ = false;      // SUSPEND/PREEMPT configured: the startds look each cycle
   using Timer = std::pair<int64_t, int>;  // (time, machine); stale when != the machine's timer
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   int64_t preemptions_ = 0;  // since the last `expect preemptions`
@@ -224,7 +224,7 @@ class Sim {
   // Slot weight of jobs whose claims wait for their slots: theirs already in the negotiator's
   // eyes (the accountant charges them once they run).
   std::map<std::string, double> waiting_;
-  using End = std::pair<int64_t, int>;                          // (end time, job)
+  using End = std::pair<int64_t, int>;  // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
 };
 
@@ -360,9 +360,9 @@ const config::Config* Sim::machine_config(const Machine& m, std::string* error) 
   if (it != machine_cfgs_.end()) return it->second.get();
   std::string text = "ALIVE_INTERVAL = 100000000\nUPDATE_INTERVAL = 100000000\n" + cfg_text_ +
                      "\nNUM_SLOTS_TYPE_1 = " + (key == 0 ? "1" : std::to_string(key)) + "\n";
-  text += key == 0 ? "SLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
-                   : "SLOT_TYPE_1 = 1/" + std::to_string(key) +
-                         "\nSLOT_TYPE_1_PARTITIONABLE = False\n";
+  text += key == 0
+              ? "SLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+              : "SLOT_TYPE_1 = 1/" + std::to_string(key) + "\nSLOT_TYPE_1_PARTITIONABLE = False\n";
   auto cfg = std::make_unique<config::Config>("STARTD");
   cfg->set_detected("FULL_HOSTNAME", "localhost");
   cfg->set_detected("HOSTNAME", "localhost");
@@ -451,8 +451,8 @@ void Sim::sync(int mi) {
         } else {
           set_state(p, JobState::kIdle);
         }
-      } else if (!s || (s->state != startd::State::kClaimed &&
-                        s->state != startd::State::kPreempting)) {
+      } else if (!s ||
+                 (s->state != startd::State::kClaimed && s->state != startd::State::kPreempting)) {
         r.pending = -1;
         set_state(p, JobState::kIdle);
       }
@@ -883,8 +883,7 @@ void Sim::cycle() {
   for (const negotiator::Match& m : out.matches) {
     std::string slot;
     const int mi = split_slot(m.slot, &slot);
-    if (mi < 0 || !machines_[mi].on || m.cluster < 1 || m.cluster > (int32_t)jobs_.size())
-      continue;
+    if (mi < 0 || !machines_[mi].on || m.cluster < 1 || m.cluster > (int32_t)jobs_.size()) continue;
     const int j = m.cluster - 1;
     if (jobs_[j].state != JobState::kIdle) continue;
     Machine& mach = machines_[mi];

@@ -18,7 +18,7 @@ namespace kite::pool {
 
 /// What the simulator needs to know of one slot of the machine right now.
 struct SimSlot {
-  std::string name;  // the startd's name: "slot1", "slot1_2"
+  std::string name;                // the startd's name: "slot1", "slot1_2"
   classad::ClassAd* ad = nullptr;  // the startd's: valid until the machine is next called
   bool partitionable = false;
   bool dynamic = false;
@@ -51,8 +51,7 @@ class SimMachine {
   /// The schedd gives up the slot's (idle) claim.
   void release(const std::string& slot);
   /// Sets inputs on every slot (`set` steps).
-  bool set_inputs(const std::vector<std::pair<std::string, std::string>>& inputs,
-                  std::string* err);
+  bool set_inputs(const std::vector<std::pair<std::string, std::string>>& inputs, std::string* err);
   /// Evaluates the policy now (timers due, SUSPEND/PREEMPT that may have changed).
   void evaluate();
   int64_t next_timer() const { return sd_.next_timer(); }
