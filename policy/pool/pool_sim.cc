@@ -158,7 +158,8 @@ class Sim {
   void cycle();
   bool machine_up(int m, int line);
   void machine_down(int m);
-  const config::Config* machine_config(const Machine& m, std::string* error);
+  const config::Config* machine_config(const Machine& m, int64_t cpus, int64_t mem,
+                                       std::string* error);
   SlotRec* rec(int m, const std::string& slot);
   void sync(int m);
   void timers_due();
@@ -201,7 +202,8 @@ class Sim {
   int64_t interval_ = 60, worklife_ = 1200;
   std::vector<Machine> machines_;
   std::map<std::string, int> machine_by_name_;                       // lower-cased
-  std::map<int64_t, std::unique_ptr<config::Config>> machine_cfgs_;  // by slots (0: pslot)
+  // Startd configurations by layout and resources: "slots/cpus/memory" (0 slots: partitionable).
+  std::map<std::string, std::unique_ptr<config::Config>> machine_cfgs_;
   std::vector<Job> jobs_;
   std::vector<Step> steps_;
   std::map<std::string, std::string> principal_of_;  // lower-cased submit name -> principal
@@ -350,22 +352,29 @@ bool Sim::add_step(const Step& st) {
   return true;
 }
 
-// The startd configuration of machines with `nslots` static slots (0: one partitionable slot):
-// the scenario's settings, with the layout the machine line asks for. The simulated schedd never
-// misses a keep-alive and the collector needs no periodic updates, so leases and ad updates
-// are out of the way unless the scenario sets them.
-const config::Config* Sim::machine_config(const Machine& m, std::string* error) {
-  const int64_t key = m.partitionable ? 0 : m.nslots;
+// The startd configuration of machines like `m`: the scenario's settings, with the layout the
+// machine line asks for (`nslots` static slots sharing everything evenly, or one partitionable
+// slot) and the machine's CPUs and memory as detected. The simulated schedd never misses a
+// keep-alive and the collector needs no periodic updates, so leases and ad updates are out of
+// the way unless the scenario sets them.
+const config::Config* Sim::machine_config(const Machine& m, int64_t cpus, int64_t mem,
+                                          std::string* error) {
+  const int64_t slots = m.partitionable ? 0 : m.nslots;
+  const std::string key =
+      std::to_string(slots) + "/" + std::to_string(cpus) + "/" + std::to_string(mem);
   auto it = machine_cfgs_.find(key);
   if (it != machine_cfgs_.end()) return it->second.get();
   std::string text = "ALIVE_INTERVAL = 100000000\nUPDATE_INTERVAL = 100000000\n" + cfg_text_ +
-                     "\nNUM_SLOTS_TYPE_1 = " + (key == 0 ? "1" : std::to_string(key)) + "\n";
-  text += key == 0
-              ? "SLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
-              : "SLOT_TYPE_1 = 1/" + std::to_string(key) + "\nSLOT_TYPE_1_PARTITIONABLE = False\n";
+                     "\nNUM_SLOTS_TYPE_1 = " + (slots == 0 ? "1" : std::to_string(slots)) + "\n";
+  text += slots == 0 ? "SLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+                     : "SLOT_TYPE_1 = 1/" + std::to_string(slots) +
+                           "\nSLOT_TYPE_1_PARTITIONABLE = False\n";
   auto cfg = std::make_unique<config::Config>("STARTD");
   cfg->set_detected("FULL_HOSTNAME", "localhost");
   cfg->set_detected("HOSTNAME", "localhost");
+  for (const char* n : {"DETECTED_CPUS", "DETECTED_CORES", "DETECTED_PHYSICAL_CPUS"})
+    cfg->set_detected(n, std::to_string(cpus));
+  cfg->set_detected("DETECTED_MEMORY", std::to_string(mem));
   config::Status st = cfg->load_string(text, file_);
   if (st.ok) st = cfg->finish();
   if (!st.ok) {
@@ -384,7 +393,7 @@ bool Sim::machine_up(int mi, int line) {
   if (cpus < 1 || cpus > 1 << 20 || mem < 0 || disk < 0 || cpus < (m.partitionable ? 1 : m.nslots))
     return fail(line, "machine " + m.name + ": bad resources (at least one CPU per slot)");
   std::string error;
-  const config::Config* cfg = machine_config(m, &error);
+  const config::Config* cfg = machine_config(m, cpus, mem, &error);
   if (!cfg) return fail(line, "machine " + m.name + ": " + error);
   startd::MachineFacts facts;
   facts.cpus = static_cast<int>(cpus);
