@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <queue>
@@ -78,10 +79,35 @@ struct Machine {
   bool partitionable = false;
   int64_t nslots = 0;
   bool on = false;
+  std::unique_ptr<config::Config> cfg;  // its own copy: `set START=...` changes its policy
   std::unique_ptr<SimMachine> sm;
   std::vector<SlotRec> recs;
   int64_t timer = INT64_MAX;  // the startd's next timer as last asked
 };
+
+// Machine attributes that are the startd's policy (configuration), not inputs: a machine ad or
+// `set` naming one changes that machine's policy, as its own configuration would.
+bool is_policy_attr(std::string_view name) {
+  for (const char* p : {"START", "RANK", "SUSPEND", "CONTINUE", "PREEMPT", "KILL", "WANT_SUSPEND",
+                        "WANT_VACATE", "IS_OWNER", "MaxJobRetirementTime", "MachineMaxVacateTime"})
+    if (name.size() == std::strlen(p) && strncasecmp(name.data(), p, name.size()) == 0) return true;
+  return false;
+}
+
+// Splits ad entries into configuration lines (policy attributes) and inputs (the rest).
+void split_attrs(const ClassAd& ad, std::string* policy,
+                 std::vector<std::pair<std::string, std::string>>* inputs) {
+  for (const ClassAd::Entry& e : ad.entries()) {
+    std::string_view n = e.name->view();
+    std::string text;
+    classad::unparse_expr(text, e.expr);
+    if (is_policy_attr(n)) {
+      *policy += std::string(n) + " = " + text + "\n";
+    } else {
+      inputs->emplace_back(std::string(n), text);
+    }
+  }
+}
 
 std::string fmt(double v) {
   char buf[64];
@@ -201,7 +227,7 @@ class Sim {
   std::string cfg_text_;
   int64_t interval_ = 60, worklife_ = 1200;
   std::vector<Machine> machines_;
-  std::map<std::string, int> machine_by_name_;                       // lower-cased
+  std::map<std::string, int> machine_by_name_;  // lower-cased
   // Startd configurations by layout and resources: "slots/cpus/memory" (0 slots: partitionable).
   std::map<std::string, std::unique_ptr<config::Config>> machine_cfgs_;
   std::vector<Job> jobs_;
@@ -400,16 +426,23 @@ bool Sim::machine_up(int mi, int line) {
   facts.memory_mb = mem;
   facts.disk_kb = disk;
   facts.hostname = m.name;
-  // The machine ad's other attributes are the startd's inputs, in every slot's ad.
+  // The machine ad's policy attributes are its configuration; the others (but resources) are
+  // the startd's inputs, in every slot's ad.
   std::vector<std::pair<std::string, std::string>> inputs;
-  for (const ClassAd::Entry& e : m.base->entries()) {
-    std::string_view n = e.name->view();
-    if (iequal(n, "Cpus") || iequal(n, "Memory") || iequal(n, "Disk")) continue;
-    std::string text;
-    classad::unparse_expr(text, e.expr);
-    inputs.emplace_back(std::string(n), text);
+  std::string policy;
+  split_attrs(*m.base, &policy, &inputs);
+  inputs.erase(std::remove_if(inputs.begin(), inputs.end(),
+                              [](const std::pair<std::string, std::string>& in) {
+                                return iequal(in.first, "Cpus") || iequal(in.first, "Memory") ||
+                                       iequal(in.first, "Disk");
+                              }),
+               inputs.end());
+  m.cfg = std::make_unique<config::Config>(*cfg);
+  if (!policy.empty()) {
+    config::Status st = m.cfg->load_string(policy, file_);
+    if (!st.ok) return fail(line, "machine " + m.name + ": " + st.message);
   }
-  m.sm = std::make_unique<SimMachine>(*cfg, facts, clock_);
+  m.sm = std::make_unique<SimMachine>(*m.cfg, facts, clock_);
   if (!m.sm->init(inputs, &error)) {
     m.sm.reset();
     return fail(line, "machine " + m.name + ": " + error);
@@ -429,6 +462,7 @@ void Sim::machine_down(int mi) {
   }
   m.recs.clear();
   m.sm.reset();
+  m.cfg.reset();
   m.on = false;
   m.timer = INT64_MAX;
 }
@@ -726,20 +760,25 @@ bool Sim::apply(const Step& st) {
       classad::ParseError pe;
       AdPtr change(classad::parse_classad(st.ad, &pe));
       if (!change) return fail(st.line, "set " + st.ad + ": " + pe.to_string());
-      // Resources (Cpus, Memory, Disk) take effect when the machine next comes on.
+      // Policy attributes (START, RANK, ...) change the machine's configuration; resources
+      // (Cpus, Memory, Disk) take effect when the machine next comes on; the rest are inputs.
       std::vector<std::pair<std::string, std::string>> inputs;
-      for (const ClassAd::Entry& e : change->entries()) {
-        std::string text;
-        classad::unparse_expr(text, e.expr);
-        inputs.emplace_back(std::string(e.name->view()), text);
-      }
+      std::string policy;
+      split_attrs(*change, &policy, &inputs);
+      if (change->lookup("Rank")) preemption_possible_ = true;
       for (const std::string& n : st.names) {
         const int mi = machine_index(n);
         Machine& m = machines_[mi];
         merge(*m.base, *change);
         if (!m.on) continue;
         std::string error;
-        if (!m.sm->set_inputs(inputs, &error)) return fail(st.line, "set: " + error);
+        if (!policy.empty()) {
+          config::Status cs = m.cfg->load_string(policy, file_);
+          if (!cs.ok) return fail(st.line, "set: " + cs.message);
+          if (!m.sm->reload_policy(&error)) return fail(st.line, "set: " + error);
+        }
+        if (!inputs.empty() && !m.sm->set_inputs(inputs, &error))
+          return fail(st.line, "set: " + error);
         sync(mi);
       }
       return true;

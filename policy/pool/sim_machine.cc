@@ -40,6 +40,12 @@ bool SimMachine::set_inputs(const std::vector<std::pair<std::string, std::string
   return true;
 }
 
+bool SimMachine::reload_policy(std::string* err) {
+  if (!sd_.reload_policy(err)) return false;
+  evaluate();
+  return true;
+}
+
 void SimMachine::evaluate() {
   Output out;
   sd_.evaluate(&out);

@@ -52,6 +52,8 @@ class SimMachine {
   void release(const std::string& slot);
   /// Sets inputs on every slot (`set` steps).
   bool set_inputs(const std::vector<std::pair<std::string, std::string>>& inputs, std::string* err);
+  /// Re-reads the policy expressions from the configuration, which the caller changed in place.
+  bool reload_policy(std::string* err);
   /// Evaluates the policy now (timers due, SUSPEND/PREEMPT that may have changed).
   void evaluate();
   int64_t next_timer() const { return sd_.next_timer(); }
