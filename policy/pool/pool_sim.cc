@@ -504,9 +504,11 @@ void Sim::sync(int mi) {
   m.recs.erase(std::remove_if(m.recs.begin(), m.recs.end(),
                               [](const SlotRec& r) { return r.job < 0 && r.pending < 0; }),
                m.recs.end());
-  const int64_t t = m.sm->next_timer();
-  m.timer = t == INT64_MAX ? t : std::max(t, now_ + 1);
-  if (m.timer != INT64_MAX) timers_.push({m.timer, mi});
+  int64_t t = m.sm->next_timer();
+  if (t != INT64_MAX) t = std::max(t, now_ + 1);
+  if (t == m.timer) return;  // its entry in timers_ still holds
+  m.timer = t;
+  if (t != INT64_MAX) timers_.push({t, mi});
 }
 
 // The earliest startd timer (stale entries dropped).
