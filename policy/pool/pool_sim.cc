@@ -94,6 +94,16 @@ bool is_policy_attr(std::string_view name) {
   return false;
 }
 
+// Policy a startd must look at every cycle to follow: it may change its mind at any time.
+constexpr const char* kEachCycleKnobs[] = {"SUSPEND", "PREEMPT", "KILL", "CONTINUE",
+                                           "WANT_SUSPEND"};
+
+bool changes_each_cycle(const ClassAd& ad) {
+  for (const char* knob : kEachCycleKnobs)
+    if (ad.lookup(knob)) return true;
+  return false;
+}
+
 // Splits ad entries into configuration lines (policy attributes) and inputs (the rest).
 void split_attrs(const ClassAd& ad, std::string* policy,
                  std::vector<std::pair<std::string, std::string>>* inputs) {
@@ -320,7 +330,7 @@ bool Sim::setup(const std::string& cfg_text) {
   if (cfg_.get("RANK", &v) && !v.empty()) rank_expr = v;
   // The startds evaluate their policy on their timers and when something happens to them; a
   // SUSPEND or PREEMPT policy may change its mind at any time, so then they look every cycle.
-  for (const char* knob : {"SUSPEND", "PREEMPT", "KILL", "CONTINUE", "WANT_SUSPEND"}) {
+  for (const char* knob : kEachCycleKnobs) {
     config::Entry e;
     if (cfg_.lookup(knob, &e) && !e.is_default) evaluate_each_cycle_ = true;
   }
@@ -368,6 +378,8 @@ bool Sim::add_step(const Step& st) {
     m.name = n;
     m.base = AdPtr(base->copy());
     m.partitionable = st.partitionable;
+    if (changes_each_cycle(*base)) evaluate_each_cycle_ = true;
+    if (base->lookup("Rank")) preemption_possible_ = true;
     m.nslots = st.count > 0 ? st.count : 1;
     std::string lower = n;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -768,6 +780,7 @@ bool Sim::apply(const Step& st) {
       std::string policy;
       split_attrs(*change, &policy, &inputs);
       if (change->lookup("Rank")) preemption_possible_ = true;
+      if (changes_each_cycle(*change)) evaluate_each_cycle_ = true;
       for (const std::string& n : st.names) {
         const int mi = machine_index(n);
         Machine& m = machines_[mi];
