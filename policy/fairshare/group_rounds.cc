@@ -30,6 +30,9 @@ std::vector<GroupRound> group_rounds(const GroupSettings& settings,
     GroupRound r;
     r.group = quotas[g].name;
     r.quota = quotas[g].allocated;
+    // Without GROUP_NAMES HTCondor applies no group quota: what the submitters hold (those with
+    // only running jobs included) limits nothing but their own pie slices.
+    r.unlimited = settings.groups.empty();
     for (size_t i = 0; i < submitters.size(); ++i) {
       const std::string& mine = i < group_of.size() ? group_of[i] : std::string(kNoGroup);
       if (mine != r.group && !(r.group == kNoGroup && mine.empty())) continue;
@@ -56,7 +59,7 @@ PieSpin round_pie(const GroupRound& round, const std::vector<PieSubmitter>& subm
                   double pool_weight, double free_weight, double min_slot_weight) {
   std::vector<PieSubmitter> members;
   for (size_t i : round.members) members.push_back(submitters[i]);
-  if (round.autoregroup)
+  if (round.autoregroup || round.unlimited)
     return PieSpin(std::move(members), pool_weight, free_weight, min_slot_weight);
   const double room = std::max(0.0, round.quota - round.usage);
   return PieSpin(std::move(members), round.quota, std::min(free_weight, room), min_slot_weight);

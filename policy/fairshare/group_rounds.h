@@ -23,6 +23,7 @@ struct GroupRound {
   double usage = 0;             // slot weight they hold now
   std::vector<size_t> members;  // indices into the cycle's submitters
   bool autoregroup = false;     // the last round: autoregrouped submitters over what is left
+  bool unlimited = false;       // no groups configured: the one round has no quota to keep
 };
 
 /// The rounds of one cycle. `group_of[i]` is submitter i's group (as group_of() gives it);

@@ -82,11 +82,23 @@ bool PieSpin::next(Spin* out) {
   // The first spin divides the whole pool and subtracts what each already holds, so usage
   // counts against the share; later spins divide what is left.
   const bool first = number == 1 && !nice_round;
+  // A submitter with running jobs and nothing to match still has its slice of the first spin:
+  // the reference's negotiator "finds all users who have submitted jobs" (every submitter the
+  // schedds advertise, running jobs or idle) and divides the pie by all their priorities, so a
+  // newcomer's slice is its share, not the whole pool, and it preempts no more than that.
+  if (first) {
+    for (size_t i = 0; i < subs_.size(); ++i) {
+      if (!subs_[i].nice && subs_[i].usage > kEps && !active(i))
+        inverse_sum += 1 / std::max(subs_[i].eup, kEps);
+    }
+  }
+  const double later_left = unclaimed_ >= 0 ? std::min(left, unclaimed_) : left;
+  if (!first && later_left < kEps) return false;
   for (size_t i : order) {
     const PieSubmitter& s = subs_[i];
     const double share = (1 / std::max(s.eup, kEps)) / inverse_sum;
-    double limit = first ? share * pool_weight_ - s.usage - state_[i].matched : share * left;
-    limit = std::max(0.0, std::min({limit, wants(i), left}));
+    double limit = first ? share * pool_weight_ - s.usage - state_[i].matched : share * later_left;
+    limit = std::max(0.0, std::min({limit, wants(i), first ? left : later_left}));
     bool one = limit < min_slot_weight_ - kEps && (limit > kEps || !first);
     out->slices.push_back({i, limit, one});
   }

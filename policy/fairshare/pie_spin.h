@@ -56,6 +56,10 @@ class PieSpin {
 
   double matched(size_t i) const { return state_[i].matched; }
   double pie_left() const { return available_ - total_matched_; }
+  /// The slot weight of the unclaimed slots left now. Spins after the first hand out only
+  /// these: a submitter preempts within its first-spin slice, never with leftovers. Unset
+  /// (< 0): no such limit.
+  void set_unclaimed(double weight) { unclaimed_ = weight; }
   const std::vector<PieSubmitter>& submitters() const { return subs_; }
 
  private:
@@ -73,6 +77,7 @@ class PieSpin {
   double available_;
   double min_slot_weight_;
   double total_matched_ = 0;
+  double unclaimed_ = -1;
   double matched_this_spin_ = 0;
   int next_number_ = 0;
 };

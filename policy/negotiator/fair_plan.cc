@@ -3,26 +3,14 @@
 
 #include <map>
 
-#include "policy/config/typed.h"
-
 namespace kite::negotiator {
 
-void fair_plan(const CycleInput& in, const std::vector<double>& demand, double pool_weight,
-               FairPlan* out, std::vector<std::string>* warnings) {
-  fairshare::LimitTable table;
-  if (in.cfg) {
-    config::Status st =
-        config::read_bool(*in.cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &out->use_slot_weights);
-    if (!st.ok) warnings->push_back(st.message);
-    st = fairshare::group_settings_from_config(*in.cfg, &out->groups);
-    if (!st.ok) {
-      warnings->push_back(st.message);
-      out->groups = fairshare::GroupSettings{};
-    }
-    st = fairshare::limits_from_config(*in.cfg, &table);
-    if (!st.ok) warnings->push_back(st.message);
-  }
-  out->limits = fairshare::LimitTracker(std::move(table));
+void fair_plan(const CycleInput& in, const CycleSettings& settings,
+               const std::vector<double>& demand, double pool_weight, FairPlan* out,
+               std::vector<std::string>* warnings) {
+  out->use_slot_weights = settings.use_slot_weights;
+  out->groups = settings.groups;
+  out->limits = fairshare::LimitTracker(settings.limits);
   out->limits.acquire(in.limits_in_use);
 
   std::map<std::string, fairshare::GroupDemand> by_group;

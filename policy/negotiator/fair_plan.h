@@ -11,6 +11,7 @@
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/group_rounds.h"
 #include "policy/fairshare/pie_spin.h"
+#include "policy/negotiator/cycle_settings.h"
 #include "policy/negotiator/negotiator.h"
 
 namespace kite::negotiator {
@@ -25,10 +26,11 @@ struct FairPlan {
   fairshare::LimitTracker limits;             // with the units running jobs hold
 };
 
-/// Reads the settings (errors go to *warnings and leave that part at its defaults) and plans
-/// the rounds. `demand[i]` is the slot weight submitter i's idle jobs request; `pool_weight`
-/// the slot weight of every slot the cycle may match or preempt.
-void fair_plan(const CycleInput& in, const std::vector<double>& demand, double pool_weight,
-               FairPlan* out, std::vector<std::string>* warnings);
+/// Takes the settings (read once, cycle_settings.h) and plans the rounds. `demand[i]` is the slot
+/// weight submitter i's idle jobs request; `pool_weight` the slot weight of every slot the cycle
+/// may match or preempt.
+void fair_plan(const CycleInput& in, const CycleSettings& settings,
+               const std::vector<double>& demand, double pool_weight, FairPlan* out,
+               std::vector<std::string>* warnings);
 
 }  // namespace kite::negotiator

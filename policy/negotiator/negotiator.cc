@@ -12,6 +12,7 @@
 #include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/autocluster.h"
 #include "policy/negotiator/candidates.h"
+#include "policy/negotiator/cycle_settings.h"
 #include "policy/negotiator/ephemeral.h"
 #include "policy/negotiator/fair_plan.h"
 #include "policy/negotiator/job_order.h"
@@ -68,8 +69,11 @@ auto heap_less = [](const Candidate& a, const Candidate& b) { return candidate_b
 
 class Cycle {
  public:
-  explicit Cycle(const CycleInput& in) : in_(in), knobs_(knobs_read(in.cfg, &warning_)) {
-    if (!warning_.empty()) result_.warnings.push_back(warning_);
+  explicit Cycle(const CycleInput& in)
+      : in_(in),
+        settings_(in.settings ? in.settings : read_cycle_settings(in.cfg)),
+        knobs_(settings_->knobs) {
+    result_.warnings = settings_->warnings;
     env_.now_fn = now_of;
     env_.clock = &in_.now;
     env_.random = &random_;
@@ -82,7 +86,9 @@ class Cycle {
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
   MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                         double pie_left, Candidate* out, double* weight);
-  double free_weight() const;
+  // Slot weight not yet handed out; without running slots: the unclaimed weight.
+  double free_weight(bool with_running = true) const;
+  double unclaimed_weight() const { return free_weight(false); }
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
   void fill(MatchList& list);
@@ -94,9 +100,9 @@ class Cycle {
   double remote_prio(const std::string& user, double* usage) const;
 
   const CycleInput& in_;
-  std::string warning_;
+  std::shared_ptr<const CycleSettings> settings_;
+  const Knobs& knobs_;
   CycleResult result_;
-  Knobs knobs_;
   classad::RandomStream random_{1};
   classad::EvalEnv env_;
   std::vector<SlotView> slots_;
@@ -268,7 +274,8 @@ MatchList& Cycle::list_for(uint32_t cluster) {
 }
 
 double Cycle::slot_weight_of(const SlotView& s) const {
-  return fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
+  if (s.partitionable) return fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
+  return s.weight;  // run() reads it once
 }
 
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
@@ -381,11 +388,11 @@ double Cycle::negotiate_submitter(uint32_t run_index, const fairshare::Slice& sl
 
 // Slot weight not yet handed out: idle slots, what partitionable slots have left, and running
 // slots when preemption is considered (they are part of the pie).
-double Cycle::free_weight() const {
+double Cycle::free_weight(bool with_running) const {
   double w = 0;
   for (const SlotView& s : slots_) {
     if (s.taken || s.use == SlotUse::kSkip) continue;
-    if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
+    if (s.use == SlotUse::kRunning && !(with_running && knobs_.consider_preemption)) continue;
     w += s.partitionable
              ? (plan_.use_slot_weights ? static_cast<double>(std::max<int64_t>(0, s.have[0])) : 1.0)
              : slot_weight_of(s);
@@ -397,7 +404,7 @@ double Cycle::free_weight() const {
 void Cycle::run_round(const fairshare::GroupRound& round) {
   fairshare::PieSpin pie = fairshare::round_pie(round, plan_.pies, pool_weight_, free_weight());
   fairshare::Spin spin;
-  while (pie.next(&spin)) {
+  while (pie.set_unclaimed(unclaimed_weight()), pie.next(&spin)) {
     for (const fairshare::Slice& slice : spin.slices) {
       const size_t input = round.members[slice.submitter];
       SubmitterRun& run = runs_[run_of_[input]];
@@ -414,8 +421,11 @@ CycleResult Cycle::run() {
   setup_slots();
   setup_submitters();
   // The pie: every slot the cycle may match, or preempt when preemption is considered.
-  // NEGOTIATOR_USE_SLOT_WEIGHTS first (fair_plan reports it if it does not read).
-  if (in_.cfg) config::read_bool(*in_.cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &plan_.use_slot_weights);
+  // NEGOTIATOR_USE_SLOT_WEIGHTS first (read with the other settings; a warning if it does not
+  // read).
+  plan_.use_slot_weights = settings_->use_slot_weights;
+  for (SlotView& s : slots_)
+    if (!s.partitionable) s.weight = fairshare::slot_weight(*s.ad, plan_.use_slot_weights);
   for (const SlotView& s : slots_) {
     if (s.use == SlotUse::kSkip) continue;
     if (s.use == SlotUse::kRunning && !knobs_.consider_preemption) continue;
@@ -433,7 +443,7 @@ CycleResult Cycle::run() {
       demand[i] += cpus > 0 ? cpus : 1;
     }
   }
-  fair_plan(in_, demand, pool_weight_, &plan_, &result_.warnings);
+  fair_plan(in_, *settings_, demand, pool_weight_, &plan_, &result_.warnings);
   for (const fairshare::GroupRound& round : plan_.rounds) {
     if (free_weight() <= 0) break;
     run_round(round);

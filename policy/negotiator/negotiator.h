@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "policy/fairshare/group_quotas.h"
 
 namespace kite::negotiator {
+
+struct CycleSettings;  // cycle_settings.h
 
 struct IdleJob {
   int32_t cluster = 0;
@@ -50,6 +53,9 @@ struct CycleInput {
   // cannot, e.g. claimed ones when nothing can preempt, still count); 0 = from `slots`.
   double pool_weight = 0;
   int64_t now = 0;
+  // The settings read from `cfg` by read_cycle_settings(), for many cycles on one
+  // configuration; null: each cycle reads them.
+  std::shared_ptr<const CycleSettings> settings;
 };
 
 struct Match {
@@ -79,6 +85,9 @@ struct CycleResult {
   // the macro: "NEGOTIATOR_PRE_JOB_RANK: line 1, column 4: ...".
   std::vector<std::string> warnings;
 };
+
+/// Reads what a cycle needs of `cfg` (null: HTCondor 25's defaults) once, for CycleInput::settings.
+std::shared_ptr<const CycleSettings> read_cycle_settings(const config::Config* cfg);
 
 /// One cycle's matchmaking. Deterministic for the same input.
 CycleResult negotiate(const CycleInput& in);

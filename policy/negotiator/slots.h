@@ -31,6 +31,7 @@ struct SlotView {
   uint32_t version = 0;     // bumps when a partitionable slot's resources shrink
   std::string remote_user;  // RemoteUser of a running claim
   double current_rank = 0;  // CurrentRank: the machine's Rank of the running job
+  double weight = -1;       // static slots: SLOT_WEIGHT, read once per cycle (< 0: not yet)
   // Partitionable slots: what is left (Cpus, Memory, Disk) and of each custom resource.
   int64_t have[startd::kStdResourceCount] = {};
   std::vector<uint32_t> custom_ids;  // resource attribute ids (GPUs, ...)

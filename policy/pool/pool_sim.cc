@@ -1,5 +1,6 @@
-// The pool simulator's engine: machines and their slots, jobs, the accountant, a negotiation
-// cycle on the virtual clock, claim reuse, and the expectations (see pool_sim.h).
+// The pool simulator's engine: machines (each running the startd core, sim_machine.h), jobs, the
+// accountant, a negotiation cycle on the virtual clock, claim reuse, preemption with retirement
+// and vacate time, and the expectations (see pool_sim.h).
 #include "policy/pool/pool_sim.h"
 
 #include <strings.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <queue>
@@ -22,8 +24,11 @@
 #include "policy/fairshare/concurrency_limits.h"
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/slot_weight.h"
+#include "policy/negotiator/cycle_settings.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/pool/pool_steps.h"
+#include "policy/pool/sim_machine.h"
+#include "policy/startd/clock.h"
 
 namespace kite::pool {
 namespace {
@@ -34,7 +39,9 @@ using classad::Value;
 
 constexpr int64_t kDefaultDiskKb = 10 * 1024 * 1024;  // 10 GiB
 
-enum class JobState { kIdle, kRunning, kGone };
+// kMatched: a preempting claim was accepted for the job; it runs once the slot is free (it counts
+// as idle but is not offered to the negotiator meanwhile).
+enum class JobState { kIdle, kMatched, kRunning, kGone };
 
 struct Job {
   int32_t id = 0;
@@ -46,27 +53,24 @@ struct Job {
   int64_t qdate = 0;
   int64_t prio = 0;
   JobState state = JobState::kIdle;
-  int slot = -1;
+  int machine = -1;  // where it runs (or waits for its slot)
+  std::string slot;  // the startd's slot name there
   int64_t start = 0;
   double weight = 0;   // slot weight it holds while running
   double request = 1;  // RequestCpus: its weight as demand while idle
   int batch = 0;       // the `submit` step (its line) that made it
+  int kind = 0;        // jobs of equal kind (submitter and ad) are identical to the negotiator
   int batch_end = 0;   // one past the index of that step's last job (its jobs are contiguous)
   std::vector<fairshare::LimitUse> limits;  // held while running
 };
 
-struct Slot {
-  std::string name;
-  int machine = -1;
-  AdPtr ad;
-  bool live = false;
-  bool partitionable = false;
-  int parent = -1;  // dynamic slots: their partitionable slot
-  int job = -1;     // index into jobs
+// The simulator's side of one startd slot that holds a claim: whose jobs run there.
+struct SlotRec {
+  std::string name;  // the startd's name, "slot1_2"
+  int job = -1;      // the job running there
+  int pending = -1;  // the job whose claim waits for the slot (preemption, or just claimed)
   std::string claim_user;
   int64_t claim_start = 0;
-  int64_t res[3] = {0, 0, 0};  // Cpus, Memory, Disk it holds (dynamic slots: carved)
-  int dslots = 0;              // partitionable: dynamic slots carved so far
 };
 
 struct Machine {
@@ -75,8 +79,45 @@ struct Machine {
   bool partitionable = false;
   int64_t nslots = 0;
   bool on = false;
-  std::vector<int> slots;
+  std::unique_ptr<config::Config> cfg;  // its own copy: `set START=...` changes its policy
+  std::unique_ptr<SimMachine> sm;
+  std::vector<SlotRec> recs;
+  int64_t timer = INT64_MAX;  // the startd's next timer as last asked
 };
+
+// Machine attributes that are the startd's policy (configuration), not inputs: a machine ad or
+// `set` naming one changes that machine's policy, as its own configuration would.
+bool is_policy_attr(std::string_view name) {
+  for (const char* p : {"START", "RANK", "SUSPEND", "CONTINUE", "PREEMPT", "KILL", "WANT_SUSPEND",
+                        "WANT_VACATE", "IS_OWNER", "MaxJobRetirementTime", "MachineMaxVacateTime"})
+    if (name.size() == std::strlen(p) && strncasecmp(name.data(), p, name.size()) == 0) return true;
+  return false;
+}
+
+// Policy a startd must look at every cycle to follow: it may change its mind at any time.
+constexpr const char* kEachCycleKnobs[] = {"SUSPEND", "PREEMPT", "KILL", "CONTINUE",
+                                           "WANT_SUSPEND"};
+
+bool changes_each_cycle(const ClassAd& ad) {
+  for (const char* knob : kEachCycleKnobs)
+    if (ad.lookup(knob)) return true;
+  return false;
+}
+
+// Splits ad entries into configuration lines (policy attributes) and inputs (the rest).
+void split_attrs(const ClassAd& ad, std::string* policy,
+                 std::vector<std::pair<std::string, std::string>>* inputs) {
+  for (const ClassAd::Entry& e : ad.entries()) {
+    std::string_view n = e.name->view();
+    std::string text;
+    classad::unparse_expr(text, e.expr);
+    if (is_policy_attr(n)) {
+      *policy += std::string(n) + " = " + text + "\n";
+    } else {
+      inputs->emplace_back(std::string(n), text);
+    }
+  }
+}
 
 std::string fmt(double v) {
   char buf[64];
@@ -153,19 +194,30 @@ class Sim {
   void cycle();
   bool machine_up(int m, int line);
   void machine_down(int m);
-  int new_slot();
-  void start_job(int j, int s);
+  const config::Config* machine_config(const Machine& m, int64_t cpus, int64_t mem,
+                                       std::string* error);
+  SlotRec* rec(int m, const std::string& slot);
+  void sync(int m);
+  void timers_due();
+  int64_t next_timer();
+  void start_job(int j, int m, const std::string& slot);
   void stop_job(int j, JobState to, bool reuse);
-  void release_slot(int s);
+  void evicted(int j);
   void charge(const std::string& principal);
-  bool can_run(int j, int s);
-  std::vector<fairshare::LimitUse> limits_of(int j, int s);
+  bool can_run(int j, ClassAd& slot);
+  std::vector<fairshare::LimitUse> limits_of(int j, ClassAd& slot);
   std::string resolve(const std::string& name) const;
   int machine_index(const std::string& name) const;
+  // "slot1_2@node3" -> machine index and "slot1_2"; -1 when there is no such machine.
+  int split_slot(const std::string& full, std::string* slot) const;
   void report_cycle(size_t matches, int64_t preempted);
   std::vector<fairshare::GroupQuota> quotas();
   int64_t next_end();
   void set_state(int j, JobState to);
+  double waiting_weight(const std::string& principal) const {
+    auto it = waiting_.find(principal);
+    return it == waiting_.end() || it->second < 1e-9 ? 0 : it->second;
+  }
   // Running and idle jobs of one `submit` name in one group, kept by set_state().
   struct Tally {
     std::string principal;
@@ -177,19 +229,26 @@ class Sim {
   std::string file_;
   PoolResult* res_;
   config::Config cfg_{"NEGOTIATOR"};
+  std::shared_ptr<const negotiator::CycleSettings> settings_;  // read once for every cycle
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
   fairshare::LimitTracker limits_;
   std::string uid_domain_;
-  std::string start_expr_ = "True", rank_expr_ = "0";
+  std::string cfg_text_;
   int64_t interval_ = 60, worklife_ = 1200;
   std::vector<Machine> machines_;
-  std::vector<Slot> slots_;
+  std::map<std::string, int> machine_by_name_;  // lower-cased
+  // Startd configurations by layout and resources: "slots/cpus/memory" (0 slots: partitionable).
+  std::map<std::string, std::unique_ptr<config::Config>> machine_cfgs_;
   std::vector<Job> jobs_;
   std::vector<Step> steps_;
   std::map<std::string, std::string> principal_of_;  // lower-cased submit name -> principal
-  std::map<std::string, int> slot_by_name_;
+  std::map<std::string, int> kinds_;                 // principal + "\n" + submit ad -> kind
   int64_t now_ = 0;
+  startd::VirtualClock clock_;
+  bool evaluate_each_cycle_ = false;      // SUSPEND/PREEMPT configured: the startds look each cycle
+  using Timer = std::pair<int64_t, int>;  // (time, machine); stale when != the machine's timer
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   int64_t preemptions_ = 0;  // since the last `expect preemptions`
   bool reschedule_ = false;
   bool preemption_possible_ = true;  // false: no job offers need to count running slots
@@ -200,7 +259,10 @@ class Sim {
   std::set<int> running_;
   std::map<std::pair<std::string, std::string>, Tally> tally_;  // (submit name, group)
   std::map<std::string, std::pair<int64_t, double>> usage_;     // principal -> slots, weight
-  using End = std::pair<int64_t, int>;                          // (end time, job)
+  // Slot weight of jobs whose claims wait for their slots: theirs already in the negotiator's
+  // eyes (the accountant charges them once they run).
+  std::map<std::string, double> waiting_;
+  using End = std::pair<int64_t, int>;  // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
 };
 
@@ -228,7 +290,9 @@ void Sim::set_state(int j, JobState to) {
     u.first -= 1;
     u.second -= job.weight;
   }
+  if (job.state == JobState::kMatched) waiting_[job.principal] -= job.request;
   job.state = to;
+  if (to == JobState::kMatched) waiting_[job.principal] += job.request;
   if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
   if (to == JobState::kRunning) {
     running_.insert(j);
@@ -258,23 +322,38 @@ bool Sim::setup(const std::string& cfg_text) {
     return false;
   }
   acc_.set_settings(std::move(as));
+  settings_ = negotiator::read_cycle_settings(&cfg_);
   limits_ = fairshare::LimitTracker(std::move(table));
   if (!cfg_.get("UID_DOMAIN", &uid_domain_) || uid_domain_.empty()) uid_domain_ = "localhost";
-  std::string v;
-  if (cfg_.get("START", &v) && !v.empty()) start_expr_ = v;
-  if (cfg_.get("RANK", &v) && !v.empty()) rank_expr_ = v;
+  cfg_text_ = cfg_text;
+  std::string v, rank_expr = "0";
+  if (cfg_.get("RANK", &v) && !v.empty()) rank_expr = v;
+  // The startds evaluate their policy on their timers and when something happens to them; a
+  // SUSPEND or PREEMPT policy may change its mind at any time, so then they look every cycle.
+  for (const char* knob : kEachCycleKnobs) {
+    config::Entry e;
+    if (cfg_.lookup(knob, &e) && !e.is_default) evaluate_each_cycle_ = true;
+  }
   // Running jobs can lose their slots only to priority preemption (PREEMPTION_REQUIREMENTS
   // not False) or to a machine RANK.
   bool preempt = false;
   config::Status pst = config::read_bool(cfg_, "PREEMPTION_REQUIREMENTS", &preempt);
-  preemption_possible_ = !pst.ok || preempt || rank_expr_ != "0";
+  preemption_possible_ = !pst.ok || preempt || rank_expr != "0";
   return true;
 }
 
 int Sim::machine_index(const std::string& name) const {
-  for (size_t i = 0; i < machines_.size(); ++i)
-    if (iequal(machines_[i].name, name)) return static_cast<int>(i);
-  return -1;
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto it = machine_by_name_.find(lower);
+  return it == machine_by_name_.end() ? -1 : it->second;
+}
+
+int Sim::split_slot(const std::string& full, std::string* slot) const {
+  const size_t at = full.find('@');
+  if (at == std::string::npos) return -1;
+  *slot = full.substr(0, at);
+  return machine_index(full.substr(at + 1));
 }
 
 bool Sim::add_step(const Step& st) {
@@ -299,40 +378,48 @@ bool Sim::add_step(const Step& st) {
     m.name = n;
     m.base = AdPtr(base->copy());
     m.partitionable = st.partitionable;
+    if (changes_each_cycle(*base)) evaluate_each_cycle_ = true;
+    if (base->lookup("Rank")) preemption_possible_ = true;
     m.nslots = st.count > 0 ? st.count : 1;
+    std::string lower = n;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    machine_by_name_[lower] = static_cast<int>(machines_.size());
     machines_.push_back(std::move(m));
     if (!machine_up(static_cast<int>(machines_.size()) - 1, st.line)) return false;
   }
   return true;
 }
 
-int Sim::new_slot() {
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (!slots_[i].live && !slots_[i].ad) return static_cast<int>(i);
-  slots_.emplace_back();
-  return static_cast<int>(slots_.size()) - 1;
-}
-
-// Publishes a slot's state (and a partitionable slot's resources) in its ad.
-void publish(Slot& s, const std::vector<Job>& jobs) {
-  ClassAd& ad = *s.ad;
-  set_int(ad, "Cpus", s.res[0]);
-  set_int(ad, "Memory", s.res[1]);
-  set_int(ad, "Disk", s.res[2]);
-  if (s.job >= 0) {
-    const Job& j = jobs[s.job];
-    set_str(ad, "State", "Claimed");
-    set_str(ad, "Activity", "Busy");
-    set_str(ad, "RemoteUser", j.principal);
-    set_str(ad, "RemoteOwner", j.principal);
-    set_int(ad, "RemoteJobId", j.id);
-  } else {
-    set_str(ad, "State", "Unclaimed");
-    set_str(ad, "Activity", "Idle");
-    ad.remove("RemoteUser");
-    ad.remove("RemoteOwner");
-    ad.remove("RemoteJobId");
+// The startd configuration of machines like `m`: the scenario's settings, with the layout the
+// machine line asks for (`nslots` static slots sharing everything evenly, or one partitionable
+// slot) and the machine's CPUs and memory as detected. The simulated schedd never misses a
+// keep-alive and the collector needs no periodic updates, so leases and ad updates are out of
+// the way unless the scenario sets them.
+const config::Config* Sim::machine_config(const Machine& m, int64_t cpus, int64_t mem,
+                                          std::string* error) {
+  const int64_t slots = m.partitionable ? 0 : m.nslots;
+  const std::string key =
+      std::to_string(slots) + "/" + std::to_string(cpus) + "/" + std::to_string(mem);
+  auto it = machine_cfgs_.find(key);
+  if (it != machine_cfgs_.end()) return it->second.get();
+  std::string text = "ALIVE_INTERVAL = 100000000\nUPDATE_INTERVAL = 100000000\n" + cfg_text_ +
+                     "\nNUM_SLOTS_TYPE_1 = " + (slots == 0 ? "1" : std::to_string(slots)) + "\n";
+  text += slots == 0 ? "SLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+                     : "SLOT_TYPE_1 = 1/" + std::to_string(slots) +
+                           "\nSLOT_TYPE_1_PARTITIONABLE = False\n";
+  auto cfg = std::make_unique<config::Config>("STARTD");
+  cfg->set_detected("FULL_HOSTNAME", "localhost");
+  cfg->set_detected("HOSTNAME", "localhost");
+  for (const char* n : {"DETECTED_CPUS", "DETECTED_CORES", "DETECTED_PHYSICAL_CPUS"})
+    cfg->set_detected(n, std::to_string(cpus));
+  cfg->set_detected("DETECTED_MEMORY", std::to_string(mem));
+  config::Status st = cfg->load_string(text, file_);
+  if (st.ok) st = cfg->finish();
+  if (!st.ok) {
+    *error = st.message;
+    return nullptr;
   }
+  return machine_cfgs_.emplace(key, std::move(cfg)).first->second.get();
 }
 
 bool Sim::machine_up(int mi, int line) {
@@ -341,63 +428,120 @@ bool Sim::machine_up(int mi, int line) {
   const int64_t cpus = int_attr(*m.base, "Cpus", 1);
   const int64_t mem = int_attr(*m.base, "Memory", 1024);
   const int64_t disk = int_attr(*m.base, "Disk", kDefaultDiskKb);
-  if (cpus < 1 || mem < 0 || disk < 0) return fail(line, "machine " + m.name + ": bad resources");
-  const int64_t n = m.partitionable ? 1 : m.nslots;
-  for (int64_t k = 0; k < n; ++k) {
-    int si = new_slot();
-    Slot& s = slots_[si];
-    s = Slot{};
-    s.name = "slot" + std::to_string(k + 1) + "@" + m.name;
-    s.machine = mi;
-    s.live = true;
-    s.partitionable = m.partitionable;
-    s.res[0] = std::max<int64_t>(1, cpus / n);
-    s.res[1] = mem / n;
-    s.res[2] = disk / n;
-    s.ad = AdPtr(ClassAd::make());
-    ClassAd& ad = *s.ad;
-    set_str(ad, "MyType", "Machine");
-    set_str(ad, "OpSys", "LINUX");
-    set_str(ad, "Arch", "X86_64");
-    std::string error;
-    if (!set_expr(ad, "Start", start_expr_, &error) ||
-        !set_expr(ad, "Requirements", "START", &error) || !set_expr(ad, "Rank", rank_expr_, &error))
-      return fail(line, error);
-    merge(ad, *m.base);
-    if (m.base->lookup("Rank")) preemption_possible_ = true;
-    set_str(ad, "Name", s.name);
-    set_str(ad, "Machine", m.name);
-    set_int(ad, "SlotID", k + 1);
-    ad.insert_value("PartitionableSlot", Value::boolean(m.partitionable));
-    if (m.partitionable) {
-      set_int(ad, "TotalSlotCpus", cpus);
-      set_int(ad, "TotalSlotMemory", mem);
-      set_int(ad, "TotalSlotDisk", disk);
-    }
-    publish(s, jobs_);
-    m.slots.push_back(si);
-    slot_by_name_[s.name] = si;
+  if (cpus < 1 || cpus > 1 << 20 || mem < 0 || disk < 0 || cpus < (m.partitionable ? 1 : m.nslots))
+    return fail(line, "machine " + m.name + ": bad resources (at least one CPU per slot)");
+  std::string error;
+  const config::Config* cfg = machine_config(m, cpus, mem, &error);
+  if (!cfg) return fail(line, "machine " + m.name + ": " + error);
+  startd::MachineFacts facts;
+  facts.cpus = static_cast<int>(cpus);
+  facts.memory_mb = mem;
+  facts.disk_kb = disk;
+  facts.hostname = m.name;
+  // The machine ad's policy attributes are its configuration; the others (but resources) are
+  // the startd's inputs, in every slot's ad.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::string policy;
+  split_attrs(*m.base, &policy, &inputs);
+  inputs.erase(std::remove_if(inputs.begin(), inputs.end(),
+                              [](const std::pair<std::string, std::string>& in) {
+                                return iequal(in.first, "Cpus") || iequal(in.first, "Memory") ||
+                                       iequal(in.first, "Disk");
+                              }),
+               inputs.end());
+  m.cfg = std::make_unique<config::Config>(*cfg);
+  if (!policy.empty()) {
+    config::Status st = m.cfg->load_string(policy, file_);
+    if (!st.ok) return fail(line, "machine " + m.name + ": " + st.message);
+  }
+  m.sm = std::make_unique<SimMachine>(*m.cfg, facts, clock_);
+  if (!m.sm->init(inputs, &error)) {
+    m.sm.reset();
+    return fail(line, "machine " + m.name + ": " + error);
   }
   m.on = true;
+  sync(mi);
   return true;
 }
 
+// The machine leaves: its jobs are Idle again at once, its claims are gone.
 void Sim::machine_down(int mi) {
   Machine& m = machines_[mi];
   if (!m.on) return;
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    Slot& s = slots_[i];
-    if (!s.live || s.machine != mi) continue;
-    if (s.job >= 0) stop_job(s.job, JobState::kIdle, false);
+  for (SlotRec& r : m.recs) {
+    if (r.job >= 0) evicted(r.job);
+    if (r.pending >= 0) set_state(r.pending, JobState::kIdle);
   }
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    Slot& s = slots_[i];
-    if (!s.live || s.machine != mi) continue;
-    slot_by_name_.erase(s.name);
-    s = Slot{};
-  }
-  m.slots.clear();
+  m.recs.clear();
+  m.sm.reset();
+  m.cfg.reset();
   m.on = false;
+  m.timer = INT64_MAX;
+}
+
+SlotRec* Sim::rec(int mi, const std::string& slot) {
+  for (SlotRec& r : machines_[mi].recs)
+    if (iequal(r.name, slot)) return &r;
+  return nullptr;
+}
+
+// Brings the simulator's view of machine `mi` in line with its startd after something happened
+// there: a job whose starter is gone was preempted (Idle again); a claim waiting for its slot
+// runs its job once the slot is Claimed/Idle; records of claims that ended go.
+void Sim::sync(int mi) {
+  Machine& m = machines_[mi];
+  for (size_t i = 0; i < m.recs.size(); ++i) {
+    SlotRec& r = m.recs[i];
+    const SimSlot* s = m.sm->find(r.name);
+    if (r.job >= 0 && (!s || !s->running)) evicted(r.job);
+    s = m.sm->find(r.name);
+    if (r.pending >= 0 && r.job < 0) {
+      const int p = r.pending;
+      if (s && s->state == startd::State::kClaimed && s->activity == startd::Activity::kIdle) {
+        r.pending = -1;
+        if (m.sm->activate(r.name, *jobs_[p].ad)) {
+          r.claim_user = jobs_[p].principal;
+          r.claim_start = now_;
+          start_job(p, mi, r.name);
+        } else {
+          set_state(p, JobState::kIdle);
+        }
+      } else if (!s ||
+                 (s->state != startd::State::kClaimed && s->state != startd::State::kPreempting)) {
+        r.pending = -1;
+        set_state(p, JobState::kIdle);
+      }
+    }
+  }
+  m.recs.erase(std::remove_if(m.recs.begin(), m.recs.end(),
+                              [](const SlotRec& r) { return r.job < 0 && r.pending < 0; }),
+               m.recs.end());
+  int64_t t = m.sm->next_timer();
+  if (t != INT64_MAX) t = std::max(t, now_ + 1);
+  if (t == m.timer) return;  // its entry in timers_ still holds
+  m.timer = t;
+  if (t != INT64_MAX) timers_.push({t, mi});
+}
+
+// The earliest startd timer (stale entries dropped).
+int64_t Sim::next_timer() {
+  while (!timers_.empty()) {
+    const Timer t = timers_.top();
+    const Machine& m = machines_[t.second];
+    if (m.on && m.timer == t.first) return t.first;
+    timers_.pop();
+  }
+  return INT64_MAX;
+}
+
+void Sim::timers_due() {
+  while (next_timer() <= now_) {
+    const int mi = timers_.top().second;
+    timers_.pop();
+    machines_[mi].timer = INT64_MAX;
+    machines_[mi].sm->evaluate();
+    sync(mi);
+  }
 }
 
 // The accountant learns a submitter's new usage at the current time.
@@ -412,77 +556,84 @@ void Sim::charge(const std::string& principal) {
   acc_.set_group_usage(group_fn, &groups_, now_);
 }
 
-std::vector<fairshare::LimitUse> Sim::limits_of(int j, int s) {
+std::vector<fairshare::LimitUse> Sim::limits_of(int j, ClassAd& slot) {
   std::vector<fairshare::LimitUse> uses;
   std::string error;
-  if (!fairshare::job_limit_uses(*jobs_[j].ad, *slots_[s].ad, &uses, &error)) uses.clear();
+  if (!fairshare::job_limit_uses(*jobs_[j].ad, slot, &uses, &error)) uses.clear();
   return uses;
 }
 
-void Sim::start_job(int j, int s) {
+// Job j starts on the slot (its claim is active there).
+void Sim::start_job(int j, int mi, const std::string& slot) {
   Job& job = jobs_[j];
-  Slot& slot = slots_[s];
-  job.slot = s;
+  job.machine = mi;
+  job.slot = slot;
   job.start = now_;
-  slot.job = j;
-  publish(slot, jobs_);
-  job.weight = fairshare::slot_weight(*slot.ad);
-  job.limits = limits_of(j, s);
+  SlotRec* r = rec(mi, slot);
+  if (!r) {
+    machines_[mi].recs.emplace_back();
+    r = &machines_[mi].recs.back();
+    r->name = slot;
+  }
+  r->job = j;
+  const SimSlot* s = machines_[mi].sm->find(slot);
+  job.weight = s ? s->weight : 1;
+  job.limits = s ? limits_of(j, *s->ad) : std::vector<fairshare::LimitUse>{};
   limits_.acquire(job.limits);
   set_state(j, JobState::kRunning);
   charge(job.principal);
 }
 
-// Gives a free slot back: a static slot waits Unclaimed; a dynamic slot's resources return to
-// its partitionable slot.
-void Sim::release_slot(int si) {
-  Slot& s = slots_[si];
-  s.claim_user.clear();
-  if (s.parent < 0) {
-    publish(s, jobs_);
-    return;
-  }
-  Slot& p = slots_[s.parent];
-  for (int k = 0; k < 3; ++k) p.res[k] += s.res[k];
-  publish(p, jobs_);
-  slot_by_name_.erase(s.name);
-  s = Slot{};
-}
-
-bool Sim::can_run(int j, int s) {
-  ClassAd& job = *jobs_[j].ad;
-  ClassAd& slot = *slots_[s].ad;
-  classad::MatchPair pair(job, slot);
-  if (!pair.symmetric()) return false;
-  return limits_.fits(limits_of(j, s));
-}
-
-void Sim::stop_job(int j, JobState to, bool reuse) {
+// Job j lost its slot (preempted, or the machine left): Idle again.
+void Sim::evicted(int j) {
   Job& job = jobs_[j];
-  const int si = job.slot;
-  set_state(j, to);
-  job.slot = -1;
+  if (SlotRec* r = job.machine >= 0 ? rec(job.machine, job.slot) : nullptr) r->job = -1;
+  set_state(j, JobState::kIdle);
+  job.machine = -1;
   limits_.release(job.limits);
   job.limits.clear();
-  Slot& s = slots_[si];
-  s.job = -1;
-  publish(s, jobs_);
+  charge(job.principal);
+}
+
+bool Sim::can_run(int j, ClassAd& slot) {
+  ClassAd& job = *jobs_[j].ad;
+  classad::MatchPair pair(job, slot);
+  if (!pair.symmetric()) return false;
+  return limits_.fits(limits_of(j, slot));
+}
+
+// Job j ends by itself (its runtime is over, `exit`, or `remove` of a running job).
+void Sim::stop_job(int j, JobState to, bool reuse) {
+  Job& job = jobs_[j];
+  const int mi = job.machine;
+  const std::string slot = job.slot;
+  Machine& m = machines_[mi];
+  set_state(j, to);
+  job.machine = -1;
+  limits_.release(job.limits);
+  job.limits.clear();
+  SlotRec* r = rec(mi, slot);
+  std::string claim_user = r ? r->claim_user : job.principal;
+  const int64_t claim_start = r ? r->claim_start : job.start;
+  if (r) r->job = -1;
+  m.sm->job_exited(slot);
   // Claim reuse: the same submitter's next idle job the slot can run, in the schedd's order.
-  int next = -1;
-  if (reuse && now_ - s.claim_start < worklife_) {
-    for (const auto& [prio, k] : idle_[s.claim_user]) {
-      if (can_run(k, si)) {
-        next = k;
-        break;
+  bool reused = false;
+  const SimSlot* s = m.sm->find(slot);
+  if (reuse && s && now_ - claim_start < worklife_ && (!r || r->pending < 0) &&
+      s->state == startd::State::kClaimed && s->activity == startd::Activity::kIdle) {
+    for (const auto& [prio, k] : idle_[claim_user]) {
+      if (!can_run(k, *s->ad)) continue;
+      if (m.sm->activate(slot, *jobs_[k].ad)) {
+        start_job(k, mi, slot);
+        reused = true;
       }
+      break;
     }
   }
-  if (next >= 0) {
-    start_job(next, si);
-  } else {
-    release_slot(si);
-  }
+  if (!reused && (!r || r->pending < 0)) m.sm->release(slot);
   charge(job.principal);
+  sync(mi);
 }
 
 std::string Sim::resolve(const std::string& name) const {
@@ -524,6 +675,8 @@ bool Sim::apply(const Step& st) {
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       principal_of_[lower] = principal;
       const int batch_start = static_cast<int>(jobs_.size());
+      const int kind =
+          kinds_.emplace(principal + "\n" + st.ad, static_cast<int>(kinds_.size())).first->second;
       for (int64_t k = 0; k < st.count; ++k) {
         Job j;
         j.id = static_cast<int32_t>(jobs_.size() + 1);
@@ -559,6 +712,7 @@ bool Sim::apply(const Step& st) {
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
+        j.kind = kind;
         j.batch_end = batch_start + static_cast<int>(st.count);
         j.state = JobState::kGone;  // set_state() makes it Idle and indexes it
         jobs_.push_back(std::move(j));
@@ -620,14 +774,27 @@ bool Sim::apply(const Step& st) {
       classad::ParseError pe;
       AdPtr change(classad::parse_classad(st.ad, &pe));
       if (!change) return fail(st.line, "set " + st.ad + ": " + pe.to_string());
+      // Policy attributes (START, RANK, ...) change the machine's configuration; resources
+      // (Cpus, Memory, Disk) take effect when the machine next comes on; the rest are inputs.
+      std::vector<std::pair<std::string, std::string>> inputs;
+      std::string policy;
+      split_attrs(*change, &policy, &inputs);
+      if (change->lookup("Rank")) preemption_possible_ = true;
+      if (changes_each_cycle(*change)) evaluate_each_cycle_ = true;
       for (const std::string& n : st.names) {
-        Machine& m = machines_[machine_index(n)];
+        const int mi = machine_index(n);
+        Machine& m = machines_[mi];
         merge(*m.base, *change);
-        for (Slot& s : slots_) {
-          if (!s.live || s.machine != machine_index(n)) continue;
-          merge(*s.ad, *change);
-          publish(s, jobs_);
+        if (!m.on) continue;
+        std::string error;
+        if (!policy.empty()) {
+          config::Status cs = m.cfg->load_string(policy, file_);
+          if (!cs.ok) return fail(st.line, "set: " + cs.message);
+          if (!m.sm->reload_policy(&error)) return fail(st.line, "set: " + error);
         }
+        if (!inputs.empty() && !m.sm->set_inputs(inputs, &error))
+          return fail(st.line, "set: " + error);
+        sync(mi);
       }
       return true;
     }
@@ -638,12 +805,11 @@ bool Sim::apply(const Step& st) {
 
 std::vector<fairshare::GroupQuota> Sim::quotas() {
   double pool = 0;
-  for (const Slot& s : slots_) {
-    if (!s.live || s.parent >= 0) continue;
-    if (s.partitionable) {
-      pool += static_cast<double>(int_attr(*s.ad, "TotalSlotCpus", s.res[0]));
-    } else {
-      pool += fairshare::slot_weight(*s.ad);
+  for (const Machine& m : machines_) {
+    if (!m.on) continue;
+    for (const SimSlot& s : m.sm->slots()) {
+      if (s.dynamic) continue;
+      pool += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
     }
   }
   std::map<std::string, fairshare::GroupDemand> by;
@@ -658,13 +824,37 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
   return fairshare::compute_group_quotas(groups_, pool, demand);
 }
 
+// A slot the negotiator may give a job: free (Unclaimed or Owner: START decides), a
+// partitionable slot, or one running a job when preemption is possible. Slots retiring,
+// vacating or waiting for a preempting claim are not offered.
+bool offered(const SimSlot& s, const SlotRec* r, bool preemption_possible) {
+  if (r && r->pending >= 0) return false;
+  if (s.partitionable) return true;
+  if (s.state == startd::State::kUnclaimed || s.state == startd::State::kOwner) return !r;
+  return preemption_possible && s.state == startd::State::kClaimed &&
+         s.activity == startd::Activity::kBusy && r && r->job >= 0;
+}
+
 void Sim::cycle() {
   acc_.update(now_);
+  if (evaluate_each_cycle_) {
+    for (size_t mi = 0; mi < machines_.size(); ++mi) {
+      if (!machines_[mi].on) continue;
+      machines_[mi].sm->evaluate();
+      sync(static_cast<int>(mi));
+    }
+  }
   // No free slot and no way to preempt: nothing can match, and the negotiator is not asked.
   bool any_free = preemption_possible_;
-  for (size_t i = 0; i < slots_.size() && !any_free; ++i) {
-    const Slot& s = slots_[i];
-    any_free = s.live && s.job < 0 && (!s.partitionable || s.res[0] > 0);
+  for (size_t mi = 0; mi < machines_.size() && !any_free; ++mi) {
+    const Machine& m = machines_[mi];
+    if (!m.on) continue;
+    for (const SimSlot& s : m.sm->slots()) {
+      if (!offered(s, m.recs.empty() ? nullptr : rec(static_cast<int>(mi), s.name), false))
+        continue;
+      any_free = true;
+      break;
+    }
   }
   if (!any_free || idle_.empty()) {
     last_quotas_ = quotas();
@@ -673,21 +863,31 @@ void Sim::cycle() {
   }
   negotiator::CycleInput in;
   in.cfg = &cfg_;
+  in.settings = settings_;
   in.now = now_;
   std::map<std::string, size_t> index;
-  // The jobs of one `submit` step are identical: no cycle can match more of them than there
-  // are slots it may take (free ones, and running ones when preemption is possible), and once
-  // one fails the rest are skipped, so at most that many are offered.
+  // Jobs of one kind (one submitter's, with the same ad, whatever `submit` made them) are
+  // identical: no cycle can match more of them than there are slots it may take (free ones,
+  // and running ones when preemption is possible), and once one fails the rest are skipped, so
+  // at most that many are offered.
   size_t slot_count = 0;
-  for (const Slot& s : slots_) {
-    if (!s.live || (s.job >= 0 && !preemption_possible_)) continue;
-    slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.res[0])) : 1;
+  for (size_t mi = 0; mi < machines_.size(); ++mi) {
+    const Machine& m = machines_[mi];
+    if (!m.on) continue;
+    for (const SimSlot& s : m.sm->slots()) {
+      const SlotRec* r = m.recs.empty() ? nullptr : rec(static_cast<int>(mi), s.name);
+      in.pool_weight += s.weight;
+      if (!offered(s, r, preemption_possible_)) continue;
+      slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.cpus)) : 1;
+      s.ad->ref();
+      in.slots.push_back(AdPtr(s.ad));
+    }
   }
-  std::map<int, size_t> offered;  // batch -> jobs offered
+  std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered
   for (const auto& [principal, set] : idle_) {
     for (auto next = set.begin(); next != set.end();) {
       const Job& j = jobs_[next->second];
-      if (++offered[j.batch] > slot_count + 1) {
+      if (++offered_jobs[static_cast<size_t>(j.kind)] > slot_count + 1) {
         next = set.lower_bound({next->first, j.batch_end});  // the batch's other jobs
         continue;
       }
@@ -704,11 +904,29 @@ void Sim::cycle() {
           s.floor = r->floor;
           s.ceiling = r->ceiling;
         }
+        s.usage += waiting_weight(j.principal);
         in.submitters.push_back(std::move(s));
       }
       j.ad->ref();
       in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
     }
+  }
+  // Submitters with running jobs and none to match count in the pie too (pie_spin.cc says why).
+  for (const auto& [principal, use] : usage_) {
+    if ((use.first <= 0 && waiting_weight(principal) <= 0) || index.count(principal)) continue;
+    index.emplace(principal, in.submitters.size());
+    negotiator::Submitter s;
+    s.name = principal;
+    s.priority = acc_.effective_priority(principal);
+    s.nice = accountant::is_nice_user(principal);
+    s.usage = use.second;
+    if (const accountant::Record* r = acc_.find(principal)) {
+      s.usage = r->weighted_in_use;
+      s.floor = r->floor;
+      s.ceiling = r->ceiling;
+    }
+    s.usage += waiting_weight(principal);
+    in.submitters.push_back(std::move(s));
   }
   for (const accountant::Record& r : acc_.records()) {
     if (!r.is_group && !index.count(r.name))
@@ -718,63 +936,41 @@ void Sim::cycle() {
     const Job& j = jobs_[r];
     in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }
-  // Without preemption only free slots can match: the negotiator gets those, and the whole
-  // pool's slot weight for the pie.
-  for (const Slot& s : slots_) {
-    if (!s.live) continue;
-    in.pool_weight += fairshare::slot_weight(*s.ad);
-    if (!preemption_possible_ && s.job >= 0) continue;
-    s.ad->ref();
-    in.slots.push_back(AdPtr(s.ad.get()));
-  }
   negotiator::CycleResult out = negotiator::negotiate(in);
+  in.slots.clear();  // the ads are the startds': they change as the matches are claimed
   // Settings the negotiator could not read (named with their file and line): said once.
   for (const std::string& w : out.warnings) {
     if (warned_.insert(w).second) res_->output += file_ + ": warning: " + w + "\n";
   }
   int64_t preempted = 0;
   for (const negotiator::Match& m : out.matches) {
-    auto si = slot_by_name_.find(m.slot);
-    if (si == slot_by_name_.end() || m.cluster < 1 || m.cluster > (int32_t)jobs_.size()) continue;
+    std::string slot;
+    const int mi = split_slot(m.slot, &slot);
+    if (mi < 0 || !machines_[mi].on || m.cluster < 1 || m.cluster > (int32_t)jobs_.size()) continue;
     const int j = m.cluster - 1;
     if (jobs_[j].state != JobState::kIdle) continue;
-    int target = si->second;
-    if (m.partitionable) {
-      Slot& p = slots_[target];
-      const ClassAd& ad = *jobs_[j].ad;
-      int64_t want[3] = {int_attr(ad, "RequestCpus", 1), int_attr(ad, "RequestMemory", 1),
-                         int_attr(ad, "RequestDisk", 1)};
-      bool fits = true;
-      for (int k = 0; k < 3; ++k) fits = fits && want[k] <= p.res[k] && want[k] >= 0;
-      if (!fits) continue;
-      const int d = new_slot();
-      Slot& pp = slots_[target];  // new_slot may move the vector
-      Slot& ds = slots_[d];
-      ds = Slot{};
-      ds.name = "slot1_" + std::to_string(++pp.dslots) + "@" + machines_[pp.machine].name;
-      ds.machine = pp.machine;
-      ds.live = true;
-      ds.parent = target;
-      ds.ad = AdPtr(pp.ad->copy());
-      ds.ad->insert_value("PartitionableSlot", Value::boolean(false));
-      ds.ad->insert_value("DynamicSlot", Value::boolean(true));
-      set_str(*ds.ad, "Name", ds.name);
-      for (int k = 0; k < 3; ++k) {
-        ds.res[k] = want[k];
-        pp.res[k] -= want[k];
-      }
-      publish(pp, jobs_);
-      slot_by_name_[ds.name] = d;
-      target = d;
-    } else if (slots_[target].job >= 0) {
-      const int victim = slots_[target].job;
-      stop_job(victim, JobState::kIdle, false);
-      ++preempted;
+    Machine& mach = machines_[mi];
+    const SlotRec* before = rec(mi, slot);
+    const bool victim = before && before->job >= 0;
+    // The schedd claims the slot; the startd decides (START, RANK, resources) and, for a
+    // preemption, retires and vacates the running job first.
+    bool waits = false;
+    const std::string claimed =
+        mach.sm->claim(slot, *jobs_[j].ad, m.preempting && m.reason == "priority", &waits);
+    if (claimed.empty()) {
+      sync(mi);
+      continue;
     }
-    Slot& s = slots_[target];
-    s.claim_user = jobs_[j].principal;
-    s.claim_start = now_;
-    start_job(j, target);
+    SlotRec* r = rec(mi, claimed);
+    if (!r) {
+      mach.recs.emplace_back();
+      r = &mach.recs.back();
+      r->name = claimed;
+    }
+    r->pending = j;
+    set_state(j, JobState::kMatched);
+    if (victim) ++preempted;
+    sync(mi);
   }
   preemptions_ += preempted;
   last_quotas_ = quotas();
@@ -852,12 +1048,13 @@ void Sim::check(const Step& st) {
     got = what == "prio" ? acc_.real_priority(who) : acc_.effective_priority(who);
     ok = std::fabs(got - st.value) <= st.tolerance;
   } else if (what == "on") {
-    auto it = slot_by_name_.find(st.name);
+    std::string slot;
+    const int mi = split_slot(st.name, &slot);
     got_text = "none";
-    if (it == slot_by_name_.end()) {
+    if (mi < 0 || !machines_[mi].on || !machines_[mi].sm->find(slot)) {
       got_text = "no such slot";
-    } else if (slots_[it->second].job >= 0) {
-      got_text = jobs_[slots_[it->second].job].submit;
+    } else if (const SlotRec* r = rec(mi, slot); r && r->job >= 0) {
+      got_text = jobs_[r->job].submit;
     }
     ok = iequal(got_text, st.who);
   }
@@ -895,12 +1092,15 @@ void Sim::run() {
   size_t next = 0;
   now_ = 0;
   while (now_ <= end) {
-    // 1. Jobs whose runtime ends now exit, with claim reuse (earliest start first).
+    clock_.set(now_);
+    // 1. Jobs whose runtime ends now exit, with claim reuse (earliest start first); then the
+    // startds' timers due now (retirement and vacate ends) fire.
     while (next_end() <= now_) {
       const int due = ends_.top().second;
       ends_.pop();
       stop_job(due, JobState::kGone, true);
     }
+    timers_due();
     // 2. This time's steps in file order; expectations wait for the cycle.
     std::vector<const Step*> expects;
     for (; next < steps_.size() && steps_[next].time == now_; ++next) {
@@ -919,6 +1119,7 @@ void Sim::run() {
     int64_t t = (now_ / interval_ + 1) * interval_;
     if (next < steps_.size()) t = std::min(t, steps_[next].time);
     t = std::min(t, next_end());
+    t = std::min(t, next_timer());
     now_ = t;
   }
 }

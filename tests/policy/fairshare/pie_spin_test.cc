@@ -145,3 +145,42 @@ TEST(PieSpin, StopsWhenNothingCanBeMatched) {
 
 }  // namespace
 }  // namespace kite::fairshare
+
+namespace kite::fairshare {
+namespace {
+
+TEST(PieSpin, RunningOnlySubmitterKeepsItsSliceOfTheFirstSpin) {
+  // a holds all 10 slots (all preemptable) and wants nothing more; b arrives with equal EUP.
+  // a still counts in the ratios: b's first slice is half the pool, not all of it.
+  PieSpin pie({sub("a", 500, 0, 10), sub("b", 500, 100)}, 10, 10);
+  pie.set_unclaimed(0);
+  Spin spin;
+  ASSERT_TRUE(pie.next(&spin));
+  ASSERT_EQ(spin.slices.size(), 1u);
+  EXPECT_EQ(spin.slices[0].submitter, 1u);
+  EXPECT_NEAR(spin.slices[0].limit, 5, 1e-9);
+  pie.record(1, 5, false);
+  // No unclaimed slot is left: no further spin hands b a's other slots.
+  pie.set_unclaimed(0);
+  EXPECT_FALSE(pie.next(&spin));
+}
+
+TEST(PieSpin, LaterSpinsHandOutOnlyUnclaimedSlots) {
+  // 10 slots, 4 of them free; b (no usage) and c (3 running) with equal EUP both want more.
+  // First spin: 5 - 0 for b, 5 - 3 = 2 for c. Later spins divide only what is free.
+  PieSpin pie({sub("b", 500, 100), sub("c", 500, 100, 3)}, 10, 7);
+  pie.set_unclaimed(4);
+  Spin spin;
+  ASSERT_TRUE(pie.next(&spin));
+  ASSERT_EQ(spin.slices.size(), 2u);
+  pie.record(spin.slices[0].submitter, 3, false);  // b: 3 of the free slots
+  pie.record(spin.slices[1].submitter, 0, false);  // c: nothing yet
+  pie.set_unclaimed(1);
+  ASSERT_TRUE(pie.next(&spin));
+  double total = 0;
+  for (const Slice& s : spin.slices) total += s.limit;
+  EXPECT_NEAR(total, 1, 1e-9);
+}
+
+}  // namespace
+}  // namespace kite::fairshare
