@@ -22,6 +22,7 @@ class JobStore;
 namespace kite::cm {
 
 class CollectorServer;
+class JobCommits;
 
 class CmService {
  public:
@@ -47,6 +48,7 @@ struct CmContext {
   const config::Config* cfg = nullptr;
   CollectorServer* collector = nullptr;  // ads, node connections, authorization
   queue::JobStore* jobs = nullptr;       // the durable queue (null: built without SQLite)
+  JobCommits* commits = nullptr;         // its group commit (set with `jobs`)
   /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
   /// negotiator's runner; a no-op until then.
   std::function<void()> reschedule = [] {};

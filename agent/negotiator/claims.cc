@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/cm/collector_server.h"
+#include "agent/cm/job_commits.h"
 #include "agent/core/ad_json.h"
 #include "agent/core/log.h"
 #include "agent/negotiator/job_updates.h"
@@ -149,7 +150,14 @@ bool ClaimLayer::slot_taken(const std::string& slot_name) const {
 
 void ClaimLayer::send(Claim* c, core::Json msg) {
   msg.set("claim_id", c->id);
-  if (c->conn) c->conn->send(msg);
+  // After the queue's updates so far are on disk: an activation leaves once its job is
+  // Running there, an exit-ack once the exit is recorded.
+  if (!c->conn) return;
+  if (ctx_->commits) {
+    ctx_->commits->send(c->conn, std::move(msg));
+  } else {
+    c->conn->send(msg);
+  }
 }
 
 void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
@@ -330,8 +338,11 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
   job_claim_.erase(id);
   c->has_job = false;
   c->state = State::kIdle;
+  std::string cid = c->id;
   claim_idle(c);
-  ctx_->reschedule();
+  // A claim that took the next job leaves the free slots as they were: no cycle needed.
+  auto it = claims_.find(cid);
+  if (it == claims_.end() || !it->second.has_job) ctx_->reschedule();
 }
 
 void ClaimLayer::claim_idle(Claim* c) {

@@ -10,8 +10,10 @@ namespace kite::negotiator {
 
 namespace {
 
-constexpr uint64_t kRescheduleDelayMs = 20;  // submits and exits close together: one cycle
-constexpr size_t kAdsPerTurn = 256;           // job ads read from SQLite per loop turn
+// Cycles on demand start at once but at most one per this many ms: submits and exits close
+// together make one cycle, and a lone submit does not wait.
+constexpr uint64_t kRescheduleSpacingMs = 20;
+constexpr size_t kAdsPerTurn = 256;  // job ads read from SQLite per loop turn
 
 }  // namespace
 
@@ -65,6 +67,8 @@ void NegotiatorRunner::stop() {
 void NegotiatorRunner::reschedule() {
   if (!soon_ || soon_armed_) return;
   soon_armed_ = true;
+  uint64_t now = uv_now(ctx_->loop);
+  uint64_t next = last_cycle_ms_ + kRescheduleSpacingMs;
   uv_timer_start(
       soon_,
       [](uv_timer_t* t) {
@@ -72,7 +76,7 @@ void NegotiatorRunner::reschedule() {
         r->soon_armed_ = false;
         r->begin_cycle();
       },
-      kRescheduleDelayMs, 0);
+      last_cycle_ms_ && next > now ? next - now : 0, 0);
 }
 
 bool NegotiatorRunner::on_frame(net::TlsConn* c, core::Json& msg) {
@@ -96,6 +100,7 @@ void NegotiatorRunner::begin_cycle() {
   cycling_ = true;
   again_ = false;
   started_ms_ = uv_now(ctx_->loop);
+  last_cycle_ms_ = started_ms_;
   ids_.clear();
   next_ = 0;
   in_ = CycleInput{};
