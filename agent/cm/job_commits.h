@@ -5,8 +5,9 @@
 
 #include <uv.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "agent/cm/cm_service.h"
@@ -25,15 +26,29 @@ class JobCommits final : public CmService {
   /// Sends `msg` on `c` once the job updates made so far are durable (now, when none are
   /// pending); frames keep their order.
   void send(net::TlsConn* c, core::Json msg);
+  /// Runs `fn` once the job updates made so far are durable (now, when none are pending), in
+  /// order with the frames of send(): what says "the queue has it" says it after the commit.
+  void after_commit(std::function<void()> fn);
 
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void on_closed(net::TlsConn* c) override;
   void stop() override;
 
  private:
+  void report();
+
   CmContext* ctx_;
   uv_prepare_t* turn_end_ = nullptr;
-  std::vector<std::pair<net::TlsConn*, core::Json>> outbox_;
+  struct Waiting {
+    net::TlsConn* conn = nullptr;  // a frame to send on it, or
+    core::Json msg;
+    std::function<void()> fn;  // something to run
+  };
+  bool must_wait() const;
+
+  std::vector<Waiting> outbox_;
+  // Commit figures since the last log line (at most one every kReportEveryMs).
+  uint64_t commits_ = 0, changes_ = 0, total_us_ = 0, max_us_ = 0, report_ms_ = 0;
 };
 
 }  // namespace kite::cm

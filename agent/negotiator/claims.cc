@@ -333,8 +333,15 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
   // Acknowledged once the queue has it on disk: until then the agent keeps the exit and
   // reports it again to a CM that restarts.
   send(c, core::Json::message("exit-ack"));
-  KLOG_INFO("claims: %s ended on %s@%s (%s)", jid(id).c_str(), c->slot.c_str(), c->machine.c_str(),
-            outcome.c_str());
+  // Logged once the exit is on disk: the line means the queue has it.
+  std::string line =
+      "claims: " + jid(id) + " ended on " + c->slot + "@" + c->machine + " (" + outcome + ")";
+  auto log_it = [line] { KLOG_INFO("%s", line.c_str()); };
+  if (ctx_->commits) {
+    ctx_->commits->after_commit(log_it);
+  } else {
+    log_it();
+  }
   job_claim_.erase(id);
   c->has_job = false;
   c->state = State::kIdle;

@@ -156,6 +156,7 @@ bool JobStore::begin_change(std::string* err) {
     if (!exec("BEGIN IMMEDIATE", err)) return false;
     group_open_ = true;
   }
+  ++group_changes_;
   return exec("SAVEPOINT change", err);
 }
 
@@ -174,6 +175,7 @@ bool JobStore::end_change(bool ok, std::string* err) {
 bool JobStore::commit_group(std::string* err) {
   if (!group_open_) return true;
   group_open_ = false;
+  group_changes_ = 0;
   if (exec("COMMIT", err)) return true;
   // Nothing of the group is on disk: the summaries go back to what the disk says.
   exec("ROLLBACK", nullptr);

@@ -104,6 +104,7 @@ class JobStore {
   // and reloads the summaries from disk.
   void set_grouped(bool on) { grouped_ = on; }
   bool group_open() const { return group_open_; }
+  size_t group_changes() const { return group_changes_; }  // in the open group
   bool commit_group(std::string* err);
 
  private:
@@ -123,6 +124,7 @@ class JobStore {
   int32_t next_cluster_ = 1;
   bool grouped_ = false;
   bool group_open_ = false;
+  size_t group_changes_ = 0;
 };
 
 }  // namespace kite::queue
