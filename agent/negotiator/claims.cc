@@ -148,6 +148,17 @@ bool ClaimLayer::slot_taken(const std::string& slot_name) const {
   return false;
 }
 
+void ClaimLayer::log_committed(std::string line) {
+  // The line says what the queue has on disk (tests and bench-e2e read it so): written after
+  // the commit, with the frames that wait for it.
+  auto log_it = [line = std::move(line)] { KLOG_INFO("%s", line.c_str()); };
+  if (ctx_->commits) {
+    ctx_->commits->after_commit(std::move(log_it));
+  } else {
+    log_it();
+  }
+}
+
 void ClaimLayer::send(Claim* c, core::Json msg) {
   msg.set("claim_id", c->id);
   // After the queue's updates so far are on disk: an activation leaves once its job is
@@ -302,7 +313,7 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
   send(c, std::move(msg));
-  KLOG_INFO("claims: %s activated on %s@%s", jid(id).c_str(), c->slot.c_str(), c->machine.c_str());
+  log_committed("claims: " + jid(id) + " activated on " + c->slot + "@" + c->machine);
 }
 
 void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
@@ -333,15 +344,8 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
   // Acknowledged once the queue has it on disk: until then the agent keeps the exit and
   // reports it again to a CM that restarts.
   send(c, core::Json::message("exit-ack"));
-  // Logged once the exit is on disk: the line means the queue has it.
-  std::string line =
-      "claims: " + jid(id) + " ended on " + c->slot + "@" + c->machine + " (" + outcome + ")";
-  auto log_it = [line] { KLOG_INFO("%s", line.c_str()); };
-  if (ctx_->commits) {
-    ctx_->commits->after_commit(log_it);
-  } else {
-    log_it();
-  }
+  log_committed("claims: " + jid(id) + " ended on " + c->slot + "@" + c->machine + " (" + outcome +
+                ")");
   job_claim_.erase(id);
   c->has_job = false;
   c->state = State::kIdle;
