@@ -253,7 +253,7 @@ TEST(CmQueue, TenThousandProcsInOneChunkedSubmit) {
   r = pool.as("alice", {"q", "-totals"}, 120000);
   EXPECT_NE(r.out.find("Total for query: 10000 jobs; 0 completed, 0 removed, 10000 idle"),
             std::string::npos)
-      << r.out << r.err;
+      << r.out << r.err << pool.cm_log();
   r = pool.as("alice", {"q", "1.9999", "-af", "Args"});
   EXPECT_EQ(r.out, "9999\n");
 }
