@@ -46,7 +46,9 @@ void NegotiatorRunner::start() {
   }
   interval_ = new_timer();
   soon_ = new_timer();
-  chunk_ = new_timer();
+  chunk_ = new uv_idle_t{};
+  uv_idle_init(ctx_->loop, chunk_);
+  chunk_->data = this;
   uint64_t ms = static_cast<uint64_t>(interval) * 1000;
   uv_timer_start(
       interval_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->begin_cycle(); }, ms,
@@ -55,7 +57,13 @@ void NegotiatorRunner::start() {
 }
 
 void NegotiatorRunner::stop() {
-  for (uv_timer_t** t : {&interval_, &soon_, &chunk_}) {
+  if (chunk_) {
+    uv_idle_stop(chunk_);
+    uv_close(reinterpret_cast<uv_handle_t*>(chunk_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+    chunk_ = nullptr;
+  }
+  for (uv_timer_t** t : {&interval_, &soon_}) {
     if (!*t) continue;
     uv_timer_stop(*t);
     uv_close(reinterpret_cast<uv_handle_t*>(*t),
@@ -132,11 +140,15 @@ void NegotiatorRunner::read_chunk() {
     in_.submitters[it->second].jobs.push_back(std::move(j));
   }
   if (next_ < ids_.size()) {
-    // The rest on a later loop turn: frames from agents and clients are served in between.
-    uv_timer_start(
-        chunk_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->read_chunk(); }, 0, 0);
+    // The rest on a later loop turn: frames from agents and clients are served in between. An
+    // idle handle, not a 0 ms timer: libuv 1.44 runs a timer re-armed with 0 ms in its own
+    // callback again in the same timers phase, so a 10,000-job cycle never let I/O in.
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(chunk_)))
+      uv_idle_start(chunk_,
+                    [](uv_idle_t* h) { static_cast<NegotiatorRunner*>(h->data)->read_chunk(); });
     return;
   }
+  uv_idle_stop(chunk_);
   finish_cycle();
 }
 

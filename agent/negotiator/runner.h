@@ -37,7 +37,7 @@ class NegotiatorRunner final : public cm::CmService {
   ClaimLayer* claims_;
   uv_timer_t* interval_ = nullptr;
   uv_timer_t* soon_ = nullptr;
-  uv_timer_t* chunk_ = nullptr;
+  uv_idle_t* chunk_ = nullptr;  // reads the next chunk of ads on the next loop turn
   bool soon_armed_ = false;
   bool cycling_ = false;
   bool again_ = false;             // a reschedule came during a cycle
