@@ -141,8 +141,9 @@ void NegotiatorRunner::read_chunk() {
   }
   if (next_ < ids_.size()) {
     // The rest on a later loop turn: frames from agents and clients are served in between. An
-    // idle handle, not a 0 ms timer: libuv 1.44 runs a timer re-armed with 0 ms in its own
-    // callback again in the same timers phase, so a 10,000-job cycle never let I/O in.
+    // idle handle, not a 0 ms timer: libuv (1.44 here) can run a timer re-armed with 0 ms in its
+    // own callback again in the same timers phase, and with the timer a 10,000-job cycle kept
+    // a client's handshake waiting past its 10 s timeout.
     if (!uv_is_active(reinterpret_cast<uv_handle_t*>(chunk_)))
       uv_idle_start(chunk_,
                     [](uv_idle_t* h) { static_cast<NegotiatorRunner*>(h->data)->read_chunk(); });
