@@ -23,6 +23,7 @@ class JobStore;
 namespace kite::cm {
 
 class CollectorServer;
+class JobCommits;
 
 class CmService {
  public:
@@ -49,6 +50,7 @@ struct CmContext {
   CollectorServer* collector = nullptr;  // ads, node connections, authorization
   queue::JobStore* jobs = nullptr;       // the durable queue (null: built without SQLite)
   NegotiatorStats negotiator_stats;      // the negotiator's cycles, for /metrics
+  JobCommits* commits = nullptr;         // its group commit (set with `jobs`)
   /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
   /// negotiator's runner; a no-op until then.
   std::function<void()> reschedule = [] {};

@@ -5,6 +5,7 @@
 #include "agent/cm/rooster_service.h"
 #include "policy/config/typed.h"
 #if KITE_HAS_JOB_STORE
+#include "agent/cm/job_commits.h"
 #include "agent/cm/queue_service.h"
 #endif
 
@@ -41,6 +42,11 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
       *err = st.message;
       return services;
     }
+    // Job updates of a loop turn are committed together, before the frames relying on them.
+    auto commits = std::make_unique<JobCommits>(ctx);
+    ctx->commits = commits.get();
+    commits->start();
+    services.push_back(std::move(commits));
     services.push_back(std::make_unique<QueueService>(ctx, std::move(q)));
     // The claims on the agents and the negotiator's cycles that make them.
     auto claims = std::make_unique<negotiator::ClaimLayer>(ctx);

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "agent/cm/collector_server.h"
+#include "agent/cm/job_commits.h"
 #include "agent/cm/queue_service.h"
 #include "agent/core/log.h"
 #include "agent/queue/event_log.h"
@@ -177,7 +178,8 @@ void QueueService::action(net::TlsConn* c, core::Json& msg) {
   reply.set("matched", matched);
   reply.set("acted", acted);
   reply.set("denied", denied);
-  c->send(reply);
+  // Answered once the changes are on disk (the loop turn's commit).
+  ctx_->commits->send(c, std::move(reply));
 }
 
 }  // namespace kite::cm

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "agent/cm/collector_server.h"
+#include "agent/cm/job_commits.h"
 #include "agent/core/log.h"
 #include "agent/queue/event_log.h"
 #include "agent/queue/job_events.h"
@@ -320,6 +321,9 @@ bool QueueService::commit(net::TlsConn* c, PendingSubmit* p, std::string* err) {
   for (const AdPtr& a : p->procs) procs.push_back(a.get());
   int64_t now = now_s();
   int32_t cluster_id = 0;
+  // The job updates still open go first, through the commit that stops the CM when it fails
+  // (frames wait on them); the submit is then its own transaction.
+  if (ctx_->commits) ctx_->commits->commit();
   if (!ctx_->jobs->submit(cluster, procs, now, &cluster_id, err, p->reserved)) return false;
   KLOG_INFO("queue: %s submitted %zu job(s) as cluster %d", owner.c_str(), procs.size(),
             cluster_id);

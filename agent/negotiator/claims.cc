@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent/cm/collector_server.h"
+#include "agent/cm/job_commits.h"
 #include "agent/core/ad_json.h"
 #include "agent/core/log.h"
 #include "agent/negotiator/job_updates.h"
@@ -178,9 +179,27 @@ bool ClaimLayer::offered(const std::string& slot_name, const classad::ClassAd& a
   return true;
 }
 
+void ClaimLayer::log_committed(std::string line) {
+  // The line says what the queue has on disk (tests and bench-e2e read it so): written after
+  // the commit, with the frames that wait for it.
+  auto log_it = [line = std::move(line)] { KLOG_INFO("%s", line.c_str()); };
+  if (ctx_->commits) {
+    ctx_->commits->after_commit(std::move(log_it));
+  } else {
+    log_it();
+  }
+}
+
 void ClaimLayer::send(Claim* c, core::Json msg) {
   msg.set("claim_id", c->id);
-  if (c->conn) c->conn->send(msg);
+  // After the queue's updates so far are on disk: an activation leaves once its job is
+  // Running there, an exit-ack once the exit is recorded.
+  if (!c->conn) return;
+  if (ctx_->commits) {
+    ctx_->commits->send(c->conn, std::move(msg));
+  } else {
+    c->conn->send(msg);
+  }
 }
 
 void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
@@ -343,7 +362,7 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
   send(c, std::move(msg));
-  KLOG_INFO("claims: %s activated on %s@%s", jid(id).c_str(), c->slot.c_str(), c->machine.c_str());
+  log_committed("claims: " + jid(id) + " activated on " + c->slot + "@" + c->machine);
 }
 
 void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
@@ -374,13 +393,16 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
   // Acknowledged once the queue has it on disk: until then the agent keeps the exit and
   // reports it again to a CM that restarts.
   send(c, core::Json::message("exit-ack"));
-  KLOG_INFO("claims: %s ended on %s@%s (%s)", jid(id).c_str(), c->slot.c_str(), c->machine.c_str(),
-            outcome.c_str());
+  log_committed("claims: " + jid(id) + " ended on " + c->slot + "@" + c->machine + " (" + outcome +
+                ")");
   job_claim_.erase(id);
   c->has_job = false;
   c->state = State::kIdle;
+  std::string cid = c->id;
   claim_idle(c);
-  ctx_->reschedule();
+  // A claim that took the next job leaves the free slots as they were: no cycle needed.
+  auto it = claims_.find(cid);
+  if (it == claims_.end() || !it->second.has_job) ctx_->reschedule();
 }
 
 void ClaimLayer::claim_idle(Claim* c) {

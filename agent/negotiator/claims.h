@@ -92,6 +92,7 @@ class ClaimLayer final : public cm::CmService {
   int status_of(queue::JobId id) const;
   std::string submitter_of(const classad::ClassAd& job) const;
   void send(Claim* c, core::Json msg);
+  void log_committed(std::string line);
 
   cm::CmContext* ctx_;
   std::map<std::string, Claim> claims_;            // by claim id

@@ -10,8 +10,10 @@ namespace kite::negotiator {
 
 namespace {
 
-constexpr uint64_t kRescheduleDelayMs = 20;  // submits and exits close together: one cycle
-constexpr size_t kAdsPerTurn = 256;          // job ads read from SQLite per loop turn
+// Cycles on demand start at once but at most one per this many ms: submits and exits close
+// together make one cycle, and a lone submit does not wait.
+constexpr uint64_t kRescheduleSpacingMs = 20;
+constexpr size_t kAdsPerTurn = 256;  // job ads read from SQLite per loop turn
 
 }  // namespace
 
@@ -44,7 +46,9 @@ void NegotiatorRunner::start() {
   }
   interval_ = new_timer();
   soon_ = new_timer();
-  chunk_ = new_timer();
+  chunk_ = new uv_idle_t{};
+  uv_idle_init(ctx_->loop, chunk_);
+  chunk_->data = this;
   uint64_t ms = static_cast<uint64_t>(interval) * 1000;
   uv_timer_start(
       interval_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->begin_cycle(); }, ms,
@@ -53,7 +57,13 @@ void NegotiatorRunner::start() {
 }
 
 void NegotiatorRunner::stop() {
-  for (uv_timer_t** t : {&interval_, &soon_, &chunk_}) {
+  if (chunk_) {
+    uv_idle_stop(chunk_);
+    uv_close(reinterpret_cast<uv_handle_t*>(chunk_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_idle_t*>(h); });
+    chunk_ = nullptr;
+  }
+  for (uv_timer_t** t : {&interval_, &soon_}) {
     if (!*t) continue;
     uv_timer_stop(*t);
     uv_close(reinterpret_cast<uv_handle_t*>(*t),
@@ -65,6 +75,8 @@ void NegotiatorRunner::stop() {
 void NegotiatorRunner::reschedule() {
   if (!soon_ || soon_armed_) return;
   soon_armed_ = true;
+  uint64_t now = uv_now(ctx_->loop);
+  uint64_t next = last_cycle_ms_ + kRescheduleSpacingMs;
   uv_timer_start(
       soon_,
       [](uv_timer_t* t) {
@@ -72,7 +84,7 @@ void NegotiatorRunner::reschedule() {
         r->soon_armed_ = false;
         r->begin_cycle();
       },
-      kRescheduleDelayMs, 0);
+      last_cycle_ms_ && next > now ? next - now : 0, 0);
 }
 
 bool NegotiatorRunner::on_frame(net::TlsConn* c, core::Json& msg) {
@@ -96,6 +108,7 @@ void NegotiatorRunner::begin_cycle() {
   cycling_ = true;
   again_ = false;
   started_ms_ = uv_now(ctx_->loop);
+  last_cycle_ms_ = started_ms_;
   ids_.clear();
   next_ = 0;
   in_ = CycleInput{};
@@ -127,11 +140,16 @@ void NegotiatorRunner::read_chunk() {
     in_.submitters[it->second].jobs.push_back(std::move(j));
   }
   if (next_ < ids_.size()) {
-    // The rest on a later loop turn: frames from agents and clients are served in between.
-    uv_timer_start(
-        chunk_, [](uv_timer_t* t) { static_cast<NegotiatorRunner*>(t->data)->read_chunk(); }, 0, 0);
+    // The rest on a later loop turn: frames from agents and clients are served in between. An
+    // idle handle, not a 0 ms timer: libuv (1.44 here) can run a timer re-armed with 0 ms in its
+    // own callback again in the same timers phase, and with the timer a 10,000-job cycle kept
+    // a client's handshake waiting past its 10 s timeout.
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(chunk_)))
+      uv_idle_start(chunk_,
+                    [](uv_idle_t* h) { static_cast<NegotiatorRunner*>(h->data)->read_chunk(); });
     return;
   }
+  uv_idle_stop(chunk_);
   finish_cycle();
 }
 

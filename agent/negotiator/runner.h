@@ -21,7 +21,8 @@ class NegotiatorRunner final : public cm::CmService {
   NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims);
   ~NegotiatorRunner() override;
   void start();
-  /// A cycle soon (kRescheduleDelayMs from now; requests meanwhile make one cycle).
+  /// A cycle soon: on the next loop turn, or kRescheduleSpacingMs after the last one started
+  /// (requests meanwhile make one cycle).
   void reschedule();
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void stop() override;
@@ -36,7 +37,7 @@ class NegotiatorRunner final : public cm::CmService {
   ClaimLayer* claims_;
   uv_timer_t* interval_ = nullptr;
   uv_timer_t* soon_ = nullptr;
-  uv_timer_t* chunk_ = nullptr;
+  uv_idle_t* chunk_ = nullptr;  // reads the next chunk of ads on the next loop turn
   bool soon_armed_ = false;
   bool cycling_ = false;
   bool again_ = false;             // a reschedule came during a cycle
@@ -45,6 +46,7 @@ class NegotiatorRunner final : public cm::CmService {
   CycleInput in_;
   std::map<std::string, size_t> submitter_index_;
   uint64_t started_ms_ = 0;
+  uint64_t last_cycle_ms_ = 0;  // when the last cycle started (loop time)
   std::string uid_domain_;
 };
 

@@ -128,6 +128,10 @@ JobStore::~JobStore() {
 }
 
 void JobStore::close() {
+  if (group_open_) {
+    std::string ignore;
+    commit_group(&ignore);
+  }
   if (db_) sqlite3_close(db_);
   db_ = nullptr;
   jobs_.clear();
@@ -143,6 +147,40 @@ bool JobStore::exec(const char* sql, std::string* err) const {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) == SQLITE_OK) return true;
   if (err) *err = path_ + ": " + (msg ? msg : "sqlite error");
   sqlite3_free(msg);
+  return false;
+}
+
+bool JobStore::begin_change(std::string* err) {
+  if (!grouped_) return exec("BEGIN IMMEDIATE", err);
+  if (!group_open_) {
+    if (!exec("BEGIN IMMEDIATE", err)) return false;
+    group_open_ = true;
+  }
+  ++group_changes_;
+  return exec("SAVEPOINT change", err);
+}
+
+bool JobStore::end_change(bool ok, std::string* err) {
+  if (!grouped_) {
+    if (ok && exec("COMMIT", err)) return true;
+    exec("ROLLBACK", nullptr);
+    return false;
+  }
+  if (ok && exec("RELEASE change", err)) return true;
+  exec("ROLLBACK TO change", nullptr);
+  exec("RELEASE change", nullptr);
+  return false;
+}
+
+bool JobStore::commit_group(std::string* err) {
+  if (!group_open_) return true;
+  group_open_ = false;
+  group_changes_ = 0;
+  if (exec("COMMIT", err)) return true;
+  // Nothing of the group is on disk: the summaries go back to what the disk says.
+  exec("ROLLBACK", nullptr);
+  std::string e;
+  if (!load(&e) && err) *err += "; " + e;
   return false;
 }
 
@@ -196,6 +234,7 @@ bool JobStore::submit(const ClassAd& cluster_ad, std::span<const ClassAd* const>
   AdPtr shared(cluster_ad.copy());
   set_int(*shared, "ClusterId", cluster);
   set_int(*shared, "QDate", now);
+  if (!commit_group(err)) return false;
   if (!exec("BEGIN IMMEDIATE", err)) return false;
   std::vector<JobSummary> added;
   added.reserve(procs.size());
@@ -357,17 +396,22 @@ bool JobStore::set_attribute(JobId id, std::string_view name, std::string_view e
   }
   AdPtr cluster, proc;
   if (!read_ads(id, &cluster, id.proc >= 0 ? &proc : nullptr, err)) return false;
+  if (!begin_change(err)) return false;
   if (id.proc < 0) {
     cluster->insert(name, e.release());
     Stmt u(db_, "UPDATE clusters SET ad=?2 WHERE cluster=?1");
-    if (!u.ok()) return fail(err, "updating a cluster");
-    u.bind(1, id.cluster);
-    u.bind(2, ad_text(*cluster));
-    return u.step() == SQLITE_DONE || fail(err, "updating a cluster");
+    bool ok = u.ok();
+    if (ok) {
+      u.bind(1, id.cluster);
+      u.bind(2, ad_text(*cluster));
+      ok = u.step() == SQLITE_DONE;
+    }
+    if (!ok) fail(err, "updating a cluster");
+    return end_change(ok, err);
   }
   JobSummary* s = find(id);
   proc->insert(name, e.release());
-  if (!write_proc(id, s ? int{s->status} : int{kIdle}, *proc, err)) return false;
+  if (!end_change(write_proc(id, s ? int{s->status} : int{kIdle}, *proc, err), err)) return false;
   if (s) s->prio = static_cast<int32_t>(int_attr(*merge(*cluster, *proc), "JobPrio", 0));
   return true;
 }
@@ -403,7 +447,7 @@ bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err,
   set_int(*proc, "EnteredCurrentStatus", now);
   if (status == kCompleted) set_int(*proc, "CompletionDate", now);
   const bool leaves = status == kRemoved || status == kCompleted;
-  if (!exec("BEGIN IMMEDIATE", err)) return false;
+  if (!begin_change(err)) return false;
   bool ok;
   if (leaves) {
     Stmt h(db_, "INSERT INTO history(cluster, proc, ad) VALUES(?1, ?2, ?3)");
@@ -425,10 +469,7 @@ bool JobStore::set_status(JobId id, int status, int64_t now, std::string* err,
   } else {
     ok = write_proc(id, status, *proc, err);
   }
-  if (!ok || !exec("COMMIT", err)) {
-    exec("ROLLBACK", nullptr);
-    return false;
-  }
+  if (!end_change(ok, err)) return false;
   if (leaves) {
     jobs_.erase(jobs_.begin() + (s - jobs_.data()));
   } else {

@@ -106,6 +106,18 @@ class JobStore {
   const std::vector<JobSummary>& jobs() const { return jobs_; }
   int32_t next_cluster_id() const { return next_cluster_; }
 
+  // Group commit (`kite cm` turns it on: one fsync per loop turn, not one per job event).
+  // While grouped, set_status() and set_attribute() go into one open transaction (each change
+  // in its own savepoint, so a refused change undoes only itself) and become durable at
+  // commit_group(). Whoever answers for a change (an acknowledgement, a frame that relies on
+  // it) does so after commit_group() returned true. submit() commits an open group first and
+  // stays its own transaction, durable before it returns. A failed commit rolls the group back
+  // and reloads the summaries from disk.
+  void set_grouped(bool on) { grouped_ = on; }
+  bool group_open() const { return group_open_; }
+  size_t group_changes() const { return group_changes_; }  // in the open group
+  bool commit_group(std::string* err);
+
  private:
   bool exec(const char* sql, std::string* err) const;
   bool fail(std::string* err, const char* what) const;
@@ -113,11 +125,17 @@ class JobStore {
   bool load(std::string* err);
   bool read_ads(JobId id, classad::AdPtr* cluster, classad::AdPtr* proc, std::string* err) const;
   bool write_proc(JobId id, int status, const classad::ClassAd& ad, std::string* err);
+  // One change's transaction: its own BEGIN/COMMIT, or a savepoint in the open group.
+  bool begin_change(std::string* err);
+  bool end_change(bool ok, std::string* err);
 
   sqlite3* db_ = nullptr;
   std::string path_;
   std::vector<JobSummary> jobs_;  // sorted by id
   int32_t next_cluster_ = 1;
+  bool grouped_ = false;
+  bool group_open_ = false;
+  size_t group_changes_ = 0;
 };
 
 }  // namespace kite::queue

@@ -229,6 +229,42 @@ TEST(JobStore, ReloadRestoresTheQueue) {
   EXPECT_EQ(store.next_cluster_id(), 3);
 }
 
+// Grouped (the CM's loop turns): changes are seen by the store at once but reach the disk
+// only at commit_group(); a refused change undoes only itself; a submit commits the group.
+TEST(JobStore, GroupedChangesAreDurableAtTheGroupCommit) {
+  std::string path = temp_db();
+  JobStore store;
+  std::string err;
+  ASSERT_TRUE(store.open(path, &err)) << err;
+  submit_n(store, 3, 100);
+  store.set_grouped(true);
+  EXPECT_FALSE(store.group_open());
+  ASSERT_TRUE(store.set_status({1, 0}, kRunning, 110, &err)) << err;
+  EXPECT_TRUE(store.group_open());
+  ASSERT_TRUE(store.set_attribute({1, 1}, "JobPrio", "7", &err)) << err;
+  EXPECT_FALSE(store.set_status({1, 2}, kCompleted, 111, &err));  // Idle -> Completed: refused
+  ASSERT_TRUE(store.set_status({1, 2}, kHeld, 112, &err)) << err;
+  EXPECT_EQ(store.jobs()[0].status, kRunning);
+  EXPECT_EQ(attr(*store.job_ad({1, 1}, &err), "JobPrio"), "7");
+  // Another reader of the file sees none of it yet.
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE status=1"), 3);
+  ASSERT_TRUE(store.commit_group(&err)) << err;
+  EXPECT_FALSE(store.group_open());
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE status=2"), 1);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE status=5"), 1);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE status=1"), 1);
+  // A submit is its own transaction and takes the open group with it.
+  ASSERT_TRUE(store.set_status({1, 0}, kCompleted, 120, &err)) << err;
+  EXPECT_EQ(submit_n(store, 1, 130), 2);
+  EXPECT_FALSE(store.group_open());
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM history"), 1);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE cluster=2"), 1);
+  // What is still open when the store closes is committed.
+  ASSERT_TRUE(store.set_status({2, 0}, kHeld, 140, &err)) << err;
+  store.close();
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM procs WHERE status=5"), 2);
+}
+
 TEST(JobStore, UnopenableFileIsAClearError) {
   JobStore store;
   std::string err;
