@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/cm/cm_service.h"
@@ -45,6 +46,10 @@ class CollectorServer final : private net::TlsConnHandler {
   /// The connection of the agent that advertises `machine`, or null when it is not connected.
   net::TlsConn* node(const std::string& machine) const;
   const collector::AdStore& store() const { return store_; }
+  /// Stores an ad the CM makes itself (the accountant's Accounting ads), as an update would.
+  bool publish(std::string_view type, classad::AdPtr ad, std::string* err);
+  /// Removes such an ad.
+  void withdraw(std::string_view type, std::string_view name);
 
  private:
   void on_ready(net::TlsConn* c) override;

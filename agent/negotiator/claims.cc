@@ -13,6 +13,7 @@
 #include "agent/core/log.h"
 #include "agent/negotiator/job_updates.h"
 #include "agent/negotiator/output_files.h"
+#include "policy/accountant/accountant.h"
 #include "policy/classad/match.h"
 
 namespace kite::negotiator {
@@ -75,10 +76,12 @@ bool fits(classad::ClassAd& job, const classad::ClassAd& first, classad::ClassAd
 }  // namespace
 
 std::string job_submitter(const classad::ClassAd& job, const std::string& uid_domain) {
-  std::string group, owner;
-  if (job.evaluate_string("AccountingGroup", group) && !group.empty()) return group;
-  job.evaluate_string("Owner", owner);
-  return owner + "@" + uid_domain;
+  std::string user;
+  if (!job.evaluate_string("AccountingGroup", user) || user.empty())
+    job.evaluate_string("Owner", user);
+  bool nice = false;
+  job.evaluate_bool("NiceUser", nice);
+  return accountant::submitter_name(user, uid_domain, nice);
 }
 
 ClaimLayer::ClaimLayer(cm::CmContext* ctx) : ctx_(ctx) {
@@ -134,6 +137,21 @@ int ClaimLayer::status_of(queue::JobId id) const {
 
 bool ClaimLayer::busy(queue::JobId id) const {
   return job_claim_.count(id) || limbo_.count(id);
+}
+
+std::vector<ClaimLayer::RunningJob> ClaimLayer::running() const {
+  std::vector<RunningJob> out;
+  for (const auto& [id, c] : claims_) {
+    if (c.state != State::kActive || !c.has_job) continue;
+    out.push_back({&c.submitter, c.slot + "@" + c.machine, c.slot_ad.get(), c.job_ad.get()});
+  }
+  return out;
+}
+
+std::vector<queue::JobId> ClaimLayer::unreported() const {
+  std::vector<queue::JobId> out;
+  for (const auto& [id, deadline] : limbo_) out.push_back(id);
+  return out;
 }
 
 bool ClaimLayer::slot_taken(const std::string& slot_name) const {
@@ -294,6 +312,8 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
   send(c, std::move(msg));
+  c->job_ad = std::move(job);
+  ctx_->usage_changed();
   KLOG_INFO("claims: %s activated on %s@%s", jid(id).c_str(), c->slot.c_str(), c->machine.c_str());
 }
 
@@ -329,7 +349,9 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
             outcome.c_str());
   job_claim_.erase(id);
   c->has_job = false;
+  c->job_ad = classad::AdPtr();
   c->state = State::kIdle;
+  ctx_->usage_changed();
   claim_idle(c);
   ctx_->reschedule();
 }
@@ -381,6 +403,7 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
   auto it = claims_.find(id);
   if (it == claims_.end()) return;
   Claim& c = it->second;
+  if (c.has_job && c.state == State::kActive) ctx_->usage_changed();
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;
@@ -482,6 +505,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
       c.submitter = job_submitter(*ad, uid_domain_);
       c.lease = lease_of(ad.get());
       c.first_job = classad::AdPtr(ad->copy());
+      c.job_ad = std::move(ad);
     }
     if (!c.first_job) c.first_job = classad::AdPtr(classad::ClassAd::make());
     job_claim_[job] = id;
@@ -489,6 +513,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     it = claims_.find(id);
     KLOG_INFO("claims: re-adopted %s running on %s@%s", jid(job).c_str(), slot.c_str(),
               machine.c_str());
+    ctx_->usage_changed();
   }
   Claim* c = &it->second;
   c->ended = m.flag("ended");
@@ -507,7 +532,9 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     std::string err;
     job_claim_.erase(lost);
     c->has_job = false;
+    c->job_ad = classad::AdPtr();
     c->state = State::kIdle;
+    ctx_->usage_changed();
     if (on_claim(status_of(lost)) && !job_idle(ctx_->jobs, lost, now_s(), &err))
       KLOG_ERROR("claims: %s: %s", jid(lost).c_str(), err.c_str());
     claim_idle(c);
