@@ -78,11 +78,13 @@ void Accounting::stop() {
 double Accounting::weight_of(const ClaimLayer::RunningJob& r) const {
   // The claimed slot as its agent advertises it (a dynamic slot has its own ad), else the
   // static slot as matched, else what the job asked for.
-  if (const collector::StoredAd* s = ctx_->collector->store().find("Machine", r.slot))
-    return fairshare::slot_weight(*s->ad, use_slot_weights_);
-  bool pslot = false;
-  if (r.matched_slot && !(r.matched_slot->evaluate_bool("PartitionableSlot", pslot) && pslot))
-    return fairshare::slot_weight(*r.matched_slot, use_slot_weights_);
+  auto whole_slot = [](const classad::ClassAd* ad) {
+    bool pslot = false;
+    return ad && !(ad->evaluate_bool("PartitionableSlot", pslot) && pslot);
+  };
+  const collector::StoredAd* s = ctx_->collector->store().find("Machine", r.slot);
+  if (s && whole_slot(s->ad.get())) return fairshare::slot_weight(*s->ad, use_slot_weights_);
+  if (whole_slot(r.matched_slot)) return fairshare::slot_weight(*r.matched_slot, use_slot_weights_);
   double cpus = 1;
   if (use_slot_weights_ && r.job && r.job->evaluate_real("RequestCpus", cpus) && cpus > 0)
     return cpus;
@@ -163,6 +165,28 @@ void Accounting::publish() {
   published_ = std::move(now_published);
 }
 
+void Accounting::publish_submitters(const CycleInput& in) {
+  // HTCondor's schedd advertises one Submitter ad per submitter (condor_status -submitters);
+  // here the queue is the CM's own, so the CM does.
+  std::map<std::string, std::pair<int64_t, int64_t>> counts;  // running, idle
+  for (const ClaimLayer::RunningJob& r : claims_->running())
+    if (r.running) ++counts[*r.submitter].first;
+  for (const Submitter& s : in.submitters) counts[s.name].second += int64_t(s.jobs.size());
+  std::set<std::string> now_published;
+  for (const auto& [name, c] : counts) {
+    classad::AdPtr ad(classad::ClassAd::make());
+    ad->insert_value("MyType", classad::Value::string("Submitter"));
+    ad->insert_value("Name", classad::Value::string(name));
+    ad->insert_value("RunningJobs", classad::Value::integer(c.first));
+    ad->insert_value("IdleJobs", classad::Value::integer(c.second));
+    std::string err;
+    if (ctx_->collector->publish("Submitter", std::move(ad), &err)) now_published.insert(name);
+  }
+  for (const std::string& gone : submitters_)
+    if (!now_published.count(gone)) ctx_->collector->withdraw("Submitter", gone);
+  submitters_ = std::move(now_published);
+}
+
 void Accounting::begin_cycle(int64_t now, CycleInput* in) {
   if (charge_armed_) uv_timer_stop(charge_timer_);
   charge_armed_ = false;
@@ -170,6 +194,7 @@ void Accounting::begin_cycle(int64_t now, CycleInput* in) {
   acc_.update(now);
   save();
   publish();
+  publish_submitters(*in);
   std::set<std::string> negotiating;
   for (Submitter& s : in->submitters) {
     negotiating.insert(s.name);
@@ -186,7 +211,7 @@ void Accounting::begin_cycle(int64_t now, CycleInput* in) {
       in->other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
   }
   for (const ClaimLayer::RunningJob& r : claims_->running()) {
-    if (!r.job || !r.job->lookup("ConcurrencyLimits")) continue;
+    if (!r.running || !r.job || !r.job->lookup("ConcurrencyLimits")) continue;
     const collector::StoredAd* slot = ctx_->collector->store().find("Machine", r.slot);
     const classad::ClassAd* machine = slot ? slot->ad.get() : r.matched_slot;
     if (!machine) continue;

@@ -1,8 +1,9 @@
 // The accountant inside `kite cm`: charges each submitter's usage from the running claims (slot
 // weight SLOT_WEIGHT, else Cpus) from the second a job starts or stops, keeps the records in
 // SQLite (saved at each cycle, within a second of a usage change and before an admin change is
-// acknowledged), gives the negotiator the effective priorities, publishes Accounting ads in the
-// collector and answers `kite userprio` ("userprio" frames; changes need ADMINISTRATOR).
+// acknowledged), gives the negotiator the effective priorities, publishes Accounting and
+// Submitter ads in the collector and answers `kite userprio` ("userprio" frames; changes need
+// ADMINISTRATOR).
 #pragma once
 
 #include <uv.h>
@@ -46,6 +47,7 @@ class Accounting final : public cm::CmService {
   double weight_of(const ClaimLayer::RunningJob& r) const;
   bool save();
   void publish();
+  void publish_submitters(const CycleInput& in);
   void usage_changed();
   void answer(net::TlsConn* c, const core::Json& msg);
 
@@ -55,7 +57,8 @@ class Accounting final : public cm::CmService {
   queue::AccountantStore store_;
   fairshare::GroupSettings groups_;
   std::vector<fairshare::GroupQuota> quotas_;
-  std::set<std::string> published_;  // names of the Accounting ads in the collector
+  std::set<std::string> published_;   // names of the Accounting ads in the collector
+  std::set<std::string> submitters_;  // and of the Submitter ads
   std::string uid_domain_;
   bool use_slot_weights_ = true;
   uv_timer_t* charge_timer_ = nullptr;  // a usage change: charged on the next loop turn

@@ -142,8 +142,10 @@ bool ClaimLayer::busy(queue::JobId id) const {
 std::vector<ClaimLayer::RunningJob> ClaimLayer::running() const {
   std::vector<RunningJob> out;
   for (const auto& [id, c] : claims_) {
-    if (c.state != State::kActive || !c.has_job) continue;
-    out.push_back({&c.submitter, c.slot + "@" + c.machine, c.slot_ad.get(), c.job_ad.get()});
+    const bool running = c.state == State::kActive && c.has_job;
+    out.push_back({&c.submitter, c.slot.empty() ? c.slot_name : c.slot + "@" + c.machine,
+                   c.slot_ad.get(), running && c.job_ad ? c.job_ad.get() : c.first_job.get(),
+                   running});
   }
   return out;
 }
@@ -202,6 +204,7 @@ void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
   job_claim_[id] = cid;
   Claim& stored = claims_[cid] = std::move(c);
   send(&stored, std::move(msg));
+  ctx_->usage_changed();
   KLOG_INFO("claims: claiming %s for %s (%s)", m.slot.c_str(), jid(id).c_str(),
             m.submitter.c_str());
 }
@@ -403,7 +406,7 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
   auto it = claims_.find(id);
   if (it == claims_.end()) return;
   Claim& c = it->second;
-  if (c.has_job && c.state == State::kActive) ctx_->usage_changed();
+  ctx_->usage_changed();
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;

@@ -37,12 +37,14 @@ class ClaimLayer final : public cm::CmService {
   void stop_job(int32_t cluster, int32_t proc, bool requeue);
   size_t claims() const { return claims_.size(); }
 
-  /// A job running on one of our claims, for the accountant's usage.
+  /// A slot one of our claims holds (being claimed, running a job, or idle between jobs), for
+  /// the accountant: the submitter is charged for it as HTCondor charges a Claimed slot.
   struct RunningJob {
     const std::string* submitter;
     std::string slot;                      // the agent's claimed slot, "slot1_1@node"
     const classad::ClassAd* matched_slot;  // the slot ad as matched (null when re-adopted)
-    const classad::ClassAd* job;           // the running job's ad (null when unknown)
+    const classad::ClassAd* job;           // the running job's ad, else the claim's first job's
+    bool running;                          // a job runs on it now
   };
   std::vector<RunningJob> running() const;
   /// Jobs the queue says Running whose agents have not reported yet (after a CM restart).
