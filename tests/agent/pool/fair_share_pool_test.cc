@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "../pool_harness.h"
 
@@ -114,6 +115,60 @@ TEST_F(FairSharePool, FactorsOneAndTwoThousandShareSixSlotsTwoToOne) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("Last Priority Update: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Number of users: 2"), std::string::npos) << r.out;
+}
+
+// Reads "NAME V1 V2 ..." lines of `kite userprio -af` into numbers by name.
+std::map<std::string, std::vector<double>> af_numbers(const std::string& text) {
+  std::map<std::string, std::vector<double>> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    for (double v; words >> v;) out[name].push_back(v);
+  }
+  return out;
+}
+
+TEST_F(FairSharePool, UsageSurvivesAKillNineOfTheCmNeitherLostNorCountedTwice) {
+  // Two one-CPU slots (node-a) run alice's two long jobs through a CM that is killed and is
+  // down for 6 s. Her accumulated usage, charged at 2 slots from her first claim, must be
+  // 2 x (LastUpdate - BeginUsageTime): lost downtime would make it 12 short, a double count
+  // longer.
+  ASSERT_EQ(pool_->as("alice", {"submit", submit_file(*pool_, "a.sub", 2, 600)}).status, 0);
+  std::string err, extra = std::string(kTiming) + "FILESYSTEM_DOMAIN = kite-test\n";
+  ASSERT_TRUE(pool_->start_agent(&a_, "node-a", "node-a", &err, extra)) << err;
+  std::vector<std::string> af = {"-af",
+                                 "Name",
+                                 "ResourcesUsed",
+                                 "AccumulatedUsage",
+                                 "WeightedAccumulatedUsage",
+                                 "LastUpdate",
+                                 "BeginUsageTime"};
+  auto alice = [&] { return af_numbers(userprio("alice", af).out)["alice@localdomain"]; };
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::vector<double> v = alice();
+        return v.size() == 5 && v[0] == 2 && v[3] - v[4] >= 2;
+      },
+      30000))
+      << logs();
+  pool_->kill_cm();
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // the downtime being measured
+  ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
+  // After the restart: the jobs re-adopted and a few cycles charged.
+  std::vector<double> v;
+  ASSERT_TRUE(eventually(
+      [&] {
+        v = alice();
+        return v.size() == 5 && v[0] == 2 && v[3] - v[4] >= 12;
+      },
+      30000))
+      << logs();
+  const double span = v[3] - v[4];
+  EXPECT_NEAR(v[1], 2 * span, 2) << "AccumulatedUsage over " << span << " s";
+  EXPECT_NEAR(v[2], 2 * span, 2) << "WeightedAccumulatedUsage over " << span << " s";
+  EXPECT_EQ(running(), (std::map<std::string, int>{{"alice", 2}}));
 }
 
 }  // namespace
