@@ -38,11 +38,12 @@ std::vector<classad::AdPtr> accounting_ads(const Accountant& acc,
   std::stable_sort(users.begin(), users.end(), [&](const Record* a, const Record* b) {
     return acc.effective_priority(a->name) < acc.effective_priority(b->name);
   });
-  // "<none>" first, then the groups in GROUP_NAMES order (as the quotas list them).
+  // "<none>" first, then the groups in GROUP_NAMES order.
   auto rank = [&](const Record* r) {
-    for (size_t i = 0; i < quotas.size(); ++i)
-      if (quotas[i].name == r->name) return i;
-    return r->name == fairshare::kNoGroup ? size_t(0) : quotas.size();
+    if (r->name == fairshare::kNoGroup) return size_t(0);
+    for (size_t i = 0; i < groups.groups.size(); ++i)
+      if (groups.groups[i].name == r->name) return i + 1;
+    return groups.groups.size() + 1;
   };
   std::stable_sort(group_records.begin(), group_records.end(),
                    [&](const Record* a, const Record* b) { return rank(a) < rank(b); });
@@ -58,9 +59,11 @@ std::string render_userprio(const Accountant& acc, const fairshare::GroupSetting
                             const std::vector<fairshare::GroupQuota>& quotas,
                             const UserprioRequest& req) {
   using Kind = UserprioRequest::Kind;
+  UserprioView view = req.view;
+  view.groups = &groups;
   switch (req.kind) {
-    case Kind::kTable: return render_userprio_table(acc, req.view);
-    case Kind::kQuotas: return render_userprio_quotas(acc, quotas, req.view);
+    case Kind::kTable: return render_userprio_table(acc, view);
+    case Kind::kQuotas: return render_userprio_quotas(acc, quotas, view);
     case Kind::kLong:
     case Kind::kAf: {
       std::vector<classad::AdPtr> ads = accounting_ads(acc, groups, quotas);
