@@ -171,5 +171,62 @@ TEST_F(FairSharePool, UsageSurvivesAKillNineOfTheCmNeitherLostNorCountedTwice) {
   EXPECT_EQ(running(), (std::map<std::string, int>{{"alice", 2}}));
 }
 
+TEST_F(FairSharePool, UserprioEditsAreDurableAndShownInCondorUserpriosLayout) {
+  auto admin = [&](std::vector<std::string> args) { return userprio("root-admin", args); };
+  CmdResult r = admin({"-setprio", "carol@localdomain", "4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "The priority of carol@localdomain was set to 4.000000\n");
+  r = admin({"-set-floor", "carol@localdomain", "2"});
+  EXPECT_EQ(r.out, "The floor of carol@localdomain was set to 2.000000\n") << r.err;
+  r = admin({"-setceil", "carol@localdomain", "5"});
+  EXPECT_EQ(r.out, "The ceiling of carol@localdomain was set to 5.000000\n") << r.err;
+  r = admin({"-setfactor", "dave@localdomain", "10"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Kept across a kill -9: the change was on disk before it was acknowledged.
+  pool_->kill_cm();
+  ASSERT_TRUE(pool_->start_cm()) << pool_->cm_log();
+  r = userprio("alice", {"-af", "Name", "Priority", "PriorityFactor", "Floor", "Ceiling"});
+  std::map<std::string, std::vector<double>> v = af_numbers(r.out);
+  // Carol's priority decays from 4 x 1000 with the day's half-life: a little under 4000.
+  ASSERT_EQ(v["carol@localdomain"].size(), 4u) << r.out;
+  EXPECT_NEAR(v["carol@localdomain"][0], 4000, 1) << r.out;
+  EXPECT_LT(v["carol@localdomain"][0], 4000) << r.out;
+  EXPECT_EQ(v["carol@localdomain"][1], 1000) << r.out;
+  EXPECT_EQ(v["carol@localdomain"][2], 2) << r.out;
+  EXPECT_EQ(v["carol@localdomain"][3], 5) << r.out;
+  EXPECT_NE(r.out.find("dave@localdomain 5.0 10.0 0 -1\n"), std::string::npos) << r.out;
+  // -allusers: neither has used anything; carol's floor and ceiling in their columns.
+  r = userprio("alice", {"-allusers"});
+  EXPECT_NE(r.out.find("dave@localdomain                 5.00     10.00      0         0.00"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("     2.00      5.00\n"), std::string::npos) << r.out;
+  r = userprio("alice", {"-l", "carol@localdomain"});
+  EXPECT_NE(r.out.find("MyType = \"Accounting\"\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Name = \"carol@localdomain\"\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("dave@"), std::string::npos) << r.out;
+
+  r = admin({"-resetusage", "carol@localdomain"});
+  EXPECT_EQ(r.out, "The accumulated usage of carol@localdomain was reset\n") << r.err;
+  r = userprio("alice", {"-af", "Name", "WeightedAccumulatedUsage"});
+  EXPECT_NE(r.out.find("carol@localdomain 0.0\n"), std::string::npos) << r.out;
+  r = admin({"-delete", "dave@localdomain"});
+  EXPECT_EQ(r.out, "The accountant record named dave@localdomain was deleted\n") << r.err;
+  r = admin({"-delete", "dave@localdomain"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "No accountant record named dave@localdomain\n");
+  r = admin({"-resetall"});
+  EXPECT_EQ(r.out, "The accumulated usage was reset for all users\n") << r.err;
+  r = userprio("alice", {"-af", "Name", "Priority"});
+  EXPECT_NE(r.out.find("carol@localdomain 500.0\n"), std::string::npos) << r.out;
+  // Not condor_userprio 25 options: the usage, exit 1, without asking the CM.
+  r = userprio("alice", {"-json"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("usage: kite userprio"), std::string::npos) << r.err;
+  r = admin({"-setprio", "carol@localdomain", "0.1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("-setprio"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kite::test
