@@ -39,7 +39,8 @@ int hold_main(int argc, char** argv);
 int release_main(int argc, char** argv);
 int prio_main(int argc, char** argv);
 int vacate_job_main(int argc, char** argv);
-int pool_main(int argc, char** argv);  // agent/cm/pool_cmd.cc: kite pool simulate
+int pool_main(int argc, char** argv);      // agent/cm/pool_cmd.cc: kite pool simulate
+int userprio_main(int argc, char** argv);  // agent/cm/userprio_cmd.cc
 #endif
 
 }  // namespace kite::cli

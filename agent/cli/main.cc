@@ -48,6 +48,7 @@ const Command kCommands[] = {
     {"release", kite::cli::release_main, "release held jobs, as condor_release"},
     {"prio", kite::cli::prio_main, "change jobs' priority, as condor_prio"},
     {"vacate-job", kite::cli::vacate_job_main, "stop running jobs and requeue them"},
+    {"userprio", kite::cli::userprio_main, "user priorities, as condor_userprio"},
 #endif
     {"starter", kite::starter::starter_main, "run one job (spawned by the agent)"},
 };
@@ -55,7 +56,7 @@ const Command kCommands[] = {
 #if KITE_NODE_ONLY
 // Commands of the full build that a node never runs (CMakeLists.txt: the CM and the node-only
 // exclusion list), named so a node-only binary can say where they are.
-const char* const kFullBuildOnly[] = {"submit", "pki", "q", "cm", "history"};
+const char* const kFullBuildOnly[] = {"submit", "pki", "q", "cm", "history", "userprio"};
 #endif
 
 void usage() {

@@ -45,7 +45,7 @@ std::string authz_get(void* ctx, const char* name) {
 }
 
 bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::string* queue_db,
-                   std::string* err) {
+                   std::string* accountant_db, std::string* err) {
   std::string v;
   if (cfg.get("COLLECTOR_HOST", &v) && !v.empty()) {
     std::string host;
@@ -79,6 +79,8 @@ bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::stri
   o->persist_path = local_dir + "/collector-ads.json";
   *queue_db = local_dir + "/queue.db";
   if (cfg.get("JOB_QUEUE_DB", &v) && !v.empty()) *queue_db = v;
+  *accountant_db = local_dir + "/accountant.db";
+  if (cfg.get("ACCOUNTANT_DB", &v) && !v.empty()) *accountant_db = v;
   if (cfg.get("COLLECTOR_PERSISTENT_AD_LOG", &v) && !v.empty()) o->persist_path = v;
   o->authz = policy::authz_policy(authz_get, const_cast<config::Config*>(&cfg));
   return true;
@@ -113,8 +115,9 @@ int cm_main(int argc, char** argv) {
   if (st.ok) st = cfg.finish();
   if (!st.ok) return fail("configuration error: " + st.message);
   cm::CollectorOptions opts;
-  std::string err, log_path, queue_db;
-  if (!read_settings(cfg, &opts, &queue_db, &err)) return fail("configuration error: " + err);
+  std::string err, log_path, queue_db, accountant_db;
+  if (!read_settings(cfg, &opts, &queue_db, &accountant_db, &err))
+    return fail("configuration error: " + err);
   net::TlsFiles files;
   if (!net::tls_files_from(&cfg, &files, &err)) return fail("configuration error: " + err);
   auto tls = net::TlsContext::load(net::TlsContext::Role::kServer, files, &err);
@@ -135,6 +138,7 @@ int cm_main(int argc, char** argv) {
     ctx.loop = &loop;
     ctx.cfg = &cfg;
     ctx.collector = &server;
+    ctx.accountant_db = accountant_db;
 #if KITE_HAS_JOB_STORE
     queue::JobStore jobs;
     if (jobs.open(queue_db, &err)) {

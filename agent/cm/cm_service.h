@@ -51,12 +51,16 @@ struct CmContext {
   queue::JobStore* jobs = nullptr;       // the durable queue (null: built without SQLite)
   NegotiatorStats negotiator_stats;      // the negotiator's cycles, for /metrics
   JobCommits* commits = nullptr;         // its group commit (set with `jobs`)
+  std::string accountant_db;             // the accountant's SQLite file
   /// Asks for a negotiation cycle soon (a submit, a release, a claim that ended). Set by the
   /// negotiator's runner; a no-op until then.
   std::function<void()> reschedule = [] {};
   /// The queue tells the claim layer that a running job must stop: removed or held (`requeue`
   /// false), or vacated and Idle again (`requeue` true, `kite vacate-job`). Set by the claims
   /// runner; a no-op until then.
+  /// The claim layer tells the accountant that a job started or stopped running on a claim, so
+  /// that usage is charged from that second. Set by the accountant; a no-op until then.
+  std::function<void()> usage_changed = [] {};
   std::function<void(int32_t cluster, int32_t proc, bool requeue)> stop_job = [](int32_t, int32_t,
                                                                                  bool) {};
 };

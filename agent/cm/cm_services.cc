@@ -10,6 +10,7 @@
 #endif
 
 #if KITE_HAS_JOB_STORE
+#include "agent/negotiator/accounting.h"
 #include "agent/negotiator/claims.h"
 #include "agent/negotiator/runner.h"
 #endif
@@ -50,7 +51,10 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
     services.push_back(std::make_unique<QueueService>(ctx, std::move(q)));
     // The claims on the agents and the negotiator's cycles that make them.
     auto claims = std::make_unique<negotiator::ClaimLayer>(ctx);
-    auto runner = std::make_unique<negotiator::NegotiatorRunner>(ctx, claims.get());
+    auto accounting = std::make_unique<negotiator::Accounting>(ctx, claims.get());
+    if (!accounting->start(err)) return services;
+    auto runner =
+        std::make_unique<negotiator::NegotiatorRunner>(ctx, claims.get(), accounting.get());
     negotiator::ClaimLayer* c = claims.get();
     negotiator::NegotiatorRunner* r = runner.get();
     ctx->reschedule = [r] { r->reschedule(); };
@@ -60,6 +64,7 @@ std::vector<std::unique_ptr<CmService>> make_cm_services(CmContext* ctx, std::st
     c->start();
     r->start();
     services.push_back(std::move(claims));
+    services.push_back(std::move(accounting));
     services.push_back(std::move(runner));
   }
 #endif

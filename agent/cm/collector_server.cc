@@ -209,6 +209,14 @@ void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
   persist();
 }
 
+bool CollectorServer::publish(std::string_view type, classad::AdPtr ad, std::string* err) {
+  return store_.update(type, std::move(ad), now_s(), false, err);
+}
+
+void CollectorServer::withdraw(std::string_view type, std::string_view name) {
+  store_.invalidate(type, name, now_s());
+}
+
 void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   if (!allowed(c, policy::AuthLevel::kRead, "query")) return;
   // One query at a time per connection, so a client cannot queue work without bound.

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/cm/cm_service.h"
@@ -51,6 +52,10 @@ class CollectorServer final : private net::TlsConnHandler {
   const CollectorStats& stats() const { return stats_; }
   size_t connections() const { return server_.connections(); }
   uint64_t handshake_failures() const { return server_.handshake_failures(); }
+  /// Stores an ad the CM makes itself (the accountant's Accounting ads), as an update would.
+  bool publish(std::string_view type, classad::AdPtr ad, std::string* err);
+  /// Removes such an ad.
+  void withdraw(std::string_view type, std::string_view name);
 
  private:
   void on_ready(net::TlsConn* c) override;

@@ -14,6 +14,7 @@
 #include "agent/core/log.h"
 #include "agent/negotiator/job_updates.h"
 #include "agent/negotiator/output_files.h"
+#include "policy/accountant/accountant.h"
 #include "policy/classad/match.h"
 
 namespace kite::negotiator {
@@ -80,10 +81,12 @@ bool fits(classad::ClassAd& job, const classad::ClassAd& first, classad::ClassAd
 }  // namespace
 
 std::string job_submitter(const classad::ClassAd& job, const std::string& uid_domain) {
-  std::string group, owner;
-  if (job.evaluate_string("AccountingGroup", group) && !group.empty()) return group;
-  job.evaluate_string("Owner", owner);
-  return owner + "@" + uid_domain;
+  std::string user;
+  if (!job.evaluate_string("AccountingGroup", user) || user.empty())
+    job.evaluate_string("Owner", user);
+  bool nice = false;
+  job.evaluate_bool("NiceUser", nice);
+  return accountant::submitter_name(user, uid_domain, nice);
 }
 
 ClaimLayer::ClaimLayer(cm::CmContext* ctx) : ctx_(ctx) {
@@ -152,6 +155,24 @@ int ClaimLayer::status_of(queue::JobId id) const {
 
 bool ClaimLayer::busy(queue::JobId id) const {
   return job_claim_.count(id) || limbo_.count(id);
+}
+
+std::vector<ClaimLayer::RunningJob> ClaimLayer::running() const {
+  std::vector<RunningJob> out;
+  for (const auto& [id, c] : claims_) {
+    if (c.preempting) continue;  // a request not yet answered holds no slot
+    const bool running = c.state == State::kActive && c.has_job;
+    out.push_back({&c.submitter, c.slot.empty() ? c.slot_name : c.slot + "@" + c.machine,
+                   c.slot_ad.get(), running && c.job_ad ? c.job_ad.get() : c.first_job.get(),
+                   running});
+  }
+  return out;
+}
+
+std::vector<queue::JobId> ClaimLayer::unreported() const {
+  std::vector<queue::JobId> out;
+  for (const auto& [id, deadline] : limbo_) out.push_back(id);
+  return out;
 }
 
 const ClaimLayer::Claim* ClaimLayer::holder_of(const std::string& slot_name) const {
@@ -243,6 +264,7 @@ void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
   if (!c.victim.empty()) claims_[c.victim].preempted_by = cid;
   Claim& stored = claims_[cid] = std::move(c);
   send(&stored, std::move(msg));
+  ctx_->usage_changed();
   if (m.preempting) {
     KLOG_INFO("claims: claiming %s for %s (%s), preempting %s by %s", m.slot.c_str(),
               jid(id).c_str(), m.submitter.c_str(),
@@ -362,6 +384,8 @@ void ClaimLayer::activate(Claim* c, queue::JobId id, classad::AdPtr job) {
   core::Json msg = core::Json::message("activate");
   core::set_ad(&msg, "job", *job);
   send(c, std::move(msg));
+  c->job_ad = std::move(job);
+  ctx_->usage_changed();
   log_committed("claims: " + jid(id) + " activated on " + c->slot + "@" + c->machine);
 }
 
@@ -397,8 +421,10 @@ void ClaimLayer::on_exit(Claim* c, const core::Json& msg) {
                 ")");
   job_claim_.erase(id);
   c->has_job = false;
+  c->job_ad = classad::AdPtr();
   c->state = State::kIdle;
   std::string cid = c->id;
+  ctx_->usage_changed();
   claim_idle(c);
   // A claim that took the next job leaves the free slots as they were: no cycle needed.
   auto it = claims_.find(cid);
@@ -464,6 +490,7 @@ void ClaimLayer::drop(const std::string& id, const std::string& why) {
     if (other->second.preempted_by == id) other->second.preempted_by.clear();
     if (other->second.victim == id) other->second.victim.clear();
   }
+  ctx_->usage_changed();
   if (c.has_job) {
     job_claim_.erase(c.job);
     std::string err;
@@ -565,6 +592,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
       c.submitter = job_submitter(*ad, uid_domain_);
       set_lease(&c, ad.get());
       c.first_job = classad::AdPtr(ad->copy());
+      c.job_ad = std::move(ad);
     }
     if (!c.first_job) c.first_job = classad::AdPtr(classad::ClassAd::make());
     job_claim_[job] = id;
@@ -572,6 +600,7 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     it = claims_.find(id);
     KLOG_INFO("claims: re-adopted %s running on %s@%s", jid(job).c_str(), slot.c_str(),
               machine.c_str());
+    ctx_->usage_changed();
   }
   Claim* c = &it->second;
   c->ended = m.flag("ended");
@@ -590,7 +619,9 @@ void ClaimLayer::adopt(net::TlsConn* conn, const std::string& machine, const cJS
     std::string err;
     job_claim_.erase(lost);
     c->has_job = false;
+    c->job_ad = classad::AdPtr();
     c->state = State::kIdle;
+    ctx_->usage_changed();
     if (on_claim(status_of(lost)) && !job_idle(ctx_->jobs, lost, now_s(), &err))
       KLOG_ERROR("claims: %s: %s", jid(lost).c_str(), err.c_str());
     claim_idle(c);

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "agent/cm/cm_service.h"
 #include "agent/queue/job_store.h"
@@ -40,6 +41,19 @@ class ClaimLayer final : public cm::CmService {
   /// ctx->stop_job: the job is removed or held (`requeue` false) or vacated (true).
   void stop_job(int32_t cluster, int32_t proc, bool requeue);
   size_t claims() const { return claims_.size(); }
+
+  /// A slot one of our claims holds (being claimed, running a job, or idle between jobs), for
+  /// the accountant: the submitter is charged for it as HTCondor charges a Claimed slot.
+  struct RunningJob {
+    const std::string* submitter;
+    std::string slot;                      // the agent's claimed slot, "slot1_1@node"
+    const classad::ClassAd* matched_slot;  // the slot ad as matched (null when re-adopted)
+    const classad::ClassAd* job;           // the running job's ad, else the claim's first job's
+    bool running;                          // a job runs on it now
+  };
+  std::vector<RunningJob> running() const;
+  /// Jobs the queue says Running whose agents have not reported yet (after a CM restart).
+  std::vector<queue::JobId> unreported() const;
 
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void on_closed(net::TlsConn* c) override;
@@ -70,6 +84,7 @@ class ClaimLayer final : public cm::CmService {
     bool preempting = false;   // a preempting claim request, not yet answered
     std::string victim;        // then the claim of ours it preempts ("" if none)
     std::string preempted_by;  // a preempting claim of ours on this claim's slot
+    classad::AdPtr job_ad;  // the job running now (for its concurrency limits)
   };
 
   void on_claimed(Claim* c, const core::Json& msg);
@@ -106,7 +121,8 @@ class ClaimLayer final : public cm::CmService {
   std::string uid_domain_;
 };
 
-/// The submitter (accounting principal) of a job: AccountingGroup, else Owner@UID_DOMAIN.
+/// The submitter (accounting principal) of a job: AccountingGroup, else Owner, at UID_DOMAIN;
+/// nice-user jobs are charged to "nice-user.<that>".
 std::string job_submitter(const classad::ClassAd& job, const std::string& uid_domain);
 
 }  // namespace kite::negotiator

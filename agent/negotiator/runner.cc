@@ -5,6 +5,8 @@
 
 #include "agent/cm/collector_server.h"
 #include "agent/core/log.h"
+#include "policy/config/typed.h"
+#include "policy/fairshare/slot_weight.h"
 
 namespace kite::negotiator {
 
@@ -17,8 +19,8 @@ constexpr size_t kAdsPerTurn = 256;  // job ads read from SQLite per loop turn
 
 }  // namespace
 
-NegotiatorRunner::NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims)
-    : ctx_(ctx), claims_(claims) {
+NegotiatorRunner::NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims, Accounting* accounting)
+    : ctx_(ctx), claims_(claims), accounting_(accounting) {
   if (!ctx->cfg || !ctx->cfg->get("UID_DOMAIN", &uid_domain_) || uid_domain_.empty())
     uid_domain_ = "localdomain";
 }
@@ -156,6 +158,8 @@ void NegotiatorRunner::read_chunk() {
 void NegotiatorRunner::finish_cycle() {
   size_t jobs = ids_.size();
   size_t matches = 0;
+  // The accountant first: usage charged up to now, the priorities the pie is cut by.
+  accounting_->begin_cycle(in_.now, &in_);
   if (jobs > 0) {
     cm::CollectorServer* col = ctx_->collector;
     collector::QuerySpec spec;
@@ -164,12 +168,17 @@ void NegotiatorRunner::finish_cycle() {
     std::vector<classad::AdPtr> slots;
     if (!col->store().query(spec, &slots, &err))
       KLOG_ERROR("negotiator: slot ads: %s", err.c_str());
+    bool use_slot_weights = true;
+    if (ctx_->cfg) config::read_bool(*ctx_->cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &use_slot_weights);
     for (classad::AdPtr& s : slots) {
+      // The pie is the whole pool's slot weight, claimed slots included.
+      in_.pool_weight += fairshare::slot_weight(*s, use_slot_weights);
       std::string name;
       s->evaluate_string("Name", name);
       if (claims_->offered(name, *s)) in_.slots.push_back(std::move(s));
     }
     CycleResult res = negotiate(in_);
+    accounting_->end_cycle(std::move(res.quotas));
     // Ads by job for the claim layer.
     std::map<queue::JobId, classad::AdPtr*> ads;
     for (Submitter& sub : in_.submitters)

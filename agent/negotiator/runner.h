@@ -1,7 +1,8 @@
 // The negotiator's runner in `kite cm`: a cycle every NEGOTIATOR_INTERVAL, soon after a
 // reschedule (coalesced) and on a "reschedule" frame (`kite reschedule`, WRITE). A cycle reads
 // the queue's idle jobs a chunk per loop turn (the loop keeps serving frames meanwhile), takes
-// the collector's slot ads, runs negotiate() and hands the matches to the claim layer.
+// the collector's slot ads, updates the accountant, runs negotiate() with its priorities and
+// hands the matches to the claim layer.
 #pragma once
 
 #include <uv.h>
@@ -12,13 +13,14 @@
 #include <vector>
 
 #include "agent/cm/cm_service.h"
+#include "agent/negotiator/accounting.h"
 #include "agent/negotiator/claims.h"
 
 namespace kite::negotiator {
 
 class NegotiatorRunner final : public cm::CmService {
  public:
-  NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims);
+  NegotiatorRunner(cm::CmContext* ctx, ClaimLayer* claims, Accounting* accounting);
   ~NegotiatorRunner() override;
   void start();
   /// A cycle soon: on the next loop turn, or kRescheduleSpacingMs after the last one started
@@ -35,6 +37,7 @@ class NegotiatorRunner final : public cm::CmService {
 
   cm::CmContext* ctx_;
   ClaimLayer* claims_;
+  Accounting* accounting_;
   uv_timer_t* interval_ = nullptr;
   uv_timer_t* soon_ = nullptr;
   uv_idle_t* chunk_ = nullptr;  // reads the next chunk of ads on the next loop turn

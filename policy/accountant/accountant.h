@@ -96,7 +96,8 @@ class Accountant {
   void set_accumulated(const std::string& name, double weighted_secs, int64_t now);
   void set_begin_usage(const std::string& name, int64_t t, int64_t now);
   void set_last_usage(const std::string& name, int64_t t, int64_t now);
-  /// -resetusage: priority back to the minimum, accumulated usage to zero.
+  /// -resetusage: accumulated usage to zero, usage beginning now (the priority stays, as in
+  /// HTCondor); -resetall also puts every priority back to the minimum.
   bool reset_usage(std::string_view name, int64_t now);
   void reset_all(int64_t now);
   /// -delete: forgets the record. False when there was none.

@@ -99,6 +99,64 @@ std::string userprio_duration(int64_t secs) {
   return out;
 }
 
+namespace {
+
+// One table row's values (a submitter's, or a group's in the hierarchical layout).
+struct Row {
+  std::string label;  // the name, indented under its group in the hierarchical layout
+  double eup = 0, rup = 0, factor = 0;
+  double in_use = 0, usage = 0;  // weighted slots now, weighted seconds
+  int64_t begin = 0, last = 0;
+  double floor = 0, ceiling = -1;
+  bool now = false;  // in use, or used since the last update: "<now>"
+};
+
+Row row_of(const Accountant& acc, const Record& r, std::string label) {
+  Row row;
+  row.label = std::move(label);
+  row.eup = acc.effective_priority(r.name);
+  row.rup = r.priority;
+  row.factor = acc.factor(r.name);
+  row.in_use = r.weighted_in_use;
+  row.usage = r.weighted_accumulated;
+  row.begin = r.begin_usage;
+  row.last = r.last_usage;
+  row.floor = r.floor;
+  row.ceiling = r.ceiling;
+  row.now = r.weighted_in_use > 0 || r.resources_used > 0 || acc.last_update() - r.last_usage <= 0;
+  return row;
+}
+
+void append_row(std::string& out, const Accountant& acc, const UserprioView& view, const Row& r) {
+  const bool all = view.table == UserprioTable::kAll;
+  const bool usage_only = view.table == UserprioTable::kUsage;
+  appendf(out, "%-24s", r.label.c_str());
+  if (!usage_only) {
+    appendf(out, " %12.2f", r.eup);
+    if (all) appendf(out, " %8.2f", r.rup);
+    appendf(out, " %9.2f", r.factor);
+  }
+  in_use_cell(out, r.in_use);
+  appendf(out, " %12.2f", r.usage / 3600);
+  if (all || usage_only) {
+    out += ' ' + date_time(r.begin, view.utc_offset);
+    out += ' ' + date_time(r.last, view.utc_offset);
+  }
+  if (!usage_only) {
+    appendf(out, " %10s", r.now ? "<now>" : userprio_duration(acc.last_update() - r.last).c_str());
+    limit_cell(out, r.floor, r.floor > 0);
+    limit_cell(out, r.ceiling, r.ceiling >= 0);
+  }
+  out += '\n';
+}
+
+// The configured group a submitter's name belongs to, "<none>" for none.
+std::string group_of_user(const fairshare::GroupSettings& groups, const std::string& name) {
+  return fairshare::group_of(groups, std::string_view(name).substr(0, name.rfind('@')));
+}
+
+}  // namespace
+
 std::string render_userprio_table(const Accountant& acc, const UserprioView& view) {
   const int64_t active_from = view.now - view.active_window;
   std::vector<const Record*> rows;
@@ -123,8 +181,17 @@ std::string render_userprio_table(const Accountant& acc, const UserprioView& vie
     header = kUsageHeader;
     rule = kUsageRule;
   }
+  const bool hierarchical = view.groups && !view.groups->groups.empty() && !view.flat;
   std::string out = last_update_line(acc, view);
-  out += header;
+  if (hierarchical) {
+    // The name column's heading says it holds groups with their users beneath.
+    std::string h = header;
+    h.replace(0, 5, "Group");
+    h.replace(h.find('\n') + 1, 11, "  User Name");
+    out += h;
+  } else {
+    out += header;
+  }
   out += rule;
   const bool all = view.table == UserprioTable::kAll;
   const bool usage_only = view.table == UserprioTable::kUsage;
@@ -132,27 +199,40 @@ std::string render_userprio_table(const Accountant& acc, const UserprioView& vie
   for (const Record* r : rows) {
     total_in_use += r->weighted_in_use;
     total_usage += r->weighted_accumulated;
-    appendf(out, "%-24s", r->name.c_str());
-    if (!usage_only) {
-      appendf(out, " %12.2f", acc.effective_priority(r->name));
-      if (all) appendf(out, " %8.2f", r->priority);
-      appendf(out, " %9.2f", acc.factor(r->name));
+  }
+  if (!hierarchical) {
+    for (const Record* r : rows) append_row(out, acc, view, row_of(acc, *r, r->name));
+  } else {
+    // Groups parent first (a dotted name after its parent), "<none>" last.
+    std::vector<std::string> names;
+    for (const fairshare::GroupConfig& g : view.groups->groups) names.push_back(g.name);
+    std::stable_sort(names.begin(), names.end());
+    names.push_back(std::string(fairshare::kNoGroup));
+    for (const std::string& g : names) {
+      std::vector<const Record*> members;
+      for (const Record* r : rows)
+        if (group_of_user(*view.groups, r->name) == g) members.push_back(r);
+      const Record* own = acc.find(g);
+      Record empty;
+      empty.name = g;
+      Row grow = row_of(acc, own ? *own : empty, g);
+      if (view.group_rollup) {
+        // The group's subtree: its own users and its subgroups' users.
+        grow.in_use = 0;
+        grow.usage = 0;
+        for (const Record* r : rows) {
+          std::string ug = group_of_user(*view.groups, r->name);
+          bool in_subtree =
+              g == fairshare::kNoGroup || ug == g ||
+              (ug.size() > g.size() && ug.compare(0, g.size(), g) == 0 && ug[g.size()] == '.');
+          if (!in_subtree) continue;
+          grow.in_use += r->weighted_in_use;
+          grow.usage += r->weighted_accumulated;
+        }
+      }
+      append_row(out, acc, view, grow);
+      for (const Record* r : members) append_row(out, acc, view, row_of(acc, *r, "  " + r->name));
     }
-    in_use_cell(out, r->weighted_in_use);
-    appendf(out, " %12.2f", r->weighted_accumulated / 3600);
-    if (all || usage_only) {
-      out += ' ' + date_time(r->begin_usage, view.utc_offset);
-      out += ' ' + date_time(r->last_usage, view.utc_offset);
-    }
-    if (!usage_only) {
-      // In use, or used since the last update: "<now>".
-      int64_t since = acc.last_update() - r->last_usage;
-      bool now = r->weighted_in_use > 0 || r->resources_used > 0 || since <= 0;
-      appendf(out, " %10s", now ? "<now>" : userprio_duration(since).c_str());
-      limit_cell(out, r->floor, r->floor > 0);
-      limit_cell(out, r->ceiling, r->ceiling >= 0);
-    }
-    out += '\n';
   }
   out += rule;
   std::string users = "Number of users: " + std::to_string(rows.size());

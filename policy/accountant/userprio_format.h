@@ -26,10 +26,16 @@ struct UserprioView {
   bool all_users = false;          // -allusers: also those not active in the window
   int32_t utc_offset = 0;          // seconds east of UTC for the printed times
   std::vector<std::string> users;  // names given on the command line: only these (none: all)
+  // The configured groups (GROUP_NAMES). With any, the tables are hierarchical (condor_userprio
+  // -hierarchical, its default then): each group's row, its users indented beneath, the
+  // "<none>" group's last. -flat lists the users alone.
+  const fairshare::GroupSettings* groups = nullptr;
+  bool flat = false;
+  bool group_rollup = false;  // -grouprollup: a group row's In Use and Usage sum its users'
 };
 
 /// A priority table: "Last Priority Update", the header, one row per submitter in ascending
-/// effective priority, the totals. Group records are not listed (flat display).
+/// effective priority, the totals. Flat unless the view has groups (see UserprioView).
 std::string render_userprio_table(const Accountant& acc, const UserprioView& view);
 
 /// -quotas: one row per configured group, then the totals.

@@ -43,6 +43,12 @@ UserprioRequest parse_userprio_args(const std::vector<std::string>& args, int64_
       r.view.table = UserprioTable::kUsage;
     } else if (a == "-most" || a == "-priority") {
       r.view.table = UserprioTable::kDefault;
+    } else if (a == "-flat") {
+      r.view.flat = true;
+    } else if (a == "-hierarchical") {
+      r.view.flat = false;
+    } else if (a == "-grouprollup") {
+      r.view.group_rollup = true;
     } else if (a == "-allusers") {
       r.view.all_users = true;
     } else if (a == "-quotas") {

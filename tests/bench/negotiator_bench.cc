@@ -5,6 +5,9 @@
 //   10k:  10,000 idle jobs from 20 submitters (one cluster each) against 10,000 slots
 //   100k: 100,000 idle jobs in 200 autoclusters (20 submitters x 10 request sizes) against
 //         10,000 slots
+//   10k-groups: the 10k case with the 20 submitters in 6 accounting groups (dynamic quotas,
+//         surplus shared) and each job holding one of 5 concurrency limits of 1,800 (4
+//         submitters, 2,000 jobs, per limit): 9,000 matches
 // Prints one line: case, matches, cycle seconds, peak RSS MiB, RSS MiB before the cycle.
 #include <sys/resource.h>
 
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "policy/classad/parser.h"
+#include "policy/config/config.h"
 #include "policy/negotiator/negotiator.h"
 
 using namespace kite;
@@ -64,11 +68,29 @@ double cpu_seconds(const struct rusage& ru) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4 || (strcmp(argv[1], "10k") != 0 && strcmp(argv[1], "100k") != 0)) {
-    std::fprintf(stderr, "usage: negotiator_bench 10k|100k SLOT_AD_FILE JOB_AD_FILE\n");
+  if (argc != 4 || (strcmp(argv[1], "10k") != 0 && strcmp(argv[1], "100k") != 0 &&
+                    strcmp(argv[1], "10k-groups") != 0)) {
+    std::fprintf(stderr, "usage: negotiator_bench 10k|100k|10k-groups SLOT_AD_FILE JOB_AD_FILE\n");
     return 2;
   }
   const bool big = strcmp(argv[1], "100k") == 0;
+  const bool groups = strcmp(argv[1], "10k-groups") == 0;
+  const int kGroups = 6, kLimits = 5;
+  config::Config cfg("NEGOTIATOR");
+  if (groups) {
+    std::string text = "GROUP_NAMES =";
+    for (int g = 0; g < kGroups; ++g) text += std::string(g ? "," : "") + " group_" + char('a' + g);
+    text += "\nGROUP_ACCEPT_SURPLUS = true\n";
+    for (int g = 0; g < kGroups; ++g)
+      text += std::string("GROUP_QUOTA_DYNAMIC_group_") + char('a' + g) + " = 0.16\n";
+    for (int l = 0; l < kLimits; ++l) text += "LIC" + std::to_string(l) + "_LIMIT = 1800\n";
+    config::Status st = cfg.load_string(text);
+    if (st.ok) st = cfg.finish();
+    if (!st.ok) {
+      std::fprintf(stderr, "negotiator_bench: %s\n", st.message.c_str());
+      return 2;
+    }
+  }
   std::string slot_text = read_file(argv[2]), job_text = read_file(argv[3]);
   if (slot_text.empty() || job_text.empty()) {
     std::fprintf(stderr, "negotiator_bench: cannot read %s or %s\n", argv[2], argv[3]);
@@ -81,12 +103,13 @@ int main(int argc, char** argv) {
                   // is a string ("MappingMethod ?: \"\" != \"Copy\"" as the condition of
                   // ifthenelse); without it the expression reads as HTCondor means it.
                   "MappingMethod"});
-  const std::string job_base =
-      template_lines(job_text, {"ClusterId", "ProcId", "Owner", "User", "QDate", "GlobalJobId",
-                                "RequestMemory", "AccountingGroup", "AcctGroupUser", "Args"});
+  const std::string job_base = template_lines(
+      job_text, {"ClusterId", "ProcId", "Owner", "User", "QDate", "GlobalJobId", "RequestMemory",
+                 "AccountingGroup", "AcctGroupUser", "Args", "ConcurrencyLimits"});
 
   negotiator::CycleInput in;
   in.now = 1795308600;
+  if (groups) in.cfg = &cfg;
   const int kMachines = 1250, kSlotsPerMachine = 8;
   for (int m = 0; m < kMachines; ++m) {
     for (int s = 1; s <= kSlotsPerMachine; ++s) {
@@ -115,6 +138,13 @@ int main(int argc, char** argv) {
     std::snprintf(user, sizeof user, "user%02d", u);
     sub.name = std::string(user) + "@example.org";
     sub.priority = 0.5 + u;
+    std::string extra;  // the groups case: accounting group and concurrency limit
+    if (groups) {
+      std::string group = std::string("group_") + char('a' + u % kGroups);
+      sub.name = group + "." + user + "@example.org";
+      extra = "AccountingGroup = \"" + group + "." + user + "\"\nConcurrencyLimits = \"lic" +
+              std::to_string(u % kLimits) + "\"\n";
+    }
     for (int c = 0; c < kClustersEach; ++c, ++cluster) {
       for (int p = 0; p < kProcs; ++p) {
         char head[512];
@@ -127,7 +157,7 @@ int main(int argc, char** argv) {
         negotiator::IdleJob job;
         job.cluster = cluster;
         job.proc = p;
-        job.ad = classad::parse_classad_old(head + job_base);
+        job.ad = classad::parse_classad_old(head + extra + job_base);
         if (!job.ad) {
           std::fprintf(stderr, "negotiator_bench: the job template does not parse\n");
           return 2;
