@@ -88,6 +88,7 @@ class Cycle {
                         double pie_left, Candidate* out, double* weight);
   // Slot weight not yet handed out; without running slots: the unclaimed weight.
   double free_weight(bool with_running = true) const;
+  double smallest_free_slot_weight() const;
   double unclaimed_weight() const { return free_weight(false); }
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
@@ -400,9 +401,23 @@ double Cycle::free_weight(bool with_running) const {
   return w;
 }
 
+// The weight of the smallest slot a match could take now: a slice under it may still take one
+// slot (a 1-CPU job's slice of 1 must not starve on a pool of 2-CPU static slots). A
+// partitionable slot counts as 1: a take is at least one unit of it.
+double Cycle::smallest_free_slot_weight() const {
+  double smallest = 0;
+  for (const SlotView& s : slots_) {
+    if (s.taken || s.use == SlotUse::kSkip) continue;
+    const double w = s.partitionable ? 1.0 : slot_weight_of(s);
+    if (w > 0 && (smallest <= 0 || w < smallest)) smallest = w;
+  }
+  return smallest > 0 ? smallest : 1.0;
+}
+
 // One group's round: the pie spin over its members, each slice negotiated in turn.
 void Cycle::run_round(const fairshare::GroupRound& round) {
-  fairshare::PieSpin pie = fairshare::round_pie(round, plan_.pies, pool_weight_, free_weight());
+  fairshare::PieSpin pie = fairshare::round_pie(round, plan_.pies, pool_weight_, free_weight(),
+                                                smallest_free_slot_weight());
   fairshare::Spin spin;
   while (pie.set_unclaimed(unclaimed_weight()), pie.next(&spin)) {
     for (const fairshare::Slice& slice : spin.slices) {
