@@ -207,8 +207,19 @@ void Accounting::begin_cycle(int64_t now, CycleInput* in) {
     }
   }
   for (const accountant::Record& r : acc_.records()) {
-    if (!r.is_group && !negotiating.count(r.name))
-      in->other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
+    if (r.is_group || negotiating.count(r.name)) continue;
+    in->other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
+    // A submitter with running jobs and none idle keeps its slice of the pie (the reference's
+    // negotiator divides it among all who submitted jobs), so a newcomer's slice is its share.
+    if (r.weighted_in_use <= 0) continue;
+    Submitter running_only;
+    running_only.name = r.name;
+    running_only.priority = acc_.effective_priority(r.name);
+    running_only.nice = accountant::is_nice_user(r.name);
+    running_only.usage = r.weighted_in_use;
+    running_only.floor = r.floor;
+    running_only.ceiling = r.ceiling;
+    in->submitters.push_back(std::move(running_only));
   }
   for (const ClaimLayer::RunningJob& r : claims_->running()) {
     if (!r.running || !r.job || !r.job->lookup("ConcurrencyLimits")) continue;
