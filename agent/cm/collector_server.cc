@@ -108,6 +108,7 @@ void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
 }
 
 void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
+  ++stats_.refused;
   KLOG_WARN("collector: refused %s/%s (%s): %s", c->peer().role.c_str(), c->peer().cn.c_str(),
             c->address().c_str(), why.c_str());
   c->send_error(why);
@@ -149,38 +150,50 @@ net::TlsConn* CollectorServer::node(const std::string& machine) const {
 
 void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
   if (!allowed(c, policy::AuthLevel::kDaemon, "update")) return;
+  ++stats_.updates;
   std::string err;
   classad::AdPtr ad = core::get_ad(msg, "ad", &err);
   if (!ad) {
     refuse(c, "update: " + err);
     return;
   }
-  std::string type = msg.str("ad_type"), machine;
+  std::string type = msg.str("ad_type"), machine, name;
   if (type.empty() && !ad->evaluate_string("MyType", type)) {
     refuse(c, "update: the ad has no type (ad_type or MyType)");
     return;
   }
-  ad->evaluate_string("Machine", machine);
-  // An agent speaks only for the machine its certificate names.
-  if (c->peer().role == "agent" && !c->peer().may_act_for_machine(machine)) {
-    refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" + machine + "'");
-    return;
-  }
-  std::string name;
   ad->evaluate_string("Name", name);
-  if (store_.size() >= kMaxAds && !store_.find(type, name)) {
+  const collector::StoredAd* known = store_.find(type, name);
+  bool merge = msg.flag("merge");
+  // A merge (the changed attributes after a full ad) may leave Machine out: it keeps the
+  // stored ad's.
+  if (!ad->evaluate_string("Machine", machine) && merge && known)
+    known->ad->evaluate_string("Machine", machine);
+  // An agent speaks only for the machine its certificate names, and replaces or merges into
+  // only ads of that machine.
+  if (c->peer().role == "agent") {
+    std::string before;
+    if (!c->peer().may_act_for_machine(machine) ||
+        (known && known->ad->evaluate_string("Machine", before) &&
+         !c->peer().may_act_for_machine(before))) {
+      refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" +
+                    (machine.empty() ? before : machine) + "'");
+      return;
+    }
+  }
+  if (!known && store_.size() >= kMaxAds) {
     refuse(c, "update: the collector holds its maximum of " + std::to_string(kMaxAds) + " ads");
     return;
   }
-  if (!store_.update(type, std::move(ad), now_s(), msg.flag("merge"), &err)) {
+  if (!store_.update(type, std::move(ad), now_s(), merge, &err)) {
     refuse(c, "update: " + err);
     return;
   }
   // Commands for a machine travel on the connection of the agent that advertises it.
   if (c->peer().role == "agent" && !machine.empty()) {
-    net::TlsConn*& known = nodes_[machine];
-    if (known != c) {
-      known = c;
+    net::TlsConn*& node = nodes_[machine];
+    if (node != c) {
+      node = c;
       for (CmService* s : services_) s->on_node(machine, c);
     }
   }
@@ -205,6 +218,7 @@ void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
 
 void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   if (!allowed(c, policy::AuthLevel::kRead, "query")) return;
+  ++stats_.queries;
   // One query at a time per connection, so a client cannot queue work without bound.
   for (const Running& r : running_) {
     if (r.conn == c) {

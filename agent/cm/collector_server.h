@@ -28,6 +28,13 @@ struct CollectorOptions {
   uint64_t expire_every_ms = 1000;
 };
 
+// Counters since start (read by whoever reports on the CM, e.g. a metrics endpoint).
+struct CollectorStats {
+  uint64_t updates = 0;  // update frames from authorized peers (applied or refused)
+  uint64_t queries = 0;  // query frames from authorized peers
+  uint64_t refused = 0;  // frames answered with a refusal
+};
+
 class CollectorServer final : private net::TlsConnHandler {
  public:
   CollectorServer(uv_loop_t* loop, std::unique_ptr<net::TlsContext> tls, CollectorOptions opts);
@@ -45,6 +52,9 @@ class CollectorServer final : private net::TlsConnHandler {
   /// The connection of the agent that advertises `machine`, or null when it is not connected.
   net::TlsConn* node(const std::string& machine) const;
   const collector::AdStore& store() const { return store_; }
+  const CollectorStats& stats() const { return stats_; }
+  size_t connections() const { return server_.connections(); }
+  uint64_t handshake_failures() const { return server_.handshake_failures(); }
 
  private:
   void on_ready(net::TlsConn* c) override;
@@ -77,6 +87,7 @@ class CollectorServer final : private net::TlsConnHandler {
   std::list<Running> running_;
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
+  CollectorStats stats_;
 };
 
 }  // namespace kite::cm

@@ -50,24 +50,34 @@ std::string AdStore::key_of(std::string_view type, std::string_view name) {
   return k;
 }
 
-void AdStore::index_add(const std::string& key, const StoredAd& s) {
+void AdStore::reindex(const std::string& key, StoredAd* s) {
+  std::string v;
   for (int i = 0; i < 3; ++i) {
-    std::string v;
-    if (ad_string(*s.ad, kIndexedAttrs[i], &v)) index_[i].emplace(lower(v), key);
+    bool has = ad_string(*s->ad, kIndexedAttrs[i], &v);
+    if (has) {
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (has == s->has_indexed[i] && (!has || v == s->indexed[i])) continue;
+    if (s->has_indexed[i]) {
+      auto it = index_[i].find(s->indexed[i]);
+      if (it != index_[i].end()) {
+        it->second.erase(&key);
+        if (it->second.empty()) index_[i].erase(it);
+      }
+    }
+    s->has_indexed[i] = has;
+    s->indexed[i] = has ? v : std::string();
+    if (has) index_[i][v].insert(&key);
   }
 }
 
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
-    std::string v;
-    if (!ad_string(*s.ad, kIndexedAttrs[i], &v)) continue;
-    auto range = index_[i].equal_range(lower(v));
-    for (auto it = range.first; it != range.second; ++it) {
-      if (it->second == key) {
-        index_[i].erase(it);
-        break;
-      }
-    }
+    if (!s.has_indexed[i]) continue;
+    auto it = index_[i].find(s.indexed[i]);
+    if (it == index_[i].end()) continue;
+    it->second.erase(&key);
+    if (it->second.empty()) index_[i].erase(it);
   }
 }
 
@@ -95,7 +105,6 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   auto it = ads_.find(key);
   if (it != ads_.end()) {
     StoredAd& s = it->second;
-    index_remove(key, s);
     bool was_persistent = s.absent || s.offline;
     if (merge && !s.absent) {
       for (const classad::ClassAd::Entry& e : ad->entries()) {
@@ -110,7 +119,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
     s.updated = now;
     set_expiry(&s, now);
     if (was_persistent || s.offline) persistent_dirty_ = true;
-    index_add(key, s);
+    reindex(it->first, &s);
     return true;
   }
   StoredAd s;
@@ -120,8 +129,8 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  index_add(key, s);
-  ads_.emplace(key, std::move(s));
+  auto added = ads_.emplace(std::move(key), std::move(s)).first;
+  reindex(added->first, &added->second);
   return true;
 }
 
@@ -191,8 +200,11 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     if (mentions(spec.constraint, "Offline")) q->spec_.offline = true;
     IndexedEquality eq;
     if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eq)) {
-      auto range = index_[eq.attr].equal_range(lower(eq.value));
-      for (auto it = range.first; it != range.second; ++it) q->keys_.push_back(it->second);
+      auto found = index_[eq.attr].find(lower(eq.value));
+      if (found != index_[eq.attr].end()) {
+        q->keys_.reserve(found->second.size());
+        for (const std::string* k : found->second) q->keys_.push_back(*k);
+      }
       std::sort(q->keys_.begin(), q->keys_.end());
       q->used_index_ = true;
       return q;
