@@ -1,6 +1,8 @@
 // The CLI side of a collector query: a libuv loop, a NetClient that tries once, the reply.
 #include "agent/cli/status_pool.h"
 
+#include <cctype>
+
 #include "agent/cli/cm_client.h"
 #include "policy/classad/json.h"
 
@@ -20,6 +22,18 @@ const char* ad_type_of(StatusMode m) {
   }
 }
 
+bool plain_af(const StatusOptions& o) {
+  if (!o.have_af || o.af.empty() || !o.sort.empty() || o.compact || o.longform || o.json ||
+      !o.formats.empty() || o.total_only)
+    return false;
+  for (const std::string& a : o.af) {
+    if (a.empty() || !(std::isalpha(static_cast<unsigned char>(a[0])) || a[0] == '_')) return false;
+    for (char c : a)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
 struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
@@ -27,8 +41,17 @@ struct PoolQuery final : CmConversation {
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
     q.set("ad_type", ad_type_of(o->mode));
-    // The CM filters too (by its indexes on Name, Machine, State); the table filters again.
-    if (!o->constraint.empty()) q.set("constraint", o->constraint);
+    // The CM applies the whole filter (by its indexes on Name, Machine, State where it can).
+    std::string constraint = status_mode_constraint(*o);
+    if (!constraint.empty()) q.set("constraint", constraint);
+    // -af of plain attributes in the default order needs only those (and the sort keys).
+    if (plain_af(*o)) {
+      cJSON* attrs = cJSON_CreateArray();
+      for (const std::string& a : o->af) cJSON_AddItemToArray(attrs, cJSON_CreateString(a.c_str()));
+      for (const char* a : {"MyType", "Machine", "Name"})
+        cJSON_AddItemToArray(attrs, cJSON_CreateString(a));
+      q.set_json("projection", core::Json(attrs));
+    }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
     c->send(q);

@@ -198,14 +198,15 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     // Asking about Absent/Offline in the constraint asks for those ads, as condor_status does.
     if (mentions(spec.constraint, "Absent")) q->spec_.absent = true;
     if (mentions(spec.constraint, "Offline")) q->spec_.offline = true;
-    IndexedEquality eq;
-    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eq)) {
-      auto found = index_[eq.attr].find(lower(eq.value));
-      if (found != index_[eq.attr].end()) {
-        q->keys_.reserve(found->second.size());
+    std::vector<IndexedEquality> eqs;
+    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs)) {
+      for (const IndexedEquality& eq : eqs) {
+        auto found = index_[eq.attr].find(lower(eq.value));
+        if (found == index_[eq.attr].end()) continue;
         for (const std::string* k : found->second) q->keys_.push_back(*k);
       }
       std::sort(q->keys_.begin(), q->keys_.end());
+      q->keys_.erase(std::unique(q->keys_.begin(), q->keys_.end()), q->keys_.end());
       q->used_index_ = true;
       return q;
     }
