@@ -44,13 +44,24 @@ struct PoolQuery final : CmConversation {
     // The CM applies the whole filter (by its indexes on Name, Machine, State where it can).
     std::string constraint = status_mode_constraint(*o);
     if (!constraint.empty()) q.set("constraint", constraint);
-    // -af of plain attributes in the default order needs only those (and the sort keys).
+    // -af of plain attributes in the default order, and the slot totals, need only some
+    // attributes (the CM sends whole ads when one of them is an expression).
+    std::vector<std::string> attrs;
     if (plain_af(*o)) {
-      cJSON* attrs = cJSON_CreateArray();
-      for (const std::string& a : o->af) cJSON_AddItemToArray(attrs, cJSON_CreateString(a.c_str()));
+      attrs = o->af;
+    } else if (o->total_only && !o->compact && o->sort.empty() &&
+               (o->mode == StatusMode::kSlots || o->mode == StatusMode::kAvail ||
+                o->mode == StatusMode::kClaimed)) {
+      attrs = {"State",        "Activity",          "Memory",    "Disk",  "Mips",
+               "KFlops",       "LoadAvg",           "Arch",      "OpSys", "Cpus",
+               "SlotBackfill", "PartitionableSlot", "ChildState"};
+    }
+    if (!attrs.empty()) {
+      cJSON* list = cJSON_CreateArray();
+      for (const std::string& a : attrs) cJSON_AddItemToArray(list, cJSON_CreateString(a.c_str()));
       for (const char* a : {"MyType", "Machine", "Name"})
-        cJSON_AddItemToArray(attrs, cJSON_CreateString(a));
-      q.set_json("projection", core::Json(attrs));
+        cJSON_AddItemToArray(list, cJSON_CreateString(a));
+      q.set_json("projection", core::Json(list));
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);

@@ -233,6 +233,7 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   spec.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
   spec.absent = msg.flag("absent");
   spec.offline = msg.flag("offline");
+  spec.shared = true;  // run_queries serializes the matches in the same loop turn
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
@@ -256,9 +257,9 @@ void CollectorServer::run_queries() {
     for (const classad::AdPtr& ad : r.found) {
       r.texts.push_back(classad::classad_to_json(*ad, false));
       r.bytes += r.texts.back().size();
+      if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
     }
     r.found.clear();
-    if (r.bytes >= kReplyBytes) send_ads(&r, false);
     if (more) {
       ++it;
       continue;

@@ -29,13 +29,15 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(lower(word)) != std::string::npos;
 }
 
-// A copy of `ad` holding only the projected attributes (all of them when none are named).
+// A copy of `ad` holding only the projected attributes (all of them when none are named, or
+// when one is an expression, which may refer to attributes not named).
 classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string>& attrs) {
   if (attrs.empty()) return classad::AdPtr(ad.copy());
   classad::AdPtr out(classad::ClassAd::make());
   for (const std::string& a : attrs) {
     const classad::Expr* e = ad.lookup(a);
     if (!e) continue;
+    if (e->kind != classad::ExprKind::kLiteral) return classad::AdPtr(ad.copy());
     out->insert(a, classad::expr_copy(e));
   }
   return out;
@@ -237,7 +239,12 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
       classad::Value v = s.ad->evaluate_expr(constraint_.get());
       if (!v.is_boolean() || !v.as_boolean()) continue;
     }
-    out->push_back(project(*s.ad, spec_.projection));
+    if (spec_.shared && spec_.projection.empty()) {
+      s.ad->ref();
+      out->push_back(classad::AdPtr(s.ad.get()));
+    } else {
+      out->push_back(project(*s.ad, spec_.projection));
+    }
     ++found_;
   }
   return pos_ < keys_.size() && !(spec_.limit && found_ >= spec_.limit);

@@ -48,6 +48,9 @@ struct QuerySpec {
   size_t limit = 0;                     // 0: no limit
   bool absent = false;                  // include absent ads
   bool offline = false;                 // include offline ads
+  // Whole-ad matches are the stored ads themselves, not copies: read-only, and only until the
+  // store next changes (a caller that serializes them at once).
+  bool shared = false;
 };
 
 class AdStore;
