@@ -331,8 +331,8 @@ int main(int argc, char** argv) {
   proc_usage(o.cm_pid, &cpu_up, &rss_up);
   std::printf("connections=%d\nhandshake_seconds=%.2f\nhandshakes_per_s=%.0f\n", fleet.connected,
               t_up, fleet.connected / t_up);
-  std::printf("cm_cpu_per_handshake_ms=%.2f\nfleet_cpu_per_handshake_ms=%.2f\n",
-              (cpu_up - cpu0) * 1000.0 / std::max(fleet.connected, 1),
+  std::printf("dial_window=%d\ncm_cpu_per_handshake_ms=%.2f\nfleet_cpu_per_handshake_ms=%.2f\n",
+              o.dial_window, (cpu_up - cpu0) * 1000.0 / std::max(fleet.connected, 1),
               (self_cpu() - fleet_cpu0) * 1000.0 / std::max(fleet.connected, 1));
   if (!all_up) {
     std::fprintf(stderr, "collector_bench: only %d of %d connections came up (%s)\n",
