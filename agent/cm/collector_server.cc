@@ -18,8 +18,11 @@ int64_t now_s() {
 
 // Replies to a query carry the ads as JSON texts, split so no frame nears the 1 MiB cap.
 constexpr size_t kReplyBytes = 512 * 1024;
-// Ads a query examines per loop turn before updates get their turn.
-constexpr size_t kQueryChunk = 2000;
+// A query examines ads in chunks for up to kQueryTurnNs per loop turn, then updates get their
+// turn: a scan of 10,000 ads ends in a turn or two instead of one chunk per turn, each turn
+// behind thousands of connections' updates.
+constexpr size_t kQueryChunk = 500;
+constexpr uint64_t kQueryTurnNs = 2000000;
 // Ads the collector holds at most: an agent may advertise any number of names for its own
 // machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
 constexpr size_t kMaxAds = 100000;
@@ -99,7 +102,9 @@ void CollectorServer::on_ready(net::TlsConn* c) {
 }
 
 void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
-  running_.remove_if([c](const Running& r) { return r.conn == c; });
+  // Not erased here: run_queries may be sending to this connection (a failed send closes it).
+  for (Running& r : running_)
+    if (r.conn == c) r.conn = nullptr;
   for (auto it = nodes_.begin(); it != nodes_.end();)
     it = it->second == c ? nodes_.erase(it) : ++it;
   for (CmService* s : services_) s->on_closed(c);
@@ -251,26 +256,33 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
 }
 
 void CollectorServer::run_queries() {
+  uint64_t end = uv_hrtime() + kQueryTurnNs;
   for (auto it = running_.begin(); it != running_.end();) {
     Running& r = *it;
-    bool more = r.query->next(store_, kQueryChunk, &r.found);
-    for (const classad::AdPtr& ad : r.found) {
-      r.texts.push_back(classad::classad_to_json(*ad, false));
-      r.bytes += r.texts.back().size();
-      if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
+    bool more = r.conn != nullptr;
+    while (more) {
+      more = r.query->next(store_, kQueryChunk, &r.found);
+      for (const classad::AdPtr& ad : r.found) {
+        r.texts.push_back(classad::classad_to_json(*ad, false));
+        r.bytes += r.texts.back().size();
+        if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
+      }
+      r.found.clear();
+      if (!r.conn) break;  // the connection closed meanwhile
+      if (more && uv_hrtime() >= end) break;
     }
-    r.found.clear();
-    if (more) {
+    if (more && r.conn) {
       ++it;
       continue;
     }
-    send_ads(&r, true);
+    if (r.conn) send_ads(&r, true);
     it = running_.erase(it);
   }
   if (running_.empty() && query_idle_) uv_idle_stop(query_idle_);
 }
 
 void CollectorServer::send_ads(Running* r, bool done) {
+  if (!r->conn) return;
   core::Json reply = core::Json::message("ads");
   cJSON* arr = cJSON_CreateArray();
   for (const std::string& text : r->texts)
