@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "agent/net/session_file.h"
 #include "agent/net/tls_config.h"
 #include "policy/config/config.h"
 
@@ -64,6 +65,9 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
                  copts.host.find(':') != std::string::npos;
   if (!numeric) copts.server_name = copts.host;
   copts.conn.name = "kite-cli";
+  // The session is kept next to the user's certificate, so the next command resumes it.
+  copts.session_file = files.cert + ".session";
+  copts.session_key = net::session_key(copts.host + ":" + std::to_string(copts.port), files);
   uv_loop_t loop;
   uv_loop_init(&loop);
   Handler h;

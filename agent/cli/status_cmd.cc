@@ -203,6 +203,7 @@ int status_main(int argc, char** argv) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }
+    o.filtered = true;  // the CM applied the whole constraint
   } else if (local) {
     core::Json req = core::Json::message("status");
     req.set_bool("long", true);  // the tables need more than the short ads hold

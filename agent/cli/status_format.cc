@@ -376,7 +376,7 @@ std::string status_mode_constraint(const StatusOptions& o) {
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
                    std::string* err) {
   // Which ads: the mode's type, then its constraint.
-  std::string constraint = status_mode_constraint(o);
+  std::string constraint = o.filtered ? std::string() : status_mode_constraint(o);
   classad::ExprPtr filter;
   if (!constraint.empty()) {
     classad::ParseError perr;

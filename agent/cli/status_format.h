@@ -45,6 +45,7 @@ struct StatusOptions {
   std::vector<std::string> sort;    // -sort expressions (default Machine, Name)
   std::string constraint;           // -constraint (ANDed with the mode's own)
   std::vector<std::string> names;   // NAME arguments
+  bool filtered = false;  // the ads already passed status_mode_constraint (the CM applied it)
 };
 
 // The ad type (MyType) a mode shows.

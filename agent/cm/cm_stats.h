@@ -18,6 +18,7 @@ struct CollectorStats {
   uint64_t updates = 0;                        // ads stored (update frames accepted)
   uint64_t invalidations = 0;                  // invalidate frames that removed an ad
   uint64_t queries = 0;                        // queries answered in full
+  uint64_t refused = 0;                        // frames answered with a refusal
   uint64_t query_buckets[kQueryBuckets] = {};  // per bucket, not cumulative
   double query_seconds = 0;                    // sum of every answered query's latency
 

@@ -18,8 +18,11 @@ int64_t now_s() {
 
 // Replies to a query carry the ads as JSON texts, split so no frame nears the 1 MiB cap.
 constexpr size_t kReplyBytes = 512 * 1024;
-// Ads a query examines per loop turn before updates get their turn.
-constexpr size_t kQueryChunk = 2000;
+// A query examines ads in chunks for up to kQueryTurnNs per loop turn, then updates get their
+// turn: a scan of 10,000 ads ends in a turn or two instead of one chunk per turn, each turn
+// behind thousands of connections' updates.
+constexpr size_t kQueryChunk = 500;
+constexpr uint64_t kQueryTurnNs = 2000000;
 // Ads the collector holds at most: an agent may advertise any number of names for its own
 // machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
 constexpr size_t kMaxAds = 100000;
@@ -99,7 +102,9 @@ void CollectorServer::on_ready(net::TlsConn* c) {
 }
 
 void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
-  running_.remove_if([c](const Running& r) { return r.conn == c; });
+  // Not erased here: run_queries may be sending to this connection (a failed send closes it).
+  for (Running& r : running_)
+    if (r.conn == c) r.conn = nullptr;
   for (auto it = nodes_.begin(); it != nodes_.end();)
     it = it->second == c ? nodes_.erase(it) : ++it;
   for (CmService* s : services_) s->on_closed(c);
@@ -108,6 +113,7 @@ void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
 }
 
 void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
+  ++stats_.refused;
   KLOG_WARN("collector: refused %s/%s (%s): %s", c->peer().role.c_str(), c->peer().cn.c_str(),
             c->address().c_str(), why.c_str());
   c->send_error(why);
@@ -156,33 +162,44 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
     refuse(c, "update: " + err);
     return;
   }
-  std::string type = msg.str("ad_type"), machine;
+  std::string type = msg.str("ad_type"), machine, name;
   if (type.empty() && !ad->evaluate_string("MyType", type)) {
     refuse(c, "update: the ad has no type (ad_type or MyType)");
     return;
   }
-  ad->evaluate_string("Machine", machine);
-  // An agent speaks only for the machine its certificate names.
-  if (c->peer().role == "agent" && !c->peer().may_act_for_machine(machine)) {
-    refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" + machine + "'");
-    return;
-  }
-  std::string name;
   ad->evaluate_string("Name", name);
-  if (store_.size() >= kMaxAds && !store_.find(type, name)) {
+  const collector::StoredAd* known = store_.find(type, name);
+  bool merge = msg.flag("merge");
+  // A merge (the changed attributes after a full ad) may leave Machine out: it keeps the
+  // stored ad's.
+  if (!ad->evaluate_string("Machine", machine) && merge && known)
+    known->ad->evaluate_string("Machine", machine);
+  // An agent speaks only for the machine its certificate names, and replaces or merges into
+  // only ads of that machine.
+  if (c->peer().role == "agent") {
+    std::string before;
+    if (!c->peer().may_act_for_machine(machine) ||
+        (known && known->ad->evaluate_string("Machine", before) &&
+         !c->peer().may_act_for_machine(before))) {
+      refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" +
+                    (machine.empty() ? before : machine) + "'");
+      return;
+    }
+  }
+  if (!known && store_.size() >= kMaxAds) {
     refuse(c, "update: the collector holds its maximum of " + std::to_string(kMaxAds) + " ads");
     return;
   }
-  if (!store_.update(type, std::move(ad), now_s(), msg.flag("merge"), &err)) {
+  if (!store_.update(type, std::move(ad), now_s(), merge, &err)) {
     refuse(c, "update: " + err);
     return;
   }
   ++stats_.updates;
   // Commands for a machine travel on the connection of the agent that advertises it.
   if (c->peer().role == "agent" && !machine.empty()) {
-    net::TlsConn*& known = nodes_[machine];
-    if (known != c) {
-      known = c;
+    net::TlsConn*& node = nodes_[machine];
+    if (node != c) {
+      node = c;
       for (CmService* s : services_) s->on_node(machine, c);
     }
   }
@@ -233,6 +250,7 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   spec.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
   spec.absent = msg.flag("absent");
   spec.offline = msg.flag("offline");
+  spec.shared = true;  // run_queries serializes the matches in the same loop turn
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
@@ -250,20 +268,26 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
 }
 
 void CollectorServer::run_queries() {
+  uint64_t end = uv_hrtime() + kQueryTurnNs;
   for (auto it = running_.begin(); it != running_.end();) {
     Running& r = *it;
-    bool more = r.query->next(store_, kQueryChunk, &r.found);
-    for (const classad::AdPtr& ad : r.found) {
-      r.texts.push_back(classad::classad_to_json(*ad, false));
-      r.bytes += r.texts.back().size();
+    bool more = r.conn != nullptr;
+    while (more) {
+      more = r.query->next(store_, kQueryChunk, &r.found);
+      for (const classad::AdPtr& ad : r.found) {
+        r.texts.push_back(classad::classad_to_json(*ad, false));
+        r.bytes += r.texts.back().size();
+        if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
+      }
+      r.found.clear();
+      if (!r.conn) break;  // the connection closed meanwhile
+      if (more && uv_hrtime() >= end) break;
     }
-    r.found.clear();
-    if (r.bytes >= kReplyBytes) send_ads(&r, false);
-    if (more) {
+    if (more && r.conn) {
       ++it;
       continue;
     }
-    send_ads(&r, true);
+    if (r.conn) send_ads(&r, true);
     stats_.observe_query(static_cast<double>(uv_hrtime() - r.started_ns) / 1e9);
     it = running_.erase(it);
   }
@@ -271,6 +295,7 @@ void CollectorServer::run_queries() {
 }
 
 void CollectorServer::send_ads(Running* r, bool done) {
+  if (!r->conn) return;
   core::Json reply = core::Json::message("ads");
   cJSON* arr = cJSON_CreateArray();
   for (const std::string& text : r->texts)

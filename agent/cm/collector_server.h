@@ -30,6 +30,7 @@ struct CollectorOptions {
   uint64_t expire_every_ms = 1000;
 };
 
+// Counters since start (read by whoever reports on the CM, e.g. a metrics endpoint).
 class CollectorServer final : private net::TlsConnHandler {
  public:
   CollectorServer(uv_loop_t* loop, std::unique_ptr<net::TlsContext> tls, CollectorOptions opts);

@@ -29,13 +29,15 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(lower(word)) != std::string::npos;
 }
 
-// A copy of `ad` holding only the projected attributes (all of them when none are named).
+// A copy of `ad` holding only the projected attributes (all of them when none are named, or
+// when one is an expression, which may refer to attributes not named).
 classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string>& attrs) {
   if (attrs.empty()) return classad::AdPtr(ad.copy());
   classad::AdPtr out(classad::ClassAd::make());
   for (const std::string& a : attrs) {
     const classad::Expr* e = ad.lookup(a);
     if (!e) continue;
+    if (e->kind != classad::ExprKind::kLiteral) return classad::AdPtr(ad.copy());
     out->insert(a, classad::expr_copy(e));
   }
   return out;
@@ -50,24 +52,34 @@ std::string AdStore::key_of(std::string_view type, std::string_view name) {
   return k;
 }
 
-void AdStore::index_add(const std::string& key, const StoredAd& s) {
+void AdStore::reindex(const std::string& key, StoredAd* s) {
+  std::string v;
   for (int i = 0; i < 3; ++i) {
-    std::string v;
-    if (ad_string(*s.ad, kIndexedAttrs[i], &v)) index_[i].emplace(lower(v), key);
+    bool has = ad_string(*s->ad, kIndexedAttrs[i], &v);
+    if (has) {
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (has == s->has_indexed[i] && (!has || v == s->indexed[i])) continue;
+    if (s->has_indexed[i]) {
+      auto it = index_[i].find(s->indexed[i]);
+      if (it != index_[i].end()) {
+        it->second.erase(&key);
+        if (it->second.empty()) index_[i].erase(it);
+      }
+    }
+    s->has_indexed[i] = has;
+    s->indexed[i] = has ? v : std::string();
+    if (has) index_[i][v].insert(&key);
   }
 }
 
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
-    std::string v;
-    if (!ad_string(*s.ad, kIndexedAttrs[i], &v)) continue;
-    auto range = index_[i].equal_range(lower(v));
-    for (auto it = range.first; it != range.second; ++it) {
-      if (it->second == key) {
-        index_[i].erase(it);
-        break;
-      }
-    }
+    if (!s.has_indexed[i]) continue;
+    auto it = index_[i].find(s.indexed[i]);
+    if (it == index_[i].end()) continue;
+    it->second.erase(&key);
+    if (it->second.empty()) index_[i].erase(it);
   }
 }
 
@@ -95,7 +107,6 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   auto it = ads_.find(key);
   if (it != ads_.end()) {
     StoredAd& s = it->second;
-    index_remove(key, s);
     bool was_persistent = s.absent || s.offline;
     if (merge && !s.absent) {
       for (const classad::ClassAd::Entry& e : ad->entries()) {
@@ -110,7 +121,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
     s.updated = now;
     set_expiry(&s, now);
     if (was_persistent || s.offline) persistent_dirty_ = true;
-    index_add(key, s);
+    reindex(it->first, &s);
     return true;
   }
   StoredAd s;
@@ -120,8 +131,8 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  index_add(key, s);
-  ads_.emplace(key, std::move(s));
+  auto added = ads_.emplace(std::move(key), std::move(s)).first;
+  reindex(added->first, &added->second);
   return true;
 }
 
@@ -189,11 +200,15 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     // Asking about Absent/Offline in the constraint asks for those ads, as condor_status does.
     if (mentions(spec.constraint, "Absent")) q->spec_.absent = true;
     if (mentions(spec.constraint, "Offline")) q->spec_.offline = true;
-    IndexedEquality eq;
-    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eq)) {
-      auto range = index_[eq.attr].equal_range(lower(eq.value));
-      for (auto it = range.first; it != range.second; ++it) q->keys_.push_back(it->second);
+    std::vector<IndexedEquality> eqs;
+    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs)) {
+      for (const IndexedEquality& eq : eqs) {
+        auto found = index_[eq.attr].find(lower(eq.value));
+        if (found == index_[eq.attr].end()) continue;
+        for (const std::string* k : found->second) q->keys_.push_back(*k);
+      }
       std::sort(q->keys_.begin(), q->keys_.end());
+      q->keys_.erase(std::unique(q->keys_.begin(), q->keys_.end()), q->keys_.end());
       q->used_index_ = true;
       return q;
     }
@@ -224,7 +239,12 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
       classad::Value v = s.ad->evaluate_expr(constraint_.get());
       if (!v.is_boolean() || !v.as_boolean()) continue;
     }
-    out->push_back(project(*s.ad, spec_.projection));
+    if (spec_.shared && spec_.projection.empty()) {
+      s.ad->ref();
+      out->push_back(classad::AdPtr(s.ad.get()));
+    } else {
+      out->push_back(project(*s.ad, spec_.projection));
+    }
     ++found_;
   }
   return pos_ < keys_.size() && !(spec_.limit && found_ >= spec_.limit);

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "policy/classad/classad.h"
@@ -32,6 +33,10 @@ struct StoredAd {
   int64_t expires = 0;   // absolute expiry time; 0: never
   bool absent = false;   // kept after expiry because ABSENT_REQUIREMENTS held
   bool offline = false;  // the ad says Offline = true (a hibernating machine)
+  // Lower-cased values of kIndexedAttrs as indexed (has_indexed: the attribute was a string),
+  // so an update that leaves them alone costs the indexes nothing.
+  std::string indexed[3];
+  bool has_indexed[3] = {false, false, false};
 };
 
 // What a query asks for. Absent and offline ads are returned only when asked for (or when the
@@ -43,6 +48,9 @@ struct QuerySpec {
   size_t limit = 0;                     // 0: no limit
   bool absent = false;                  // include absent ads
   bool offline = false;                 // include offline ads
+  // Whole-ad matches are the stored ads themselves, not copies: read-only, and only until the
+  // store next changes (a caller that serializes them at once).
+  bool shared = false;
 };
 
 class AdStore;
@@ -107,7 +115,9 @@ class AdStore {
  private:
   friend class Query;
   static std::string key_of(std::string_view type, std::string_view name);
-  void index_add(const std::string& key, const StoredAd& s);
+  // Re-indexes `s` (stored under `key`, a key of ads_) from its ad, touching only the
+  // attributes whose value changed.
+  void reindex(const std::string& key, StoredAd* s);
   void index_remove(const std::string& key, const StoredAd& s);
   void set_expiry(StoredAd* s, int64_t now) const;
   bool becomes_absent(StoredAd* s, int64_t now);
@@ -115,8 +125,9 @@ class AdStore {
 
   StoreConfig config_;
   std::map<std::string, StoredAd> ads_;  // key: lower-case "type\nname"
-  // Lower-cased attribute value -> keys, for Name, Machine and State.
-  std::unordered_multimap<std::string, std::string> index_[3];
+  // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
+  // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
+  std::unordered_map<std::string, std::unordered_set<const std::string*>> index_[3];
   mutable size_t examined_total_ = 0;
   bool persistent_dirty_ = false;
 };

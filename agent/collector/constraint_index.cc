@@ -33,13 +33,24 @@ bool string_literal(const classad::Expr* e, std::string* out) {
 }  // namespace
 
 bool find_indexed_equality(const classad::Expr* e, const char* const* attrs, int nattrs,
-                           IndexedEquality* out) {
+                           std::vector<IndexedEquality>* out) {
   if (!e || e->kind != classad::ExprKind::kOp) return false;
   const classad::OpExpr* op = classad::as_op(e);
   if (op->op == classad::Op::kParens) return find_indexed_equality(op->a, attrs, nattrs, out);
+  size_t before = out->size();
   if (op->op == classad::Op::kAnd) {
-    return find_indexed_equality(op->a, attrs, nattrs, out) ||
-           find_indexed_equality(op->b, attrs, nattrs, out);
+    if (find_indexed_equality(op->a, attrs, nattrs, out)) return true;
+    out->resize(before);
+    if (find_indexed_equality(op->b, attrs, nattrs, out)) return true;
+    out->resize(before);
+    return false;
+  }
+  if (op->op == classad::Op::kOr) {
+    if (find_indexed_equality(op->a, attrs, nattrs, out) &&
+        find_indexed_equality(op->b, attrs, nattrs, out))
+      return true;
+    out->resize(before);
+    return false;
   }
   // `==` on strings is case-insensitive and `=?=` case-sensitive; the index is lower-cased,
   // so both find a superset that the constraint then filters exactly.
@@ -48,8 +59,10 @@ bool find_indexed_equality(const classad::Expr* e, const char* const* attrs, int
     const classad::Expr* attr = side ? op->b : op->a;
     const classad::Expr* lit = side ? op->a : op->b;
     int slot = attr_slot(attr, attrs, nattrs);
-    if (slot >= 0 && string_literal(lit, &out->value)) {
-      out->attr = slot;
+    IndexedEquality eq;
+    if (slot >= 0 && string_literal(lit, &eq.value)) {
+      eq.attr = slot;
+      out->push_back(std::move(eq));
       return true;
     }
   }

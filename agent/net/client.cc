@@ -1,8 +1,11 @@
 // Dialling, keeping and re-dialling one mutual-TLS connection (see client.h).
 #include "agent/net/client.h"
 
+#include <unistd.h>
+
 #include "agent/core/log.h"
 #include "agent/net/hosts_file.h"
+#include "agent/net/session_file.h"
 #include "agent/net/sockaddr.h"
 
 namespace kite::net {
@@ -35,6 +38,9 @@ void NetClient::start() {
   if (running_) return;
   running_ = true;
   failures_ = 0;
+  if (!have_session_ && !opts_.session_file.empty())
+    have_session_ = session_saved_ =
+        load_session_file(opts_.session_file, opts_.session_key, &session_);
   dial();
 }
 
@@ -133,6 +139,9 @@ void NetClient::on_ready(TlsConn* c) {
   mbedtls_ssl_session_free(&session_);
   mbedtls_ssl_session_init(&session_);
   have_session_ = c->save_session(&session_);
+  // A resumed session keeps the saved ticket (valid for its lifetime); a new one replaces it.
+  if (have_session_ && !opts_.session_file.empty() && !(c->resumed() && session_saved_))
+    session_saved_ = save_session_file(opts_.session_file, opts_.session_key, session_);
   handler_->on_connected(this);
 }
 
@@ -147,6 +156,11 @@ void NetClient::on_closed(TlsConn* c, const std::string& why) {
     mbedtls_ssl_session_free(&session_);
     mbedtls_ssl_session_init(&session_);
     have_session_ = false;
+  }
+  // A saved session that did not lead to a connection is not offered again.
+  if (!c->established() && session_saved_) {
+    ::unlink(opts_.session_file.c_str());
+    session_saved_ = false;
   }
   retry_later(why);
 }

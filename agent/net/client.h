@@ -33,6 +33,9 @@ struct ClientOptions {
   int port = 0;
   std::string server_name;  // checked against the server certificate's CN/SANs (empty: not)
   ConnOptions conn;
+  // A file keeping the TLS session between processes (the CLI; empty: none), with the key
+  // the session must have been saved for (session_file.h).
+  std::string session_file, session_key;
   uint64_t backoff_min_ms = 500;
   uint64_t backoff_max_ms = 60000;
 };
@@ -74,6 +77,7 @@ class NetClient : private TlsConnHandler {
   std::unique_ptr<Resolver> resolver_;  // made at the first name /etc/hosts does not know
   mbedtls_ssl_session session_;
   bool have_session_ = false;
+  bool session_saved_ = false;  // session_ is the one in opts_.session_file
 };
 
 }  // namespace kite::net

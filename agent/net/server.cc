@@ -22,8 +22,11 @@ bool NetServer::listen(const std::string& host, int port, std::string* err) {
   listener_ = new uv_tcp_t;
   uv_tcp_init(loop_, listener_);
   listener_->data = this;
+  recheck_ = new uv_timer_t;
+  uv_timer_init(loop_, recheck_);
+  recheck_->data = this;
   int rc = uv_tcp_bind(listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(listener_), 128, on_connection);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(listener_), kBacklog, on_connection);
   if (rc != 0) {
     if (err) *err = "listening on " + host + ":" + std::to_string(port) + ": " + uv_strerror(rc);
     stop();
@@ -42,6 +45,13 @@ void NetServer::stop() {
              [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
     listener_ = nullptr;
   }
+  if (recheck_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(recheck_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    recheck_ = nullptr;
+  }
+  accept_waiting_ = false;
+  handshaking_.clear();
   std::unordered_set<TlsConn*> conns;
   conns.swap(conns_);
   for (TlsConn* c : conns) {
@@ -57,19 +67,63 @@ void NetServer::on_connection(uv_stream_t* s, int status) {
     KLOG_WARN("net: accept: %s", uv_strerror(status));
     return;
   }
-  TlsConn* c = TlsConn::create(self->loop_, self->ctx_, self, self->opts_);
-  if (uv_accept(s, reinterpret_cast<uv_stream_t*>(c->tcp())) != 0) {
+  // Not accepting now makes libuv stop polling the listener until accept_one() runs.
+  if (!self->handshake_place_free()) {
+    self->accept_waiting_ = true;
+    if (!uv_is_active(reinterpret_cast<uv_handle_t*>(self->recheck_)))
+      uv_timer_start(self->recheck_, on_recheck, kSlowHandshakeMs / 4, kSlowHandshakeMs / 4);
+    return;
+  }
+  self->accept_one();
+}
+
+bool NetServer::handshake_place_free() const {
+  if (handshaking_.size() < kMaxHandshakes) return true;
+  uint64_t now = uv_now(loop_);
+  size_t fresh = 0;
+  for (const TlsConn* c : handshaking_)
+    if (now - c->started_ms() < kSlowHandshakeMs) ++fresh;
+  return fresh < kMaxHandshakes;
+}
+
+void NetServer::on_recheck(uv_timer_t* t) {
+  auto* self = static_cast<NetServer*>(t->data);
+  if (!self->accept_waiting_) {
+    uv_timer_stop(t);
+    return;
+  }
+  if (self->handshake_place_free()) self->accept_one();
+}
+
+void NetServer::accept_one() {
+  accept_waiting_ = false;
+  if (!listener_) return;
+  uv_timer_stop(recheck_);
+  // Handshakes share the CPU: the more run at once, the longer each may take.
+  ConnOptions o = opts_;
+  o.handshake_timeout_ms += handshaking_.size() * kHandshakeCostMs;
+  TlsConn* c = TlsConn::create(loop_, ctx_, this, o);
+  if (uv_accept(reinterpret_cast<uv_stream_t*>(listener_),
+                reinterpret_cast<uv_stream_t*>(c->tcp())) != 0) {
     c->close_quietly();
     return;
   }
-  self->conns_.insert(c);
+  conns_.insert(c);
+  handshaking_.insert(c);
   std::string err;
   if (!c->start("", nullptr, &err)) c->close(err);
+}
+
+void NetServer::handshake_ended(TlsConn* c) {
+  handshaking_.erase(c);
+  if (accept_waiting_ && handshake_place_free()) accept_one();
 }
 
 void NetServer::on_ready(TlsConn* c) {
   KLOG_INFO("net: %s connected as %s/%s%s", c->address().c_str(), c->peer().role.c_str(),
             c->peer().cn.c_str(), c->resumed() ? " (resumed session)" : "");
+  ++handshakes_done_;
+  handshake_ended(c);
   handler_->on_ready(c);
 }
 
@@ -83,6 +137,7 @@ void NetServer::on_closed(TlsConn* c, const std::string& why) {
     handler_->on_closed(c, why);
     return;
   }
+  handshake_ended(c);
   // Closed before the hello exchange: a failed handshake, a bad or silent peer.
   if (c->peer().cn.empty()) ++handshake_failures_;
   KLOG_WARN("net: refused %s: %s", c->address().c_str(), why.c_str());

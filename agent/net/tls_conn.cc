@@ -68,7 +68,7 @@ bool TlsConn::start(const std::string& server_name, const mbedtls_ssl_session* r
   }
   mbedtls_ssl_set_bio(&ssl_, this, bio_send, bio_recv, nullptr);
   uv_tcp_nodelay(&tcp_, 1);
-  last_heard_ms_ = uv_now(loop_);
+  last_heard_ms_ = started_ms_ = uv_now(loop_);
   uv_timer_start(&timer_, on_timer, opts_.handshake_timeout_ms, 0);
   if ((rc = uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), on_alloc, on_read)) != 0) {
     if (err) *err = std::string("reading the socket: ") + uv_strerror(rc);

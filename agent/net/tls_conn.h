@@ -68,6 +68,8 @@ class TlsConn {
   const std::string& address() const { return address_; }
   /// The handshake resumed an earlier session (a ticket), as mbedTLS reported it.
   bool resumed() const { return resumed_; }
+  /// Loop time (ms) at which start() ran.
+  uint64_t started_ms() const { return started_ms_; }
   /// Copies the negotiated session for a later resumption (clients).
   bool save_session(mbedtls_ssl_session* out) const;
   void* user = nullptr;
@@ -110,6 +112,7 @@ class TlsConn {
   core::FrameReader reader_;
   int bad_frames_ = 0;
   uint64_t last_heard_ms_ = 0;
+  uint64_t started_ms_ = 0;
   bool resumed_ = false;
   bool established_ = false;
   PeerIdentity peer_;

@@ -7,6 +7,7 @@
 #include <mbedtls/ssl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <thread>
 
+#include "agent/net/session_file.h"
 #include "net_test_util.h"
 
 namespace kite::test {
@@ -382,6 +384,45 @@ TEST_F(NetTransport, ReconnectResumesTheSession) {
   EXPECT_EQ(echo_.resumed, 1);
   EXPECT_EQ(echo_.peers.back(), "agent/node1");  // identity survives resumption
   expect_echo(1);
+}
+
+TEST_F(NetTransport, SessionFileLetsTheNextProcessResume) {
+  std::string file = pool_.dir + "/node1.crt.session";
+  net::TlsFiles files = pool_.files("node1");
+  auto connect_once = [&](const std::string& key) {
+    RecordingClient rec;
+    auto ctx = pool_.context(TlsContext::Role::kClient, "node1");  // as a new process would
+    net::ClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = server_->port();
+    o.conn.name = "node1";
+    o.session_file = file;
+    o.session_key = key;
+    net::NetClient c(&loop_, ctx.get(), &rec, o);
+    c.start();
+    EXPECT_TRUE(run_until(&loop_, [&] { return rec.connected == 1; }));
+    bool resumed = c.conn() && c.conn()->resumed();
+    c.stop();
+    uv_run(&loop_, UV_RUN_NOWAIT);
+    return resumed;
+  };
+  std::string key = net::session_key("127.0.0.1:" + std::to_string(server_->port()), files);
+  ASSERT_EQ(key.size(), 64u);
+  EXPECT_NE(key, net::session_key("127.0.0.2:1", files));
+  EXPECT_FALSE(connect_once(key)) << "no file yet: a full handshake";
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0) << "the session was not saved";
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_TRUE(connect_once(key)) << "the saved ticket was not used";
+  EXPECT_EQ(echo_.peers.back(), "agent/node1");
+  // A session saved for another server or other files is not offered.
+  EXPECT_FALSE(connect_once(net::session_key("127.0.0.2:1", files)));
+  // Corrupt, or readable by others: ignored, a full handshake instead.
+  ASSERT_EQ(::truncate(file.c_str(), 100), 0);
+  EXPECT_FALSE(connect_once(key));
+  EXPECT_TRUE(connect_once(key)) << "the full handshake did not save a new session";
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  EXPECT_FALSE(connect_once(key));
 }
 
 TEST_F(NetTransport, ReconnectsWithBackoffAfterServerRestart) {

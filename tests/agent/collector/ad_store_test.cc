@@ -316,6 +316,72 @@ TEST(AdStoreQuery, EqualityOnIndexedAttributeExaminesOnlyMatches) {
   EXPECT_EQ(s.ads_examined() - before, 200u);
 }
 
+TEST(AdStoreQuery, OrOfIndexedEqualitiesUsesTheIndexes) {
+  AdStore s(config());
+  std::string err;
+  for (int m = 0; m < 20; ++m) {
+    for (int i = 1; i <= 3; ++i) {
+      std::string host = "node" + std::to_string(m);
+      ASSERT_TRUE(s.update("Machine", slot("slot" + std::to_string(i) + "@" + host, host, "Owner"),
+                           0, false, &err));
+    }
+  }
+  size_t before = s.ads_examined();
+  QuerySpec q;
+  // kite status NAME asks this; slot1@node4 is found by both sides and examined once.
+  q.constraint = "(Name == \"slot1@node4\" || Machine == \"node4\") || Machine == \"NODE5\"";
+  auto q1 = s.start_query(q);
+  std::vector<classad::AdPtr> out;
+  while (q1->next(s, 100, &out)) {
+  }
+  EXPECT_TRUE(q1->used_index());
+  EXPECT_EQ(out.size(), 6u);
+  EXPECT_EQ(s.ads_examined() - before, 6u);
+}
+
+TEST(AdStoreQuery, IndexesFollowMergedChanges) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("slot2@a", "a", "Unclaimed"), 0, false, &err));
+  // A merge carrying only the changed attributes moves the ad between State values.
+  ASSERT_TRUE(s.update("Machine", ad("Name = \"slot1@a\"\nState = \"Claimed\"\n"), 1, true, &err));
+  QuerySpec q;
+  q.constraint = "State == \"Claimed\"";
+  auto claimed = run(s, q);
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(str(*claimed[0], "Name"), "slot1@a");
+  EXPECT_EQ(str(*claimed[0], "Machine"), "a");  // kept from the full ad
+  q.constraint = "State == \"Unclaimed\"";
+  EXPECT_EQ(run(s, q).size(), 1u);
+  // An invalidated ad leaves every index.
+  ASSERT_TRUE(s.invalidate("Machine", "slot2@a", 2));
+  EXPECT_EQ(run(s, q).size(), 0u);
+  q.constraint = "Machine == \"a\"";
+  EXPECT_EQ(run(s, q).size(), 1u);
+}
+
+TEST(AdStoreQuery, ProjectionOfAnExpressionSendsTheWholeAd) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine",
+                       ad("Name = \"slot1@a\"\nTotalMemory = 4096\nMemory = TotalMemory / 2\n"
+                          "Cpus = 2\n"),
+                       0, false, &err));
+  QuerySpec q;
+  q.projection = {"Cpus"};
+  auto only = run(s, q);
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(only[0]->size(), 1u);
+  // Memory refers to TotalMemory, so the projection keeps everything it may need.
+  q.projection = {"Memory"};
+  auto whole = run(s, q);
+  ASSERT_EQ(whole.size(), 1u);
+  int64_t mem = 0;
+  EXPECT_TRUE(whole[0]->evaluate_int("Memory", mem));
+  EXPECT_EQ(mem, 2048);
+}
+
 TEST(AdStoreQuery, ChunksInterleaveWithUpdates) {
   AdStore s(config());
   std::string err;
