@@ -206,10 +206,6 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
   persist();
 }
 
-bool CollectorServer::put_ad(const std::string& type, classad::AdPtr ad, std::string* err) {
-  return store_.update(type, std::move(ad), now_s(), false, err);
-}
-
 void CollectorServer::invalidate(net::TlsConn* c, core::Json& msg) {
   if (!allowed(c, policy::AuthLevel::kDaemon, "invalidate")) return;
   std::string type = msg.str("ad_type"), name = msg.str("name");

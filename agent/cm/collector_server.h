@@ -48,12 +48,10 @@ class CollectorServer final : private net::TlsConnHandler {
   /// The connection of the agent that advertises `machine`, or null when it is not connected.
   net::TlsConn* node(const std::string& machine) const;
   const collector::AdStore& store() const { return store_; }
-  /// Stores an ad the CM makes itself (the Defrag ad), as an update would. False with `err`.
-  bool put_ad(const std::string& type, classad::AdPtr ad, std::string* err);
   const CollectorStats& stats() const { return stats_; }
   size_t connections() const { return server_.connections(); }
   uint64_t handshake_failures() const { return server_.handshake_failures(); }
-  /// Stores an ad the CM makes itself (the accountant's Accounting ads), as an update would.
+  /// Stores an ad the CM makes itself (Accounting, Submitter and Defrag ads), as an update would.
   bool publish(std::string_view type, classad::AdPtr ad, std::string* err);
   /// Removes such an ad.
   void withdraw(std::string_view type, std::string_view name);

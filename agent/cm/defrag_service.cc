@@ -80,7 +80,7 @@ class Defrag final : public CmService {
     // The ad outlives a few missed polls, then expires with its daemon.
     ad->insert_value("ClassAdLifetime", classad::Value::integer(3 * cfg_.interval + 60));
     std::string err;
-    if (!ctx_->collector->put_ad("Defrag", std::move(ad), &err))
+    if (!ctx_->collector->publish("Defrag", std::move(ad), &err))
       KLOG_ERROR("defrag: cannot store the Defrag ad: %s", err.c_str());
   }
 
