@@ -281,11 +281,20 @@ double Cycle::slot_weight_of(const SlotView& s) const {
 
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
 // in this spin) and whose concurrency limits have room for the job.
+uint32_t concurrency_limits_id() {
+  static const uint32_t id = classad::intern_name("ConcurrencyLimits").id;
+  return id;
+}
+
 MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                              double pie_left, Candidate* out, double* weight) {
   MatchList& list = list_for(cluster);
   std::vector<Candidate>& heap = list.heap;
   ClassAd& job = *clusters_[cluster].rep;
+  // Limits named by a literal (or none) are the same whatever the slot: asked once per call.
+  const classad::Expr* limits_expr = job.lookup_id(concurrency_limits_id());
+  const bool limits_per_slot = limits_expr && limits_expr->kind != classad::ExprKind::kLiteral;
+  int literal_limits_fit = -1;  // -1: not asked yet
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), heap_less);
     Candidate c = heap.back();
@@ -307,9 +316,13 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     }
     // HTCONDOR: a job whose concurrency limits are full is not matched (its limits may depend
     // on the machine through concurrency_limits_expr, so each slot is asked).
+    if (literal_limits_fit == 0) continue;
     std::vector<fairshare::LimitUse> uses;
     std::string error;
-    if (!fairshare::job_limit_uses(job, *s.ad, &uses, &error) || !plan_.limits.fits(uses)) continue;
+    const bool fits =
+        fairshare::job_limit_uses(job, *s.ad, &uses, &error) && plan_.limits.fits(uses);
+    if (!limits_per_slot) literal_limits_fit = fits ? 1 : 0;
+    if (!fits) continue;
     plan_.limits.acquire(uses);
     *weight = w;
     *out = c;

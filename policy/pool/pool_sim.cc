@@ -157,17 +157,6 @@ void set_int(ClassAd& ad, const char* name, int64_t v) {
   ad.insert_value(name, Value::integer(v));
 }
 
-bool set_expr(ClassAd& ad, const char* name, const std::string& text, std::string* error) {
-  classad::ParseError pe;
-  classad::ExprPtr e = classad::parse_expr(text, &pe);
-  if (!e) {
-    *error = std::string(name) + " = " + text + ": " + pe.to_string();
-    return false;
-  }
-  ad.insert(name, e.release());
-  return true;
-}
-
 // Copies every attribute of `from` into `to`.
 void merge(ClassAd& to, const ClassAd& from) {
   for (const ClassAd::Entry& e : from.entries()) {
@@ -677,6 +666,22 @@ bool Sim::apply(const Step& st) {
       const int batch_start = static_cast<int>(jobs_.size());
       const int kind =
           kinds_.emplace(principal + "\n" + st.ad, static_cast<int>(kinds_.size())).first->second;
+      // The job's own Requirements and the resource clause submit adds: parsed once and shared
+      // by the batch's jobs, so the negotiator walks one tree per batch, not one per job.
+      classad::ExprPtr req;
+      if (st.count > 0) {
+        std::string text =
+            "TARGET.Cpus >= RequestCpus && TARGET.Memory >= RequestMemory && "
+            "TARGET.Disk >= RequestDisk";
+        if (const classad::Expr* own = user->lookup("Requirements")) {
+          std::string user_req;
+          classad::unparse_expr(user_req, own);
+          text = "(" + user_req + ") && " + text;
+        }
+        classad::ParseError rpe;
+        req = classad::parse_expr(text, &rpe);
+        if (!req) return fail(st.line, "Requirements = " + text + ": " + rpe.to_string());
+      }
       for (int64_t k = 0; k < st.count; ++k) {
         Job j;
         j.id = static_cast<int32_t>(jobs_.size() + 1);
@@ -698,17 +703,8 @@ bool Sim::apply(const Step& st) {
         set_int(ad, "RequestMemory", 1);
         set_int(ad, "RequestDisk", 1);
         merge(ad, *user);
-        // The job's own Requirements and the resource clause submit adds.
-        std::string req =
-            "TARGET.Cpus >= RequestCpus && TARGET.Memory >= RequestMemory && "
-            "TARGET.Disk >= RequestDisk";
-        if (const classad::Expr* own = user->lookup("Requirements")) {
-          std::string text;
-          classad::unparse_expr(text, own);
-          req = "(" + text + ") && " + req;
-        }
-        std::string error;
-        if (!set_expr(ad, "Requirements", req, &error)) return fail(st.line, error);
+        classad::expr_ref(req.get());
+        ad.insert("Requirements", req.get());
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
