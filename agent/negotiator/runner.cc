@@ -1,6 +1,8 @@
 // The negotiator's runner (see runner.h).
 #include "agent/negotiator/runner.h"
 
+#include <malloc.h>
+
 #include <ctime>
 
 #include "agent/cm/collector_server.h"
@@ -15,7 +17,8 @@ namespace {
 // Cycles on demand start at once but at most one per this many ms: submits and exits close
 // together make one cycle, and a lone submit does not wait.
 constexpr uint64_t kRescheduleSpacingMs = 20;
-constexpr size_t kAdsPerTurn = 256;  // job ads read from SQLite per loop turn
+constexpr size_t kAdsPerTurn = 256;     // job ads read from SQLite per loop turn
+constexpr size_t kTrimAfterAds = 4096;  // cycles that read this many ads give memory back
 
 }  // namespace
 
@@ -117,10 +120,24 @@ void NegotiatorRunner::begin_cycle() {
   in_.cfg = ctx_->cfg;
   in_.now = std::time(nullptr);
   submitter_index_.clear();
-  for (const queue::JobSummary& j : ctx_->jobs->jobs()) {
-    if (j.status == queue::kIdle && !claims_->busy(j.id)) ids_.push_back(j.id);
+  // No slot ad at all: nothing can match, so the idle jobs' ads are not read (a queue of
+  // 100,000 jobs would cost its whole size in memory for nothing). The accountant still runs.
+  if (pool_has_slots()) {
+    for (const queue::JobSummary& j : ctx_->jobs->jobs()) {
+      if (j.status == queue::kIdle && !claims_->busy(j.id)) ids_.push_back(j.id);
+    }
   }
   read_chunk();
+}
+
+bool NegotiatorRunner::pool_has_slots() const {
+  collector::QuerySpec spec;
+  spec.type = "Machine";
+  spec.limit = 1;
+  spec.shared = true;
+  std::vector<classad::AdPtr> one;
+  std::string err;
+  return ctx_->collector->store().query(spec, &one, &err) && !one.empty();
 }
 
 void NegotiatorRunner::read_chunk() {
@@ -201,7 +218,11 @@ void NegotiatorRunner::finish_cycle() {
   st.last_cycle_idle_jobs = jobs;
   st.matches += matches;
   in_ = CycleInput{};
+  // A big cycle's job ads are freed now; hand their pages back so the CM's RSS stays the
+  // queue's, not the largest cycle's.
+  if (ids_.size() >= kTrimAfterAds) malloc_trim(0);
   ids_.clear();
+  ids_.shrink_to_fit();
   cycling_ = false;
   if (again_) reschedule();
 }

@@ -32,6 +32,7 @@ class NegotiatorRunner final : public cm::CmService {
  private:
   void begin_cycle();
   void read_chunk();
+  bool pool_has_slots() const;
   void finish_cycle();
   uv_timer_t* new_timer();
 
