@@ -165,12 +165,15 @@ void CollectorLink::publish(bool all) {
 void CollectorLink::publish_to(Peer* p, const std::map<std::string, std::string>& ads, bool all) {
   if (!p->client->connected()) return;
   for (const auto& [name, text] : ads) {
-    size_t hash = std::hash<std::string>{}(text);
     auto it = p->sent.find(name);
-    if (!all && it != p->sent.end() && it->second == hash) continue;
+    if (!all && it != p->sent.end() && it->second.whole == std::hash<std::string>{}(text)) continue;
+    AdDigest now = digest_ad(text);
+    // Between full updates only what changed travels; a removed attribute needs the whole ad.
+    std::string delta = !all && it != p->sent.end() ? ad_delta(it->second, now, text) : "";
     core::Json m = core::Json::message("update");
-    m.set("ad_type", "Machine").set("ad", text);
-    if (p->client->send(m)) p->sent[name] = hash;
+    m.set("ad_type", "Machine").set("ad", delta.empty() ? text : delta);
+    if (!delta.empty()) m.set_bool("merge", true);
+    if (p->client->send(m)) p->sent[name] = std::move(now);
   }
   for (auto it = p->sent.begin(); it != p->sent.end();) {
     if (ads.count(it->first)) {
@@ -193,7 +196,7 @@ int CollectorLink::send_now(const std::map<std::string, std::string>& ads) {
       core::Json m = core::Json::message("update");
       m.set("ad_type", "Machine").set("ad", text);
       if (p.client->send(m)) {
-        p.sent[name] = std::hash<std::string>{}(text);
+        p.sent[name] = digest_ad(text);
       } else {
         all = false;
       }

@@ -1,6 +1,6 @@
 // The agent's side of the central manager: one NetClient per COLLECTOR_HOST entry, the slot
-// ads sent when they change and all of them every UPDATE_INTERVAL and after each (re)connect,
-// slots that went away invalidated.
+// ads sent whole after each (re)connect and every UPDATE_INTERVAL, and in between only their
+// changed attributes (merges) when they change; slots that went away invalidated.
 #pragma once
 
 #include <uv.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/net/client.h"
+#include "agent/startd/ad_delta.h"
 #include "policy/config/config.h"
 
 namespace kite::agent {
@@ -80,9 +81,9 @@ class CollectorLink final : private net::NetClientHandler {
   struct Peer {
     std::string endpoint;  // "host:port" as configured
     std::unique_ptr<net::NetClient> client;
-    // A hash of the ad text this collector last heard, by name: enough to tell a change, and
-    // the agent keeps no second copy of every slot ad per collector.
-    std::map<std::string, size_t> sent;
+    // Hashes of what this collector holds of each ad, by name: enough to tell a change and
+    // which attributes to send as a merge; the agent keeps no second copy of every slot ad.
+    std::map<std::string, AdDigest> sent;
   };
   CollectorLink(uv_loop_t* loop, AdSource* source) : loop_(loop), source_(source) {}
   /// Stops the peer's connection and tells the sink; `invalidate`: this node's ads there are
