@@ -43,6 +43,35 @@ class CmService {
   virtual void stop() {}
 };
 
+/// A service that does its work on a timer (defrag's poll, the rooster's cycle) and takes no
+/// frames: the timer's life is here once.
+class PeriodicCmService : public CmService {
+ public:
+  ~PeriodicCmService() override { stop(); }
+  bool on_frame(net::TlsConn*, core::Json&) override { return false; }
+  void stop() override {
+    if (!timer_) return;
+    uv_close(reinterpret_cast<uv_handle_t*>(timer_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+    timer_ = nullptr;
+  }
+
+ protected:
+  /// Runs tick() every `seconds` from now on.
+  void start_every(uv_loop_t* loop, int64_t seconds) {
+    timer_ = new uv_timer_t;
+    uv_timer_init(loop, timer_);
+    timer_->data = this;
+    const uint64_t ms = static_cast<uint64_t>(seconds) * 1000;
+    uv_timer_start(
+        timer_, [](uv_timer_t* t) { static_cast<PeriodicCmService*>(t->data)->tick(); }, ms, ms);
+  }
+  virtual void tick() = 0;
+
+ private:
+  uv_timer_t* timer_ = nullptr;
+};
+
 /// What the central manager's parts share. Pointers stay valid for the life of the services.
 struct CmContext {
   uv_loop_t* loop = nullptr;

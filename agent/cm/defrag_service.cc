@@ -12,31 +12,18 @@
 namespace kite::cm {
 namespace {
 
-class Defrag final : public CmService {
+class Defrag final : public PeriodicCmService {
  public:
   Defrag(CmContext* ctx, NodeCommands* nodes, defrag::DefragConfig cfg)
       : ctx_(ctx), nodes_(nodes), cfg_(std::move(cfg)), started_(std::time(nullptr)) {
-    timer_ = new uv_timer_t;
-    uv_timer_init(ctx->loop, timer_);
-    timer_->data = this;
-    uint64_t ms = static_cast<uint64_t>(cfg_.interval) * 1000;
-    uv_timer_start(
-        timer_, [](uv_timer_t* t) { static_cast<Defrag*>(t->data)->poll(); }, ms, ms);
+    start_every(ctx->loop, cfg_.interval);
     KLOG_INFO("defrag: polling every %lld s, %g machine(s) an hour, schedule %s",
               static_cast<long long>(cfg_.interval), cfg_.per_hour,
               defrag::schedule_name(cfg_.schedule));
   }
-  ~Defrag() override { stop(); }
-  bool on_frame(net::TlsConn*, core::Json&) override { return false; }
-  void stop() override {
-    if (!timer_) return;
-    uv_close(reinterpret_cast<uv_handle_t*>(timer_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-    timer_ = nullptr;
-  }
 
  private:
-  void poll() {
+  void tick() override {
     int64_t now = std::time(nullptr);
     collector::QuerySpec spec;
     spec.type = "Machine";
@@ -90,7 +77,6 @@ class Defrag final : public CmService {
   defrag::DefragState state_;
   int64_t started_;
   std::string last_why_;
-  uv_timer_t* timer_ = nullptr;
 };
 
 }  // namespace

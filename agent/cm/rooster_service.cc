@@ -43,33 +43,18 @@ void wake_cmd_closed(uv_handle_t* h) {
   if (--w->closing == 0) delete w;
 }
 
-class Rooster final : public CmService {
+class Rooster final : public PeriodicCmService {
  public:
   Rooster(CmContext* ctx, negotiator::RoosterConfig cfg, IdleJobs idle)
       : ctx_(ctx), cfg_(std::move(cfg)), idle_(std::move(idle)) {
-    timer_ = new uv_timer_t;
-    uv_timer_init(ctx_->loop, timer_);
-    timer_->data = this;
-    uint64_t ms = static_cast<uint64_t>(cfg_.interval) * 1000;
-    uv_timer_start(
-        timer_, [](uv_timer_t* t) { static_cast<Rooster*>(t->data)->cycle(); }, ms, ms);
+    start_every(ctx_->loop, cfg_.interval);
     KLOG_INFO("rooster: every %lld s, packets to %s:%d%s%s", static_cast<long long>(cfg_.interval),
               cfg_.wol_address.c_str(), cfg_.wol_port,
               cfg_.wakeup_cmd.empty() ? "" : ", wake-up command ", cfg_.wakeup_cmd.c_str());
   }
-  ~Rooster() override { stop(); }
-
-  bool on_frame(net::TlsConn*, core::Json&) override { return false; }
-
-  void stop() override {
-    if (!timer_) return;
-    uv_close(reinterpret_cast<uv_handle_t*>(timer_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-    timer_ = nullptr;
-  }
 
  private:
-  void cycle() {
+  void tick() override {
     collector::QuerySpec q;
     q.type = "Machine";
     q.constraint = "Offline =?= True";
@@ -189,7 +174,6 @@ class Rooster final : public CmService {
   CmContext* ctx_;
   negotiator::RoosterConfig cfg_;
   IdleJobs idle_;
-  uv_timer_t* timer_ = nullptr;
 };
 
 bool wanted(const config::Config& cfg) {
