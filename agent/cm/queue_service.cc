@@ -202,6 +202,10 @@ void QueueService::new_cluster(net::TlsConn* c) {
     c->send_error("new_cluster: this central manager has no job queue");
     return;
   }
+  // One reservation per connection: asking again hands the previous one back first, so a
+  // client looping on new_cluster cannot walk the id space.
+  auto prev = reserved_.find(c);
+  if (prev != reserved_.end()) release(prev->second);
   int32_t id = ctx_->jobs->reserve_cluster();
   reserved_[c] = id;
   core::Json reply = core::Json::message("new_cluster");
