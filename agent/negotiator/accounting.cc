@@ -255,7 +255,10 @@ void Accounting::answer(net::TlsConn* c, const core::Json& msg) {
     }
   }
   int64_t now = now_s();
-  int32_t offset = static_cast<int32_t>(msg.num("utc_offset", 0));
+  // The client's UTC offset for dates in the tables: real ones lie within a day.
+  const int64_t asked_offset = msg.num("utc_offset", 0);
+  const int32_t offset =
+      asked_offset > -86400 && asked_offset < 86400 ? static_cast<int32_t>(asked_offset) : 0;
   accountant::UserprioRequest req = accountant::parse_userprio_args(args, now, offset);
   core::Json reply = core::Json::message("userprio-reply");
   if (req.kind == accountant::UserprioRequest::Kind::kUsage) {

@@ -1,6 +1,7 @@
 // condor_userprio's edit options: parsing, checks, and their effect on the accountant.
 #include "policy/accountant/userprio_edit.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -53,7 +54,9 @@ bool parse_userprio_edit(const std::vector<std::string>& args, UserprioEdit* out
       const std::string& text = args[i + 2];
       char* end = nullptr;
       e.value = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size()) {
+      // strtod also reads "nan" and "inf", which no priority, factor or time may be.
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(e.value) ||
+          std::fabs(e.value) > 1e15) {
         *error = std::string(spec->option) + " " + e.name + ": \"" + text + "\" is not a number";
         return false;
       }

@@ -65,6 +65,12 @@ TEST(UserprioEdit, BadOperandsAreNamed) {
   EXPECT_NE(parse_error({"-setfactor", "bob@d", "ten"}).find("\"ten\" is not a number"),
             std::string::npos);
   EXPECT_NE(parse_error({"-setfactor", "bob@d", "0.5"}).find("at least 1.0"), std::string::npos);
+  EXPECT_NE(parse_error({"-setfactor", "bob@d", "nan"}).find("\"nan\" is not a number"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"-setprio", "bob@d", "inf"}).find("\"inf\" is not a number"),
+            std::string::npos);
+  EXPECT_NE(parse_error({"-setaccum", "bob@d", "1e300"}).find("is not a number"),
+            std::string::npos);
   EXPECT_NE(parse_error({"-setprio", "bob@d", "0.1"}).find("at least 0.5"), std::string::npos);
   EXPECT_NE(parse_error({"-delete"}).find("-delete needs a user name"), std::string::npos);
   // No edit option at all: not an error, just not an edit.
