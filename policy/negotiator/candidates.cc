@@ -41,11 +41,46 @@ bool candidate_before(const Candidate& a, const Candidate& b) {
   return a.slot < b.slot;
 }
 
+bool preemption_reason(const Knobs& knobs, const classad::EvalEnv* env, const Asker& asker,
+                       const SlotView& slot, double machine_rank, double remote_prio, Reason* out) {
+  if (machine_rank > slot.current_rank) {
+    *out = Reason::kRank;
+    return true;
+  }
+  if (knobs.preemption_requirements && slot.remote_user != *asker.submitter &&
+      asker.priority < remote_prio && machine_rank >= slot.current_rank &&
+      classad::value_is_true(slot.ad->evaluate_expr(knobs.preemption_requirements.get(), env))) {
+    *out = Reason::kPriority;
+    return true;
+  }
+  return false;
+}
+
+double preemption_rank(const Knobs& knobs, const classad::EvalEnv* env,
+                       const classad::ClassAd& slot) {
+  return rank_value(slot, knobs.preemption_rank.get(), env);
+}
+
+double job_side_ranks(const Knobs& knobs, const classad::EvalEnv* env, const classad::ClassAd& slot,
+                      const classad::MatchPair& pair, Candidate* c) {
+  c->pre = rank_value(slot, knobs.pre_job_rank.get(), env);
+  c->job_rank = pair.left_rank();
+  c->post = rank_value(slot, knobs.post_job_rank.get(), env);
+  return c->job_rank;
+}
+
 bool evaluate_candidate(const Knobs& knobs, const classad::EvalEnv* env, const Asker& asker,
                         const SlotView& slot, uint32_t index, double remote_prio,
                         RequirementsMemo* job_memo, Candidate* out) {
   if (slot.taken || slot.use == SlotUse::kSkip) return false;
-  if (slot.use == SlotUse::kRunning && !knobs.consider_preemption) return false;
+  if (slot.use == SlotUse::kRunning) {
+    if (!knobs.consider_preemption) return false;
+    // HTCONDOR: ep-configuration "When pslot preemption is enabled, the negotiator will not
+    // preempt dynamic slots directly"; ep-policy "By default the condor_negotiator will not
+    // match jobs to a slot with retirement time remaining".
+    if (slot.dynamic && knobs.allow_pslot_preemption) return false;
+    if (slot.retirement_left > 0 && !knobs.consider_early_preemption) return false;
+  }
   int job_accepts = job_memo ? job_memo->get(*slot.ad) : -1;
   if (job_accepts == 0) return false;
   Pairing pairing(*asker.job, *slot.ad, env);
@@ -65,22 +100,11 @@ bool evaluate_candidate(const Knobs& knobs, const classad::EvalEnv* env, const A
   }
   if (slot.use == SlotUse::kRunning) {
     // The machine's RANK of this job against the one running.
-    double machine_rank = pair.right_rank();
-    if (machine_rank > slot.current_rank) {
-      c.reason = Reason::kRank;
-    } else if (knobs.preemption_requirements && slot.remote_user != *asker.submitter &&
-               asker.priority < remote_prio && machine_rank >= slot.current_rank &&
-               classad::value_is_true(
-                   slot.ad->evaluate_expr(knobs.preemption_requirements.get(), env))) {
-      c.reason = Reason::kPriority;
-    } else {
+    if (!preemption_reason(knobs, env, asker, slot, pair.right_rank(), remote_prio, &c.reason))
       return false;
-    }
-    c.preempt_rank = rank_value(*slot.ad, knobs.preemption_rank.get(), env);
+    c.preempt_rank = preemption_rank(knobs, env, *slot.ad);
   }
-  c.pre = rank_value(*slot.ad, knobs.pre_job_rank.get(), env);
-  c.job_rank = pair.left_rank();
-  c.post = rank_value(*slot.ad, knobs.post_job_rank.get(), env);
+  job_side_ranks(knobs, env, *slot.ad, pair, &c);
   *out = c;
   return true;
 }

@@ -10,6 +10,7 @@
 
 #include "policy/classad/classad.h"
 #include "policy/classad/eval_env.h"
+#include "policy/classad/match.h"
 #include "policy/negotiator/knobs.h"
 #include "policy/negotiator/requirements_memo.h"
 #include "policy/negotiator/slots.h"
@@ -35,6 +36,21 @@ struct Asker {
   const std::string* submitter;
   double priority;  // effective user priority
 };
+
+/// Why the asker may preempt the job running on `slot`, whose machine RANK for the asker's job
+/// is `machine_rank`: kRank (RANK prefers it) or kPriority (PREEMPTION_REQUIREMENTS, a better
+/// effective priority than `remote_prio`, RANK not worse); false when it may not.
+bool preemption_reason(const Knobs& knobs, const classad::EvalEnv* env, const Asker& asker,
+                       const SlotView& slot, double machine_rank, double remote_prio, Reason* out);
+
+/// PREEMPTION_RANK in `slot` (0 when unset).
+double preemption_rank(const Knobs& knobs, const classad::EvalEnv* env,
+                       const classad::ClassAd& slot);
+
+/// Fills the candidate's NEGOTIATOR_PRE_JOB_RANK, job Rank and NEGOTIATOR_POST_JOB_RANK keys
+/// (`pair`: the job left, `slot` right); returns the job Rank.
+double job_side_ranks(const Knobs& knobs, const classad::EvalEnv* env, const classad::ClassAd& slot,
+                      const classad::MatchPair& pair, Candidate* c);
 
 /// Evaluates `slot` (index `index`) for the asker; false when it is not a potential match.
 /// `remote_prio`: the effective priority of the slot's RemoteUser (running slots). `job_memo`

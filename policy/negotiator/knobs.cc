@@ -42,6 +42,12 @@ Knobs knobs_read(const config::Config* cfg, std::string* warning) {
   k.preemption_rank = read_expr(c, "PREEMPTION_RANK", warning);
   read_flag(c, "NEGOTIATOR_CONSIDER_PREEMPTION", &k.consider_preemption, warning);
   read_flag(c, "NEGOTIATE_ALL_JOBS_IN_CLUSTER", &k.all_jobs_in_cluster, warning);
+  read_flag(c, "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION", &k.consider_early_preemption, warning);
+  read_flag(c, "ALLOW_PSLOT_PREEMPTION", &k.allow_pslot_preemption, warning);
+  bool req_stable = true, rank_stable = true;
+  read_flag(c, "PREEMPTION_REQUIREMENTS_STABLE", &req_stable, warning);
+  read_flag(c, "PREEMPTION_RANK_STABLE", &rank_stable, warning);
+  k.preemption_stable = req_stable && rank_stable;
   for (size_t i = 0; i < startd::kStdResourceCount; ++i) {
     const startd::StdResource& r = startd::kStdResources[i];
     k.modify_request[i] = read_expr(c, r.modify_macro, warning);

@@ -18,6 +18,16 @@ struct Knobs {
   classad::ExprPtr preemption_rank;          // PREEMPTION_RANK (slot is MY)
   bool consider_preemption = true;           // NEGOTIATOR_CONSIDER_PREEMPTION
   bool all_jobs_in_cluster = false;          // NEGOTIATE_ALL_JOBS_IN_CLUSTER: no cluster skipping
+  // NEGOTIATOR_CONSIDER_EARLY_PREEMPTION: a running slot with retirement time remaining may be
+  // matched (default False: "will not match jobs to a slot with retirement time remaining").
+  bool consider_early_preemption = false;
+  // ALLOW_PSLOT_PREEMPTION: a partitionable slot and its dynamic slots are one candidate; the
+  // dynamic slots are preempted only as part of a match to the partitionable slot.
+  bool allow_pslot_preemption = false;
+  // PREEMPTION_REQUIREMENTS_STABLE and PREEMPTION_RANK_STABLE (both default True): false when
+  // either says the *ResourcesInUse values may change within the cycle, so a job's potential
+  // matches are evaluated afresh before each match. A cache of match results must respect it.
+  bool preemption_stable = true;
   // MODIFY_REQUEST_EXPR_REQUEST{CPUS,MEMORY,DISK}: how a partitionable slot rounds what a job
   // takes (the job is MY, the slot TARGET), as the startd carves it.
   classad::ExprPtr modify_request[startd::kStdResourceCount];

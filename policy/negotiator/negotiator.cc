@@ -18,6 +18,7 @@
 #include "policy/negotiator/job_order.h"
 #include "policy/negotiator/knobs.h"
 #include "policy/negotiator/negotiator.h"
+#include "policy/negotiator/pslot_preemption.h"
 #include "policy/negotiator/requirements_memo.h"
 #include "policy/negotiator/slots.h"
 
@@ -94,7 +95,10 @@ class Cycle {
   MatchList& list_for(uint32_t cluster);
   void fill(MatchList& list);
   void refresh(MatchList& list);
+  // The slot as a potential match for the cluster: as it is, else (ALLOW_PSLOT_PREEMPTION) a
+  // partitionable slot with some of its dynamic slots preempted.
   bool evaluate(uint32_t cluster, uint32_t slot, Candidate* out);
+  bool evaluate_as_is(uint32_t cluster, uint32_t slot, Candidate* out);
   double negotiate_submitter(uint32_t run_index, const fairshare::Slice& slice, double pie_left);
   void run_round(const fairshare::GroupRound& round);
   void record(SubmitterRun& run, uint32_t job_index, const Candidate& c);
@@ -120,6 +124,7 @@ class Cycle {
   FairPlan plan_;
   std::vector<uint32_t> run_of_;  // CycleInput::submitters index -> runs_ index
   double pool_weight_ = 0;
+  std::vector<uint32_t> victims_;  // the dynamic slots the last match preempts (pslot preemption)
 };
 
 // How many potential match lists stay cached: as many as fit in kListBudget candidates (a list
@@ -152,10 +157,12 @@ void Cycle::setup_slots() {
     SlotView& s = slots_.back();
     if (s.use == SlotUse::kRunning && knobs_.consider_preemption) {
       double usage = 0;
-      double prio = remote_prio(s.remote_user, &usage);
-      remote_.add(*s.ad, s.remote_user, prio, usage);
+      s.remote_prio = remote_prio(s.remote_user, &usage);
+      remote_.add(*s.ad, s.remote_user, s.remote_prio, usage);
+      s.retirement_left = retirement_left(*s.ad, &env_);
     }
   }
+  if (knobs_.allow_pslot_preemption && knobs_.consider_preemption) link_children(&slots_);
   std::vector<const ClassAd*> ads;
   ads.reserve(slots_.size());
   for (const SlotView& s : slots_) ads.push_back(s.ad);
@@ -202,15 +209,22 @@ uint32_t Cycle::cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos) {
 }
 
 bool Cycle::evaluate(uint32_t cluster, uint32_t slot, Candidate* out) {
+  if (evaluate_as_is(cluster, slot, out)) return true;
+  const SlotView& s = slots_[slot];
+  if (!s.partitionable || s.children.empty()) return false;
+  const Cluster& cl = clusters_[cluster];
+  const SubmitterRun& run = runs_[cl.submitter];
+  Asker asker{cl.rep.get(), &run.in->name, run.in->priority};
+  PslotPreemption pp;
+  return pslot_preemption(knobs_, &env_, asker, slots_, slot, &pp, out);
+}
+
+bool Cycle::evaluate_as_is(uint32_t cluster, uint32_t slot, Candidate* out) {
   Cluster& cl = clusters_[cluster];
   const SubmitterRun& run = runs_[cl.submitter];
   Asker asker{cl.rep.get(), &run.in->name, run.in->priority};
   const SlotView& s = slots_[slot];
-  double prio = 0;
-  if (s.use == SlotUse::kRunning) {
-    double usage;
-    prio = remote_prio(s.remote_user, &usage);
-  }
+  const double prio = s.use == SlotUse::kRunning ? s.remote_prio : 0;
   // Not for partitionable slots: their resources are rewritten during the cycle, and a new
   // literal may sit where a freed one was (the memo compares trees by address).
   RequirementsMemo* memo = memo_cluster_ == cluster && !s.partitionable ? &req_memo_ : nullptr;
@@ -254,7 +268,13 @@ MatchList& Cycle::list_for(uint32_t cluster) {
   for (MatchList& l : lists_) {
     if (l.cluster == cluster) {
       l.last_use = clock_;
-      refresh(l);
+      // PREEMPTION_*_STABLE = False: SubmitterUserResourcesInUse has moved with this cycle's
+      // matches, so the potential matches are evaluated again.
+      if (!knobs_.preemption_stable && knobs_.consider_preemption) {
+        fill(l);
+      } else {
+        refresh(l);
+      }
       return l;
     }
   }
@@ -302,7 +322,19 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     SlotView& s = slots_[c.slot];
     if (s.taken) continue;
     Take take;
-    if (s.partitionable && !take_fits(knobs_, job, s, &take)) continue;
+    // A partitionable slot by preemption: its victims are chosen again now (the same choice
+    // unless the slot changed since the list was made).
+    const bool pslot_preempt = s.partitionable && c.reason != Reason::kIdle;
+    PslotPreemption pp;
+    if (pslot_preempt) {
+      const Cluster& cl = clusters_[cluster];
+      Asker asker{cl.rep.get(), &runs_[cl.submitter].in->name, runs_[cl.submitter].in->priority};
+      Candidate again;
+      if (!pslot_preemption(knobs_, &env_, asker, slots_, c.slot, &pp, &again)) continue;
+      take = pp.take;
+    } else if (s.partitionable && !take_fits(knobs_, job, s, &take)) {
+      continue;
+    }
     const double w = !s.partitionable         ? slot_weight_of(s)
                      : plan_.use_slot_weights ? static_cast<double>(take.std[0])
                                               : 1.0;
@@ -326,6 +358,17 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     plan_.limits.acquire(uses);
     *weight = w;
     *out = c;
+    victims_.clear();
+    if (pslot_preempt) {
+      // The victims go and the new job's dynamic slot is carved once they have: the slot takes
+      // no other job in this cycle.
+      victims_ = pp.victims;
+      for (uint32_t v : victims_) slots_[v].taken = true;
+      s.taken = true;
+      ++s.version;
+      ++epoch_;
+      return MatchStatus::kMatched;
+    }
     if (!s.partitionable) {
       s.taken = true;
       return MatchStatus::kMatched;
@@ -356,6 +399,10 @@ void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
   m.partitionable = s.partitionable;
   m.preempting = c.reason != Reason::kIdle;
   if (m.preempting) m.preempted_user = s.remote_user;
+  for (uint32_t v : victims_) {
+    if (m.preempted_user.empty()) m.preempted_user = slots_[v].remote_user;
+    m.preempted_slots.push_back(string_attr(*slots_[v].ad, "Name"));
+  }
   m.reason = reason_name(c.reason);
   result_.matches.push_back(std::move(m));
   ++run.matched;

@@ -67,7 +67,9 @@ struct Match {
   bool partitionable = false;  // the agent carves a dynamic slot from `slot` for this job
   bool preempting = false;     // the slot's current claim is preempted for this job
   std::string preempted_user;  // RemoteUser of that claim
-  std::string reason;          // why this slot: "idle", "rank" or "priority" (for the log)
+  // ALLOW_PSLOT_PREEMPTION: the dynamic slots of `slot` preempted so the job fits (Names).
+  std::vector<std::string> preempted_slots;
+  std::string reason;  // why this slot: "idle", "rank" or "priority" (for the log)
 };
 
 struct SubmitterOutcome {

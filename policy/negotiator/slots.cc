@@ -4,6 +4,8 @@
 #include <strings.h>
 
 #include <climits>
+#include <map>
+#include <utility>
 
 #include "policy/classad/match.h"
 #include "policy/negotiator/job_order.h"
@@ -22,6 +24,11 @@ struct SlotIds {
   uint32_t current_rank = classad::intern_name("CurrentRank").id;
   uint32_t partitionable = classad::intern_name("PartitionableSlot").id;
   uint32_t resources = classad::intern_name("MachineResources").id;
+  uint32_t dynamic = classad::intern_name("DynamicSlot").id;
+  uint32_t retirement = classad::intern_name("RetirementTimeRemaining").id;
+  uint32_t machine = classad::intern_name("Machine").id;
+  uint32_t slot_id = classad::intern_name("SlotID").id;
+  uint32_t parent_id = classad::intern_name("ParentSlotId").id;
   uint32_t std_res[startd::kStdResourceCount];
   uint32_t std_req[startd::kStdResourceCount];
   SlotIds() {
@@ -86,9 +93,15 @@ SlotView slot_view(ClassAd* ad) {
   }
   Value p = eval_attr(*ad, id.partitionable);
   s.partitionable = p.is_boolean() && p.as_boolean();
+  Value d = eval_attr(*ad, id.dynamic);
+  s.dynamic = d.is_boolean() && d.as_boolean();
   if (!s.partitionable || s.use != SlotUse::kIdle) {
     s.ad = ad;
     s.partitionable = false;  // a claimed partitionable slot is not carved by this cycle
+    if (s.dynamic && s.use == SlotUse::kRunning) {
+      for (size_t i = 0; i < startd::kStdResourceCount; ++i)
+        s.have[i] = int_attr(*ad, id.std_res[i], 0);
+    }
     return s;
   }
   s.copy = classad::AdPtr(ad->copy());
@@ -106,6 +119,34 @@ SlotView slot_view(ClassAd* ad) {
     }
   }
   return s;
+}
+
+int64_t retirement_left(const ClassAd& ad, const classad::EvalEnv* env) {
+  const classad::Expr* e = ad.lookup_id(ids().retirement);
+  if (!e) return 0;
+  Value v = ad.evaluate_expr(e, env);
+  double d = 0;
+  if (!v.is_number() || !v.to_number(d) || !(d > 0)) return 0;
+  return d > 1e15 ? INT64_MAX : static_cast<int64_t>(d);
+}
+
+void link_children(std::vector<SlotView>* slots) {
+  const SlotIds& id = ids();
+  std::map<std::pair<std::string, int64_t>, uint32_t> parents;
+  std::string machine;
+  for (uint32_t i = 0; i < slots->size(); ++i) {
+    SlotView& s = (*slots)[i];
+    if (!s.partitionable || !string_attr(*s.ad, id.machine, &machine)) continue;
+    parents.emplace(std::make_pair(machine, int_attr(*s.ad, id.slot_id, -1)), i);
+  }
+  if (parents.empty()) return;
+  for (uint32_t i = 0; i < slots->size(); ++i) {
+    const SlotView& s = (*slots)[i];
+    if (!s.dynamic || s.use != SlotUse::kRunning || !string_attr(*s.ad, id.machine, &machine))
+      continue;
+    auto it = parents.find({machine, int_attr(*s.ad, id.parent_id, -2)});
+    if (it != parents.end()) (*slots)[it->second].children.push_back(i);
+  }
 }
 
 bool take_fits(const Knobs& knobs, ClassAd& job, const SlotView& s, Take* take) {

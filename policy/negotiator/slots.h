@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policy/classad/classad.h"
+#include "policy/classad/eval_env.h"
 #include "policy/negotiator/knobs.h"
 #include "policy/startd/requests.h"
 
@@ -27,12 +28,19 @@ struct SlotView {
   classad::AdPtr copy;             // that copy, for partitionable slots
   SlotUse use = SlotUse::kSkip;
   bool partitionable = false;
-  bool taken = false;       // matched (a static slot) or preempted in this cycle
-  uint32_t version = 0;     // bumps when a partitionable slot's resources shrink
-  std::string remote_user;  // RemoteUser of a running claim
-  double current_rank = 0;  // CurrentRank: the machine's Rank of the running job
-  double weight = -1;       // static slots: SLOT_WEIGHT, read once per cycle (< 0: not yet)
-  // Partitionable slots: what is left (Cpus, Memory, Disk) and of each custom resource.
+  bool taken = false;        // matched (a static slot) or preempted in this cycle
+  uint32_t version = 0;      // bumps when a partitionable slot's resources shrink
+  std::string remote_user;   // RemoteUser of a running claim
+  double current_rank = 0;   // CurrentRank: the machine's Rank of the running job
+  double weight = -1;        // static slots: SLOT_WEIGHT, read once per cycle (< 0: not yet)
+  double remote_prio = 0.5;  // effective priority of `remote_user` (running slots)
+  bool dynamic = false;      // a dynamic slot (DynamicSlot)
+  // Running slots: RetirementTimeRemaining at the cycle's time (0 when none is left).
+  int64_t retirement_left = 0;
+  // Partitionable slots (ALLOW_PSLOT_PREEMPTION): its running dynamic slots, by index.
+  std::vector<uint32_t> children;
+  // Partitionable slots: what is left (Cpus, Memory, Disk) and of each custom resource;
+  // running dynamic slots: what they hold (Cpus, Memory, Disk).
   int64_t have[startd::kStdResourceCount] = {};
   std::vector<uint32_t> custom_ids;  // resource attribute ids (GPUs, ...)
   std::vector<uint32_t> custom_req;  // the job attribute asking for each (RequestGPUs, ...)
@@ -47,6 +55,13 @@ struct Take {
 
 /// The cycle's view of `ad`.
 SlotView slot_view(classad::ClassAd* ad);
+
+/// RetirementTimeRemaining of a running slot at the time `env` gives (0 when missing or past).
+int64_t retirement_left(const classad::ClassAd& ad, const classad::EvalEnv* env);
+
+/// Fills each idle partitionable slot's `children` with its running dynamic slots (the same
+/// Machine, and ParentSlotId equal to its SlotID).
+void link_children(std::vector<SlotView>* slots);
 
 /// What `job` would take of partitionable slot `s` (requests read and checked by the startd's
 /// request_amount, sized by MODIFY_REQUEST_EXPR_*), and whether that fits what is left. False

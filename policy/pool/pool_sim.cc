@@ -484,6 +484,23 @@ void Sim::sync(int mi) {
     const SimSlot* s = m.sm->find(r.name);
     if (r.job >= 0 && (!s || !s->running)) evicted(r.job);
     s = m.sm->find(r.name);
+    if (r.pending >= 0 && r.job < 0 && s && s->partitionable) {
+      // A claim waiting for the dynamic slots it preempts: once its own slot is carved, the
+      // job waits there (a record visited later in this loop).
+      std::string dslot;
+      if (!m.sm->pslot_claim_done(r.name, &dslot)) continue;
+      const int p = r.pending;
+      r.pending = -1;
+      if (dslot.empty()) {
+        set_state(p, JobState::kIdle);
+        continue;
+      }
+      SlotRec carved;
+      carved.name = dslot;
+      carved.pending = p;
+      m.recs.push_back(std::move(carved));
+      continue;
+    }
     if (r.pending >= 0 && r.job < 0) {
       const int p = r.pending;
       if (s && s->state == startd::State::kClaimed && s->activity == startd::Activity::kIdle) {
@@ -947,12 +964,20 @@ void Sim::cycle() {
     if (jobs_[j].state != JobState::kIdle) continue;
     Machine& mach = machines_[mi];
     const SlotRec* before = rec(mi, slot);
-    const bool victim = before && before->job >= 0;
+    // A partitionable slot's match may preempt several of its dynamic slots (pslot preemption).
+    int64_t victims = before && before->job >= 0 ? 1 : 0;
+    for (const std::string& name : m.preempted_slots) {
+      std::string dslot;
+      const SlotRec* d = split_slot(name, &dslot) == mi ? rec(mi, dslot) : nullptr;
+      if (d && d->job >= 0) ++victims;
+    }
     // The schedd claims the slot; the startd decides (START, RANK, resources) and, for a
-    // preemption, retires and vacates the running job first.
+    // preemption, retires and vacates the running job first (for a partitionable slot, the
+    // dynamic slots it preempts, then it carves the new claim's slot).
     bool waits = false;
-    const std::string claimed =
-        mach.sm->claim(slot, *jobs_[j].ad, m.preempting && m.reason == "priority", &waits);
+    const bool by_priority =
+        m.preempting && (m.reason == "priority" || (m.partitionable && !m.preempted_slots.empty()));
+    const std::string claimed = mach.sm->claim(slot, *jobs_[j].ad, by_priority, &waits);
     if (claimed.empty()) {
       sync(mi);
       continue;
@@ -965,7 +990,7 @@ void Sim::cycle() {
     }
     r->pending = j;
     set_state(j, JobState::kMatched);
-    if (victim) ++preempted;
+    preempted += victims;
     sync(mi);
   }
   preemptions_ += preempted;

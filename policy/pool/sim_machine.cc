@@ -66,7 +66,38 @@ void SimMachine::follow(Output& out) {
     std::string err;
     sd_.handle(ev, &out, &err);
   }
+  note_pslot_claims(out);
   snapshot();
+}
+
+// A waiting partitionable-slot claim is decided when the startd carves its dynamic slot
+// ("from slot1: ...") or drops it ("preempting claim dropped: ...").
+void SimMachine::note_pslot_claims(const Output& out) {
+  if (pslot_waiting_.empty()) return;
+  for (const Action& a : out.actions) {
+    for (size_t i = 0; i < pslot_waiting_.size(); ++i) {
+      const std::string& p = pslot_waiting_[i];
+      const bool carved =
+          a.kind == ActionKind::kCreateSlot && a.detail.rfind("from " + p + ":", 0) == 0;
+      const bool dropped = a.kind == ActionKind::kRefuse &&
+                           strcasecmp(a.slot.c_str(), p.c_str()) == 0 &&
+                           a.detail.rfind("preempting claim dropped", 0) == 0;
+      if (!carved && !dropped) continue;
+      pslot_done_.emplace_back(p, carved ? a.slot : std::string());
+      pslot_waiting_.erase(pslot_waiting_.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+}
+
+bool SimMachine::pslot_claim_done(const std::string& pslot, std::string* dslot) {
+  for (size_t i = 0; i < pslot_done_.size(); ++i) {
+    if (strcasecmp(pslot_done_[i].first.c_str(), pslot.c_str()) != 0) continue;
+    *dslot = pslot_done_[i].second;
+    pslot_done_.erase(pslot_done_.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  return false;
 }
 
 void SimMachine::snapshot() {
@@ -105,15 +136,30 @@ std::string SimMachine::claim(const std::string& slot, const classad::ClassAd& j
   std::string err;
   bool refused = !sd_.handle(ev, &out, &err);
   std::string claimed = slot;
+  bool pslot_preempting = false;
   for (const Action& a : out.actions) {
     if (a.kind == ActionKind::kRefuse && strcasecmp(a.slot.c_str(), slot.c_str()) == 0)
       refused = true;
     if (a.kind == ActionKind::kCreateSlot) claimed = a.slot;
+    if (a.kind == ActionKind::kNotifyClaimant && strcasecmp(a.slot.c_str(), slot.c_str()) == 0 &&
+        a.detail.rfind("preempting dynamic slots", 0) == 0)
+      pslot_preempting = true;
   }
+  if (pslot_preempting && !refused) pslot_waiting_.push_back(slot);
   follow(out);
   if (refused) return "";
+  if (pslot_preempting) {
+    // Its victims may all have gone at once (no job, or a hard kill): then it is carved already.
+    std::string dslot;
+    for (const auto& [p, d] : pslot_done_) {
+      if (strcasecmp(p.c_str(), slot.c_str()) == 0) dslot = d;
+    }
+    *waits = dslot.empty();
+    if (!dslot.empty()) pslot_claim_done(slot, &dslot);
+    return dslot.empty() ? slot : dslot;
+  }
   const SimSlot* s = find(claimed);
-  if (!s) return "";  // (a partitionable slot preempting its dynamic slots: not simulated)
+  if (!s) return "";
   *waits = s->running;
   return claimed;
 }

@@ -41,11 +41,16 @@ class SimMachine {
   /// Claims `slot` for `job`. Returns the slot the job is claimed on (a dynamic slot carved
   /// from a partitionable one), empty when the startd refused. *waits: a preempting claim,
   /// accepted, waiting for the running job to go; else the claim is idle, ready to activate.
+  /// A partitionable slot preempting its dynamic slots for the job (ALLOW_PSLOT_PREEMPTION)
+  /// returns the partitionable slot with *waits: pslot_claim_done() says when it is carved.
   std::string claim(const std::string& slot, const classad::ClassAd& job, bool priority,
                     bool* waits);
   /// Runs `job` on the slot's existing idle claim (claim reuse, or a preempting claim whose
   /// slot is now free). False when the startd refuses.
   bool activate(const std::string& slot, const classad::ClassAd& job);
+  /// For a partitionable slot whose claim waits for its preempted dynamic slots: true once it
+  /// has been decided, with *dslot the dynamic slot carved for the claim (empty: dropped).
+  bool pslot_claim_done(const std::string& pslot, std::string* dslot);
   /// The job on `slot` ended by itself: its starter exits, leaving the claim idle.
   void job_exited(const std::string& slot);
   /// The schedd gives up the slot's (idle) claim.
@@ -65,9 +70,12 @@ class SimMachine {
  private:
   void follow(startd::Output& out);  // the world's answers to the actions, then a new snapshot
   void snapshot();
+  void note_pslot_claims(const startd::Output& out);
 
   startd::Startd sd_;
   std::vector<SimSlot> slots_;
+  std::vector<std::string> pslot_waiting_;                       // pslots preempting for a claim
+  std::vector<std::pair<std::string, std::string>> pslot_done_;  // pslot -> carved slot ("": none)
 };
 
 }  // namespace kite::pool

@@ -114,7 +114,11 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority
       return nullptr;
     }
     if (!request_fits(t, req.get(), &why)) {
-      refuse(t, "claim refused: " + why);
+      // The job's Requirements may be false only for what the slot has left now: a claim by
+      // priority may still preempt dynamic slots (the negotiator matched the sum).
+      std::string why2;
+      if (by_priority && pslot_preempt(t, req.get(), &why2)) return nullptr;  // carved later
+      refuse(t, "claim refused: " + why + (why2.empty() ? "" : "; " + why2));
       return nullptr;
     }
     SlotImpl* d = carve(t, ad, &why);
