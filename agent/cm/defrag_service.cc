@@ -1,8 +1,11 @@
 // The defrag's timer, its drains (graceful/quick/fast, resumed on completion, reason "Defrag",
-// the draining START for graceful ones) and the Defrag ad it refreshes after each poll.
+// the draining START for graceful ones), the drains DEFRAG_CANCEL_REQUIREMENTS cancels, and the
+// Defrag ad it refreshes after each poll and every DEFRAG_UPDATE_INTERVAL.
 #include "agent/cm/defrag_service.h"
 
+#include <algorithm>
 #include <ctime>
+#include <numeric>
 
 #include "agent/cm/collector_server.h"
 #include "agent/cm/node_commands.h"
@@ -16,7 +19,8 @@ class Defrag final : public PeriodicCmService {
  public:
   Defrag(CmContext* ctx, NodeCommands* nodes, defrag::DefragConfig cfg)
       : ctx_(ctx), nodes_(nodes), cfg_(std::move(cfg)), started_(std::time(nullptr)) {
-    start_every(ctx->loop, cfg_.interval);
+    // One timer for both periods: it ticks at their greatest common divisor.
+    start_every(ctx->loop, std::gcd(cfg_.interval, cfg_.update_interval));
     KLOG_INFO("defrag: polling every %lld s, %g machine(s) an hour, schedule %s",
               static_cast<long long>(cfg_.interval), cfg_.per_hour,
               defrag::schedule_name(cfg_.schedule));
@@ -24,7 +28,16 @@ class Defrag final : public PeriodicCmService {
 
  private:
   void tick() override {
-    int64_t now = std::time(nullptr);
+    const int64_t now = std::time(nullptr);
+    ticks_ += std::gcd(cfg_.interval, cfg_.update_interval);
+    if (ticks_ % cfg_.interval == 0) {
+      poll(now);
+    } else if (ticks_ % cfg_.update_interval == 0 && have_poll_) {
+      publish(last_, now);
+    }
+  }
+
+  void poll(int64_t now) {
     collector::QuerySpec spec;
     spec.type = "Machine";
     spec.offline = true;  // DEFRAG_REQUIREMENTS decides about sleeping machines
@@ -39,8 +52,23 @@ class Defrag final : public PeriodicCmService {
       KLOG_INFO("defrag: nothing to drain: %s", p.why_none.c_str());
     }
     last_why_ = p.drain.empty() ? p.why_none : "";
+    for (const std::string& machine : p.cancel) cancel(machine);
     for (const std::string& machine : p.drain) drain(machine);
     publish(p, now);
+    last_ = std::move(p);
+    have_poll_ = true;
+  }
+
+  // HTCONDOR: defrag.rst DEFRAG_CANCEL_REQUIREMENTS "When this expression evaluates to True,
+  // draining will be cancelled."
+  void cancel(const std::string& machine) {
+    KLOG_INFO("defrag: canceling the drain of %s (DEFRAG_CANCEL_REQUIREMENTS)", machine.c_str());
+    nodes_->send_own(machine, core::Json::message("cancel-drain"), "cm/defrag",
+                     [machine](bool ok, const std::string& message) {
+                       if (!ok)
+                         KLOG_WARN("defrag: cancel of %s's drain failed: %s", machine.c_str(),
+                                   message.c_str());
+                     });
   }
 
   void drain(const std::string& machine) {
@@ -65,7 +93,9 @@ class Defrag final : public PeriodicCmService {
   void publish(const defrag::Poll& p, int64_t now) {
     classad::AdPtr ad = defrag::defrag_ad(cfg_, state_, p, now, started_);
     // The ad outlives a few missed polls, then expires with its daemon.
-    ad->insert_value("ClassAdLifetime", classad::Value::integer(3 * cfg_.interval + 60));
+    ad->insert_value(
+        "ClassAdLifetime",
+        classad::Value::integer(3 * std::min(cfg_.interval, cfg_.update_interval) + 60));
     std::string err;
     if (!ctx_->collector->publish("Defrag", std::move(ad), &err))
       KLOG_ERROR("defrag: cannot store the Defrag ad: %s", err.c_str());
@@ -77,6 +107,9 @@ class Defrag final : public PeriodicCmService {
   defrag::DefragState state_;
   int64_t started_;
   std::string last_why_;
+  int64_t ticks_ = 0;  // seconds of timer ticks so far
+  defrag::Poll last_;  // the last poll, for the updates between polls
+  bool have_poll_ = false;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "policy/classad/eval_env.h"
+#include "policy/classad/parser.h"
 #include "policy/config/typed.h"
 
 namespace kite::defrag {
@@ -29,12 +30,23 @@ int64_t clock_value(const void* clock) {
 
 struct Machine {
   bool draining = false;
+  std::string drain_reason;  // DrainReason of a draining machine ("": none given)
+  bool whole_slot = false;   // a partitionable slot meets DEFRAG_WHOLE_MACHINE_EXPR
+  bool cancel_slot = false;  // a partitionable slot meets DEFRAG_CANCEL_REQUIREMENTS
   bool whole = false;
   bool candidate = false;
   bool ranked = false;  // `rank` is a number
   double rank = 0;
   const classad::ClassAd* totals = nullptr;  // the ad whose draining totals count
 };
+
+// HTCONDOR: defrag.rst DEFRAG_DRAINING_MACHINES_PER_HOUR: "The lowest rate of draining that is
+// supported is one machine per day ...  A fractional number of machines contributing to the
+// value ... is rounded to the nearest whole number of machines on a per day basis."
+double drains_per_hour(double asked) {
+  if (asked <= 0) return 0;
+  return std::max(1.0, std::round(asked * 24.0)) / 24.0;
+}
 
 }  // namespace
 
@@ -58,18 +70,24 @@ bool wanted(const config::Config& cfg) {
 
 bool read_config(const config::Config& cfg, DefragConfig* out, std::string* err) {
   config::Status st = config::read_int(cfg, "DEFRAG_INTERVAL", &out->interval, nullptr, 1);
+  if (st.ok)
+    st = config::read_int(cfg, "DEFRAG_UPDATE_INTERVAL", &out->update_interval, nullptr, 1);
   if (st.ok) st = config::read_real(cfg, "DEFRAG_DRAINING_MACHINES_PER_HOUR", &out->per_hour);
   if (st.ok && (out->per_hour < 0 || !std::isfinite(out->per_hour)))
     st = config::Status::Error("DEFRAG_DRAINING_MACHINES_PER_HOUR must be a number >= 0");
   if (st.ok)
     st = config::read_int(cfg, "DEFRAG_MAX_CONCURRENT_DRAINING", &out->max_concurrent, nullptr, -1);
   if (st.ok) st = config::read_int(cfg, "DEFRAG_MAX_WHOLE_MACHINES", &out->max_whole, nullptr, -1);
+  if (st.ok) st = config::read_expr(cfg, "DEFRAG_REQUIREMENTS", nullptr, &out->requirements);
   if (st.ok)
-    st = config::read_expr(cfg, "DEFRAG_REQUIREMENTS", "PartitionableSlot && Offline =!= True",
-                           &out->requirements);
-  if (st.ok)
-    st = config::read_expr(cfg, "DEFRAG_WHOLE_MACHINE_EXPR",
-                           "Cpus == TotalSlotCpus && Offline =!= True", &out->whole_machine);
+    st = config::read_expr(cfg, "DEFRAG_WHOLE_MACHINE_EXPR", "Cpus == TotalSlotCpus",
+                           &out->whole_machine);
+  if (st.ok) st = config::read_expr(cfg, "DEFRAG_CANCEL_REQUIREMENTS", nullptr, &out->cancel);
+  // "This defaults to $(DEFRAG_WHOLE_MACHINE_EXPR)."
+  if (st.ok && !out->cancel && out->whole_machine) {
+    classad::expr_ref(out->whole_machine.get());
+    out->cancel = classad::ExprPtr(out->whole_machine.get());
+  }
   if (st.ok)
     st =
         config::read_expr(cfg, "DEFRAG_RANK", "-ExpectedMachineGracefulDrainingBadput", &out->rank);
@@ -108,19 +126,32 @@ Poll poll(const DefragConfig& cfg, const std::vector<classad::AdPtr>& slots, int
   classad::EvalEnv env;
   env.now_fn = clock_value;
   env.clock = &clock;
+  // HTCONDOR: defrag.rst DEFRAG_REQUIREMENTS "The condor_defrag daemon will always add the
+  // following requirements".
+  static const classad::Expr* always =
+      classad::parse_expr("PartitionableSlot && Offline =!= true && Draining =!= true").release();
   std::map<std::string, Machine> machines;
   for (const classad::AdPtr& ad : slots) {
     std::string name;
     if (!ad->evaluate_string("Machine", name) || name.empty()) continue;
     Machine& m = machines[name];
     if (!m.totals) m.totals = ad.get();
-    bool draining = false, offline = false;
+    bool draining = false, offline = false, partitionable = false;
     ad->evaluate_bool("Draining", draining);
     ad->evaluate_bool("Offline", offline);
-    if (draining && !offline) m.draining = true;
+    ad->evaluate_bool("PartitionableSlot", partitionable);
+    if (draining && !offline) {
+      m.draining = true;
+      std::string reason;
+      if (ad->evaluate_string("DrainReason", reason) && !reason.empty()) m.drain_reason = reason;
+    }
+    // "A machine is matched if any Partitionable slot on the machine matches this expression."
+    if (!partitionable) continue;
     if (cfg.whole_machine && is_true(ad->evaluate_expr(cfg.whole_machine.get(), &env)))
-      m.whole = true;
-    if (cfg.requirements && is_true(ad->evaluate_expr(cfg.requirements.get(), &env))) {
+      m.whole_slot = true;
+    if (cfg.cancel && is_true(ad->evaluate_expr(cfg.cancel.get(), &env))) m.cancel_slot = true;
+    if (is_true(ad->evaluate_expr(always, &env)) &&
+        (!cfg.requirements || is_true(ad->evaluate_expr(cfg.requirements.get(), &env)))) {
       m.candidate = true;
       double r = 0;
       if (cfg.rank && number_of(ad->evaluate_expr(cfg.rank.get(), &env), &r) &&
@@ -129,6 +160,15 @@ Poll poll(const DefragConfig& cfg, const std::vector<classad::AdPtr>& slots, int
         m.ranked = true;
       }
     }
+  }
+  // "the machine is not draining or was drained by condor_defrag" (DEFRAG_WHOLE_MACHINE_EXPR);
+  // a drain is the defrag's with no DrainReason, "Defrag", or one naming it
+  // (DEFRAG_CANCEL_REQUIREMENTS).
+  for (auto& [name, m] : machines) {
+    const bool ours = m.drain_reason.empty() || m.drain_reason == "Defrag" ||
+                      m.drain_reason.find(cfg.name) != std::string::npos;
+    m.whole = m.whole_slot && (!m.draining || ours);
+    if (m.draining && ours && m.cancel_slot) p.cancel.push_back(name);
   }
 
   // The pool's draining costs, over the CPU time the machines' daemons have been up.
@@ -160,8 +200,9 @@ Poll poll(const DefragConfig& cfg, const std::vector<classad::AdPtr>& slots, int
   // The rate's credit.
   int64_t elapsed = state->last_poll ? now - state->last_poll : cfg.interval;
   state->last_poll = now;
-  double per_poll = cfg.per_hour * static_cast<double>(cfg.interval) / 3600.0;
-  state->credit += cfg.per_hour * static_cast<double>(std::max<int64_t>(elapsed, 0)) / 3600.0;
+  const double per_hour = drains_per_hour(cfg.per_hour);
+  double per_poll = per_hour * static_cast<double>(cfg.interval) / 3600.0;
+  state->credit += per_hour * static_cast<double>(std::max<int64_t>(elapsed, 0)) / 3600.0;
   state->credit = std::min(state->credit, std::max(1.0, per_poll));
   int64_t n = static_cast<int64_t>(std::floor(state->credit + 1e-9));
 

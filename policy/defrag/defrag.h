@@ -18,13 +18,23 @@ namespace kite::defrag {
 enum class Schedule { kGraceful, kQuick, kFast };
 const char* schedule_name(Schedule s);
 
+// Defaults as HTCondor's manual documents them (docs/admin-manual/configuration/defrag.rst,
+// "Defrag Daemon Configuration Options"): DEFRAG_INTERVAL 600, DEFRAG_UPDATE_INTERVAL 300,
+// DEFRAG_DRAINING_MACHINES_PER_HOUR 0, DEFRAG_MAX_WHOLE_MACHINES and
+// DEFRAG_MAX_CONCURRENT_DRAINING -1, DEFRAG_REQUIREMENTS "all machines that are drainable" with
+// `PartitionableSlot && Offline =!= true && Draining =!= true` always added,
+// DEFRAG_WHOLE_MACHINE_EXPR `Cpus == TotalSlotCpus` (on partitionable slots),
+// DEFRAG_CANCEL_REQUIREMENTS $(DEFRAG_WHOLE_MACHINE_EXPR), DEFRAG_RANK
+// `-ExpectedMachineGracefulDrainingBadput`, DEFRAG_SCHEDULE graceful.
 struct DefragConfig {
   int64_t interval = 600;                   // DEFRAG_INTERVAL, seconds between polls
+  int64_t update_interval = 300;            // DEFRAG_UPDATE_INTERVAL: the Defrag ad's updates
   double per_hour = 0;                      // DEFRAG_DRAINING_MACHINES_PER_HOUR (0: never drain)
   int64_t max_concurrent = -1;              // DEFRAG_MAX_CONCURRENT_DRAINING (-1: no limit)
   int64_t max_whole = -1;                   // DEFRAG_MAX_WHOLE_MACHINES (-1: no limit)
-  classad::ExprPtr requirements;            // DEFRAG_REQUIREMENTS
+  classad::ExprPtr requirements;            // DEFRAG_REQUIREMENTS (null: every drainable one)
   classad::ExprPtr whole_machine;           // DEFRAG_WHOLE_MACHINE_EXPR
+  classad::ExprPtr cancel;                  // DEFRAG_CANCEL_REQUIREMENTS
   classad::ExprPtr rank;                    // DEFRAG_RANK (higher drains first)
   Schedule schedule = Schedule::kGraceful;  // DEFRAG_SCHEDULE
   std::string draining_start;               // DEFRAG_DRAINING_START_EXPR (graceful only; "" none)
@@ -50,10 +60,11 @@ struct DefragState {
 
 /// One poll's outcome.
 struct Poll {
-  std::vector<std::string> drain;  // machines to drain now, in order (best rank first)
-  int64_t machines = 0;            // machines seen (by Machine)
-  int64_t whole = 0;               // whole machines (DEFRAG_WHOLE_MACHINE_EXPR)
-  int64_t draining = 0;            // machines with a slot that is Draining
+  std::vector<std::string> drain;   // machines to drain now, in order (best rank first)
+  std::vector<std::string> cancel;  // draining machines whose drain is canceled now
+  int64_t machines = 0;             // machines seen (by Machine)
+  int64_t whole = 0;                // whole machines (DEFRAG_WHOLE_MACHINE_EXPR)
+  int64_t draining = 0;             // machines with a slot that is Draining
   int64_t candidates = 0;    // machines DEFRAG_REQUIREMENTS allows, neither whole nor draining
   double avg_badput = 0;     // AvgDrainingBadput
   double avg_unclaimed = 0;  // AvgDrainingUnclaimed
@@ -63,10 +74,17 @@ struct Poll {
 /// The poll at `now` over `slots` (every Machine ad the collector holds, offline ones too; the
 /// expressions decide about those). Rules:
 /// - A machine is every ad with its Machine. It is draining when one of its ads says
-///   Draining (and is not Offline); whole when one of its ads meets DEFRAG_WHOLE_MACHINE_EXPR;
-///   a candidate when one of its ads meets DEFRAG_REQUIREMENTS and it is neither.
-/// - The rate: each poll adds DEFRAG_DRAINING_MACHINES_PER_HOUR x (seconds since the last
-///   poll, or DEFRAG_INTERVAL at the first) / 3600 to the credit, which is capped at
+///   Draining (and is not Offline); whole when one of its partitionable slots meets
+///   DEFRAG_WHOLE_MACHINE_EXPR and it is not draining, or its drain is the defrag's (DrainReason
+///   "Defrag" or the DEFRAG_NAME); a candidate when one of its partitionable slots meets
+///   `PartitionableSlot && Offline =!= true && Draining =!= true` and DEFRAG_REQUIREMENTS and it
+///   is neither whole nor draining.
+/// - A draining machine whose drain has no DrainReason, or is the defrag's, and one of whose
+///   partitionable slots meets DEFRAG_CANCEL_REQUIREMENTS, has its drain canceled.
+/// - The rate: DEFRAG_DRAINING_MACHINES_PER_HOUR rounded to whole machines a day ("A fractional
+///   number of machines ... is rounded to the nearest whole number of machines on a per day
+///   basis"; at least one a day when it is not 0). Each poll adds that rate x (seconds since the
+///   last poll, or DEFRAG_INTERVAL at the first) / 3600 to the credit, which is capped at
 ///   max(1, one interval's worth) so time with nothing to drain does not pile up a burst;
 ///   whole drains are taken from it.
 /// - Nothing is drained while whole machines >= DEFRAG_MAX_WHOLE_MACHINES or draining

@@ -94,11 +94,83 @@ TEST(Defrag, WholeAndDrainingMachinesAreNotCandidates) {
            ad("[Name = \"slot1@static\"; Machine = \"static\"; Cpus = 1; TotalSlotCpus = 1]"));
   Poll p = poll(dc, slots, 1000, &st);
   EXPECT_EQ(p.machines, 5);
-  EXPECT_EQ(p.whole, 2);  // "whole" and the static slot (Cpus == TotalSlotCpus)
+  // "whole" only: DEFRAG_WHOLE_MACHINE_EXPR is asked of partitionable slots, so the machine
+  // with a static slot is neither whole nor a candidate.
+  EXPECT_EQ(p.whole, 1);
   EXPECT_EQ(p.draining, 1);
   EXPECT_EQ(p.candidates, 1);
   EXPECT_EQ(p.drain, std::vector<std::string>{"busy"});
   EXPECT_EQ(st.drains, 1);
+}
+
+TEST(Defrag, DefaultsAreTheManualsAndTheFixedRequirementsAreAlwaysAdded) {
+  DefragConfig dc = config("");
+  EXPECT_EQ(dc.update_interval, 300);
+  EXPECT_FALSE(dc.requirements);  // every drainable machine
+  ASSERT_TRUE(dc.whole_machine);
+  ASSERT_TRUE(dc.cancel);
+  DefragState st;
+  classad::AdPtr whole = pslot("w", 8, 8);
+  classad::AdPtr part = pslot("p", 2, 8);
+  EXPECT_TRUE(whole->evaluate_expr(dc.whole_machine.get()).as_boolean());
+  EXPECT_FALSE(part->evaluate_expr(dc.whole_machine.get()).as_boolean());
+  // DEFRAG_CANCEL_REQUIREMENTS defaults to DEFRAG_WHOLE_MACHINE_EXPR.
+  EXPECT_TRUE(whole->evaluate_expr(dc.cancel.get()).as_boolean());
+  EXPECT_FALSE(part->evaluate_expr(dc.cancel.get()).as_boolean());
+  // A requirement of True still leaves out offline machines and ones without a partitionable
+  // slot (PartitionableSlot && Offline =!= true && Draining =!= true is always added).
+  DefragConfig any = config(
+      "DEFRAG_DRAINING_MACHINES_PER_HOUR = 36000\nDEFRAG_INTERVAL = 1\nDEFRAG_REQUIREMENTS = "
+      "True\n");
+  Poll p = poll(any,
+                list(pslot("off", 2, 8, "Offline = true"), dslot("off", 1),
+                     ad("[Name = \"slot1@st\"; Machine = \"st\"; Cpus = 1; TotalSlotCpus = 2]"),
+                     pslot("p", 2, 8), dslot("p", 1)),
+                100, &st);
+  EXPECT_EQ(p.candidates, 1);
+  EXPECT_EQ(p.drain, std::vector<std::string>{"p"});
+}
+
+TEST(Defrag, CancelRequirementsEndTheDefragsOwnDrainsOnly) {
+  DefragConfig dc = config("");
+  DefragState st;
+  // Drained to whole: the defrag's own drain ("Defrag") and one without a reason are canceled
+  // (and count as whole); an admin's drain is not, and a drain still under way is not.
+  Poll p =
+      poll(dc,
+           list(pslot("ours", 8, 8, "Draining = true; DrainReason = \"Defrag\""),
+                pslot("noreason", 8, 8, "Draining = true"),
+                pslot("admin", 8, 8, "Draining = true; DrainReason = \"admin upgrade\""),
+                pslot("busy", 2, 8, "Draining = true; DrainReason = \"Defrag\""), dslot("busy", 1)),
+           100, &st);
+  EXPECT_EQ(p.cancel, (std::vector<std::string>{"noreason", "ours"}));
+  EXPECT_EQ(p.whole, 2);
+  EXPECT_EQ(p.draining, 4);
+  DefragConfig partial = config("DEFRAG_CANCEL_REQUIREMENTS = Cpus >= 2\n");
+  EXPECT_EQ(poll(partial, list(pslot("busy", 2, 8, "Draining = true"), dslot("busy", 1)), 100, &st)
+                .cancel,
+            std::vector<std::string>{"busy"});
+}
+
+TEST(Defrag, TheRateIsRoundedToWholeMachinesADay) {
+  // 0.07 an hour is 1.68 a day, rounded to 2: one drain every 12 hourly polls (unrounded it
+  // would be one in the first 15).
+  DefragConfig dc = config("DEFRAG_DRAINING_MACHINES_PER_HOUR = 0.07\nDEFRAG_INTERVAL = 3600\n");
+  std::vector<classad::AdPtr> slots = list(pslot("m1", 1, 4), dslot("m1", 1));
+  DefragState st;
+  std::vector<int> drained_at;
+  for (int i = 1; i <= 24; ++i) {
+    if (!poll(dc, slots, 3600 * i, &st).drain.empty()) drained_at.push_back(i);
+  }
+  EXPECT_EQ(drained_at, (std::vector<int>{12, 24}));
+  // 0.01 an hour (0.24 a day) is at least one a day.
+  DefragConfig slow = config("DEFRAG_DRAINING_MACHINES_PER_HOUR = 0.01\nDEFRAG_INTERVAL = 3600\n");
+  DefragState st2;
+  drained_at.clear();
+  for (int i = 1; i <= 24; ++i) {
+    if (!poll(slow, slots, 3600 * i, &st2).drain.empty()) drained_at.push_back(i);
+  }
+  EXPECT_EQ(drained_at, (std::vector<int>{24}));
 }
 
 TEST(Defrag, TheRateSpreadsDrainsOverPolls) {
