@@ -335,9 +335,10 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     } else if (s.partitionable && !take_fits(knobs_, job, s, &take)) {
       continue;
     }
-    const double w = !s.partitionable         ? slot_weight_of(s)
-                     : plan_.use_slot_weights ? static_cast<double>(take.std[0])
-                                              : 1.0;
+    const double w = !s.partitionable          ? slot_weight_of(s)
+                     : !plan_.use_slot_weights ? 1.0
+                     : s.consumption           ? consumption_cost(s, take)
+                                               : static_cast<double>(take.std[0]);
     // HTCONDOR: the one slot a slice under one slot may take must still fit in the pie left
     // (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are 14.9999).
     const bool within = got + w <= slice.limit + 1e-9;
@@ -454,9 +455,10 @@ double Cycle::free_weight(bool with_running) const {
   for (const SlotView& s : slots_) {
     if (s.taken || s.use == SlotUse::kSkip) continue;
     if (s.use == SlotUse::kRunning && !(with_running && knobs_.consider_preemption)) continue;
-    w += s.partitionable
-             ? (plan_.use_slot_weights ? static_cast<double>(std::max<int64_t>(0, s.have[0])) : 1.0)
-             : slot_weight_of(s);
+    w += !s.partitionable          ? slot_weight_of(s)
+         : !plan_.use_slot_weights ? 1.0
+         : s.consumption           ? slot_weight_of(s)
+                                   : static_cast<double>(std::max<int64_t>(0, s.have[0]));
   }
   return w;
 }

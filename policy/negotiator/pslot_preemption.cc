@@ -42,6 +42,8 @@ bool pslot_preemption(const Knobs& knobs, const classad::EvalEnv* env, const Ask
   for (size_t i = 0; i < startd::kStdResourceCount; ++i) sum.have[i] = p.have[i];
   sum.custom_ids = p.custom_ids;
   sum.custom_req = p.custom_req;
+  sum.consumption = p.consumption;
+  sum.custom_consumption = p.custom_consumption;
   sum.custom_have = p.custom_have;
   sum.copy = classad::AdPtr(p.ad->copy());
   sum.ad = sum.copy.get();

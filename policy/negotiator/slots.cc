@@ -3,11 +3,13 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <utility>
 
 #include "policy/classad/match.h"
+#include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/job_order.h"
 #include "policy/startd/text_util.h"
 
@@ -26,6 +28,8 @@ struct SlotIds {
   uint32_t resources = classad::intern_name("MachineResources").id;
   uint32_t dynamic = classad::intern_name("DynamicSlot").id;
   uint32_t retirement = classad::intern_name("RetirementTimeRemaining").id;
+  uint32_t slot_weight = classad::intern_name("SlotWeight").id;
+  uint32_t std_consumption[startd::kStdResourceCount];
   uint32_t machine = classad::intern_name("Machine").id;
   uint32_t slot_id = classad::intern_name("SlotID").id;
   uint32_t parent_id = classad::intern_name("ParentSlotId").id;
@@ -35,6 +39,8 @@ struct SlotIds {
     for (size_t i = 0; i < startd::kStdResourceCount; ++i) {
       std_res[i] = classad::intern_name(startd::kStdResources[i].name).id;
       std_req[i] = classad::intern_name(startd::kStdResources[i].request_attr).id;
+      std_consumption[i] =
+          classad::intern_name(std::string("Consumption") + startd::kStdResources[i].name).id;
     }
   }
 };
@@ -108,6 +114,9 @@ SlotView slot_view(ClassAd* ad) {
   s.ad = s.copy.get();
   for (size_t i = 0; i < startd::kStdResourceCount; ++i)
     s.have[i] = int_attr(*ad, id.std_res[i], 0);
+  s.consumption = true;
+  for (size_t i = 0; i < startd::kStdResourceCount; ++i)
+    s.consumption = s.consumption && ad->lookup_id(id.std_consumption[i]);
   std::string list;
   if (string_attr(*ad, id.resources, &list)) {
     for (const std::string& name : startd::split_list(list)) {
@@ -115,7 +124,9 @@ SlotView slot_view(ClassAd* ad) {
       uint32_t res = classad::intern_name(name).id;
       s.custom_ids.push_back(res);
       s.custom_req.push_back(classad::intern_name("Request" + name).id);
+      s.custom_consumption.push_back(classad::intern_name("Consumption" + name).id);
       s.custom_have.push_back(int_attr(*ad, res, 0));
+      s.consumption = s.consumption && ad->lookup_id(s.custom_consumption.back());
     }
   }
   return s;
@@ -149,15 +160,34 @@ void link_children(std::vector<SlotView>* slots) {
   }
 }
 
+namespace {
+
+// A consumption policy's amount: Consumption<resource> with the slot as MY and the job as
+// TARGET; `raw` when it gives no number (as the startd carves).
+bool consumed(const classad::MatchPair& by_slot, const ClassAd& slot, uint32_t attr,
+              const char* what, int64_t raw, int64_t* out) {
+  *out = raw;
+  const classad::Expr* e = slot.lookup_id(attr);
+  if (!e) return true;
+  Value v = by_slot.evaluate_left(e);
+  if (!v.is_number() && !v.is_boolean()) return true;
+  return request(v, what, raw, out);
+}
+
+}  // namespace
+
 bool take_fits(const Knobs& knobs, ClassAd& job, const SlotView& s, Take* take) {
   const SlotIds& id = ids();
   classad::MatchPair pair(job, *s.ad);
+  classad::MatchPair by_slot(*s.ad, job);
   for (size_t i = 0; i < startd::kStdResourceCount; ++i) {
     const char* attr = startd::kStdResources[i].request_attr;
     int64_t raw;
     if (!request(eval_attr(job, id.std_req[i]), attr, 1, &raw)) return false;
     take->std[i] = raw;
-    if (knobs.modify_request[i]) {
+    if (s.consumption) {
+      if (!consumed(by_slot, *s.ad, id.std_consumption[i], attr, raw, &take->std[i])) return false;
+    } else if (knobs.modify_request[i]) {
       Value v = pair.evaluate_left(knobs.modify_request[i].get());
       if ((v.is_number() || v.is_boolean()) && !request(v, attr, raw, &take->std[i])) return false;
     }
@@ -167,9 +197,29 @@ bool take_fits(const Knobs& knobs, ClassAd& job, const SlotView& s, Take* take) 
   for (size_t i = 0; i < s.custom_ids.size(); ++i) {
     if (!request(eval_attr(job, s.custom_req[i]), "Request<resource>", 0, &take->custom[i]))
       return false;
+    if (s.consumption && !consumed(by_slot, *s.ad, s.custom_consumption[i], "Request<resource>",
+                                   take->custom[i], &take->custom[i]))
+      return false;
     if (take->custom[i] > s.custom_have[i]) return false;
   }
   return true;
+}
+
+double consumption_cost(const SlotView& s, const Take& take) {
+  const SlotIds& id = ids();
+  const double before = fairshare::slot_weight(*s.ad);
+  // "Only Memory, Cpus and Disk are valid attributes for this parameter": the expression in an
+  // ad of what would be left.
+  classad::AdPtr after(ClassAd::make());
+  for (size_t i = 0; i < startd::kStdResourceCount; ++i) {
+    after->insert(classad::intern_name(startd::kStdResources[i].name),
+                  new classad::LiteralExpr(Value::integer(s.have[i] - take.std[i])));
+  }
+  if (classad::Expr* e = const_cast<classad::Expr*>(s.ad->lookup_id(id.slot_weight))) {
+    classad::expr_ref(e);
+    after->insert(classad::intern_name("SlotWeight"), e);
+  }
+  return std::max(0.0, before - fairshare::slot_weight(*after));
 }
 
 void take_from(SlotView& s, const Take& take) {

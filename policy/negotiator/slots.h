@@ -42,8 +42,12 @@ struct SlotView {
   // Partitionable slots: what is left (Cpus, Memory, Disk) and of each custom resource;
   // running dynamic slots: what they hold (Cpus, Memory, Disk).
   int64_t have[startd::kStdResourceCount] = {};
-  std::vector<uint32_t> custom_ids;  // resource attribute ids (GPUs, ...)
-  std::vector<uint32_t> custom_req;  // the job attribute asking for each (RequestGPUs, ...)
+  // Partitionable slots with a consumption policy (Consumption<resource> for every resource
+  // they advertise): what a job takes is what those expressions say.
+  bool consumption = false;
+  std::vector<uint32_t> custom_ids;          // resource attribute ids (GPUs, ...)
+  std::vector<uint32_t> custom_req;          // the job attribute asking for each (RequestGPUs, ...)
+  std::vector<uint32_t> custom_consumption;  // Consumption<resource> of each
   std::vector<int64_t> custom_have;
 };
 
@@ -67,6 +71,11 @@ void link_children(std::vector<SlotView>* slots);
 /// request_amount, sized by MODIFY_REQUEST_EXPR_*), and whether that fits what is left. False
 /// when a request is bad or does not fit.
 bool take_fits(const Knobs& knobs, classad::ClassAd& job, const SlotView& s, Take* take);
+
+/// What a match of `take` costs in the pie on partitionable slot `s` with a consumption policy:
+/// "the difference in the slot weight expression before and after the resources consumed by the
+/// match are deducted from the slot" (startd SLOT_WEIGHT).
+double consumption_cost(const SlotView& s, const Take& take);
 
 /// Subtracts `take` from partitionable slot `s` and publishes what is left in its ad.
 void take_from(SlotView& s, const Take& take);

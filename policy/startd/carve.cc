@@ -118,6 +118,27 @@ bool requests_fit(const RequestAmounts& want, const SlotResources& have, const L
 
 }  // namespace
 
+void publish_consumption(const config::Config& cfg, const Layout& layout, SlotImpl& p) {
+  SizingPolicy pol = sizing_policy(cfg, p);
+  if (!p.partitionable || !pol.consumption) return;
+  // HTCONDOR: the negotiator matches a partitionable slot by its consumption policy when the ad
+  // has Consumption<resource> for every resource it advertises (ep-configuration "condor_
+  // negotiator-Side Resource Consumption Policies"); custom resources take what they request.
+  std::string text;
+  for (const StdResource& r : kStdResources) {
+    if (!pol.text(r.consume_macro, &text)) text = r.consume_default;
+    ExprPtr e = classad::parse_expr(text);
+    if (e) p.ad->insert(std::string("Consumption") + r.name, e.release());
+  }
+  for (const CustomResource& r : layout.resources) {
+    if (!pol.text("CONSUMPTION_" + r.name, &text))
+      text =
+          "ifThenElse(target.Request" + r.name + " =?= undefined, 0, target.Request" + r.name + ")";
+    ExprPtr e = classad::parse_expr(text);
+    if (e) p.ad->insert("Consumption" + r.name, e.release());
+  }
+}
+
 SlotImpl* Engine::carve(SlotImpl& p, const ClassAd* ad, std::string* why) {
   AdPtr req(ad ? ad->copy() : ClassAd::make());
   // Step 1: the job's requests, checked; an absent standard request is 1, in the ad too, as

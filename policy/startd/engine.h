@@ -395,5 +395,8 @@ bool load_policy(const config::Config& cfg, int slot, int type, Policy* p, std::
 // The ad of a new slot: identity, machine facts, time attributes, STARTD_ATTRS (slot_ad_build.cc).
 void build_static_ad(Startd& sd, const config::Config& cfg, const MachineFacts& f, SlotImpl& s,
                      int64_t now, std::string* err, bool* ok);
+// A partitionable slot with CONSUMPTION_POLICY advertises Consumption<resource> (the
+// CONSUMPTION_<resource> expressions) for the negotiator (carve.cc).
+void publish_consumption(const config::Config& cfg, const Layout& layout, SlotImpl& p);
 
 }  // namespace kite::startd

@@ -83,6 +83,7 @@ bool Startd::init(std::string* err) {
     for (const SlotSpec& x : layout_.slots) tm += x.res.memory_mb;
     s->ad->insert_value("TotalMemory", Value::integer(tm));
     s->ad->insert_value("TotalSlots", Value::integer(static_cast<int64_t>(layout_.slots.size())));
+    publish_consumption(cfg_, layout_, *s);
     eng.insert_policy(*s);
     eng.refresh(*s);
     eng.publish_pair_times(*s, s->state, s->activity, s->entered_activity);
