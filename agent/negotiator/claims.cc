@@ -256,7 +256,10 @@ void ClaimLayer::claim(const Match& m, classad::AdPtr job) {
     // decided; the startd checks RANK again, retires the job and vacates it, then the new claim
     // is Claimed/Idle and this claim's "claimed" comes).
     c.preempting = true;
-    msg.set_bool("preempting", true).set("reason", m.reason);
+    // A partitionable slot preempting its dynamic slots (ALLOW_PSLOT_PREEMPTION) is the
+    // startd's claim "by priority" whatever the victims' reasons: it picks the same victims.
+    msg.set_bool("preempting", true)
+        .set("reason", m.partitionable && !m.preempted_slots.empty() ? "priority" : m.reason);
     if (const Claim* v = holder_of(m.slot)) c.victim = v->id;
   }
   std::string cid = c.id;

@@ -435,6 +435,8 @@ void Agent::execute(const startd::Action& a) {
     case ActionKind::kHibernate: hibernate(a); break;
     case ActionKind::kRunBenchmarks: run_benchmarks(); break;
     case ActionKind::kNotifyClaimant:
+      if (pslot_claim_progress(a)) break;
+      [[fallthrough]];
     case ActionKind::kDeleteSlot:
       local_claims_.erase(a.slot);
       remote_claim_ended(a.slot, a.detail);
@@ -458,7 +460,7 @@ void Agent::execute(const startd::Action& a) {
     // Nothing to carry out here: a carved slot is found in the core's output by the run that
     // asked for it (place_run), and a refusal is already in the core's log line.
     case ActionKind::kCreateSlot:
-    case ActionKind::kRefuse: break;
+    case ActionKind::kRefuse: pslot_claim_progress(a); break;
   }
 }
 

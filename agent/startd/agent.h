@@ -182,6 +182,10 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
                            const classad::ClassAd& job, bool by_priority);
   /// The preempting claim on `slot` becomes its claim (the core switched) or is refused.
   void settle_preempting_claim(const std::string& slot, const std::string& refusal);
+  /// A partitionable slot's preempting claim (ALLOW_PSLOT_PREEMPTION): its dynamic slot carved
+  /// once the preempted ones are gone (kCreateSlot "from <pslot>: ..."), or the claim dropped.
+  /// True when `a` was about such a claim.
+  bool pslot_claim_progress(const startd::Action& a);
   void cm_activate(net::NetClient* cm, core::Json& msg);
   void cm_alive(net::NetClient* cm, core::Json& msg);
   void cm_release(net::NetClient* cm, core::Json& msg, bool job_only);

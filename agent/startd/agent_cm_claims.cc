@@ -89,8 +89,12 @@ void Agent::cm_claim(net::NetClient* cm, core::Json& msg) {
   classad::AdPtr job = core::get_ad(msg, "job", &why);
   startd::SlotView v;
   std::string claimed;
+  // A preempting claim: of a claimed slot, or of a partitionable slot whose dynamic slots the
+  // negotiator preempts together (ALLOW_PSLOT_PREEMPTION).
   if (job && msg.flag("preempting") && !remote_claims_.count(id) && !stopping_ &&
-      sd_->slot(slot, &v) && v.state == startd::State::kClaimed) {
+      sd_->slot(slot, &v) &&
+      (v.state == startd::State::kClaimed ||
+       (v.partitionable && msg.str("reason") == "priority"))) {
     cm_preempting_claim(cm, id, slot, *job, msg.str("reason") == "priority");
     return;
   }
@@ -174,6 +178,31 @@ void Agent::settle_preempting_claim(const std::string& slot, const std::string& 
     remote_claims_.erase(id);
     return;
   }
+}
+
+bool Agent::pslot_claim_progress(const startd::Action& a) {
+  const bool carved = a.kind == startd::ActionKind::kCreateSlot;
+  for (auto& [id, rc] : remote_claims_) {
+    if (!rc.preempting) continue;
+    startd::SlotView v;
+    if (!sd_->slot(rc.slot, &v) || !v.partitionable) continue;
+    if (carved ? a.detail.rfind("from " + rc.slot + ":", 0) != 0 : a.slot != rc.slot) continue;
+    if (!carved) {
+      // "preempting dynamic slots ..." says it is under way; "preempting claim dropped: ..."
+      // ends it.
+      if (a.detail.rfind("preempting claim dropped", 0) == 0)
+        settle_preempting_claim(rc.slot, a.detail);
+      return true;
+    }
+    rc.slot = a.slot;
+    rc.preempting = false;
+    KLOG_INFO("%s claimed by the central manager (preempting dynamic slots)", a.slot.c_str());
+    core::Json ok = core::Json::message("claimed");
+    ok.set("slot", a.slot);
+    cm_send(rc, id, std::move(ok));
+    return true;
+  }
+  return false;
 }
 
 void Agent::run_deferred_activation(const std::string& slot) {

@@ -133,15 +133,23 @@ class Cycle {
 constexpr size_t kListBudget = size_t{1} << 18;
 constexpr size_t kMinLists = 8;
 
+// `name` is the accountant's "user@domain" for a slot's RemoteUser `user`, which a job ad
+// without User gives as its Owner alone ("bob").
+bool same_user(const std::string& name, const std::string& user) {
+  if (name == user) return true;
+  return user.find('@') == std::string::npos && name.size() > user.size() &&
+         name[user.size()] == '@' && name.compare(0, user.size(), user) == 0;
+}
+
 double Cycle::remote_prio(const std::string& user, double* usage) const {
   for (const Submitter& s : in_.submitters) {
-    if (s.name == user) {
+    if (same_user(s.name, user)) {
       *usage = s.usage;
       return s.priority;
     }
   }
   for (const UserPriority& u : in_.other_users) {
-    if (u.name == user) {
+    if (same_user(u.name, user)) {
       *usage = u.usage;
       return u.priority;
     }
@@ -339,10 +347,14 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
                      : !plan_.use_slot_weights ? 1.0
                      : s.consumption           ? consumption_cost(s, take)
                                                : static_cast<double>(take.std[0]);
-    // HTCONDOR: the one slot a slice under one slot may take must still fit in the pie left
-    // (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are 14.9999).
+    // HTCONDOR: a slice under the slot's weight may still take that one slot when nothing was
+    // matched yet in this spin (the rule; HTCondor rounds a slice up once per spin),
+    // if the pie left holds it (with a little slack: quotas from fractions such as
+    // 0.66667 x 0.75 x 30 are 14.9999).
     const bool within = got + w <= slice.limit + 1e-9;
-    if (!fairshare::slice_allows(slice, got, w) || (!within && w > pie_left + 1e-3)) {
+    const bool round_up =
+        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
+    if (!within && !round_up) {
       heap.push_back(c);
       std::push_heap(heap.begin(), heap.end(), heap_less);
       return MatchStatus::kOverSlice;
