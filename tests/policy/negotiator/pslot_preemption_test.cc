@@ -143,6 +143,22 @@ TEST(EarlyPreemption, NoMatchToASlotWithRetirementLeftUnlessConsidered) {
   EXPECT_EQ(negotiate(in).matches.size(), 1u);
 }
 
+TEST(RemoteUser, WithoutItsDomainItIsStillTheAccountantsUser) {
+  // A job ad without User gives the slot RemoteUser = its Owner: "bob" is bob@pool.
+  CycleInput in;
+  in.submitters.push_back(submitter("alice@pool", 1.0, job(1, 0, "alice")));
+  in.other_users.push_back({"bob@pool", 100.0, 1});
+  in.slots.push_back(
+      testing::slot(1, "n1", "State = \"Claimed\"\nActivity = \"Busy\"\nRemoteUser = \"bob\"\n"));
+  auto cfg = config_of("PREEMPTION_REQUIREMENTS = True\n");
+  in.cfg = cfg.get();
+  ASSERT_EQ(negotiate(in).matches.size(), 1u);
+  // "bo" is nobody the accountant knows: the best priority, never preempted by priority.
+  in.slots[0] =
+      testing::slot(1, "n1", "State = \"Claimed\"\nActivity = \"Busy\"\nRemoteUser = \"bo\"\n");
+  EXPECT_TRUE(negotiate(in).matches.empty());
+}
+
 TEST(PreemptionStable, UnstableRequirementsSeeTheCyclesOwnMatches) {
   // alice may preempt only while she holds fewer than 2 slots, counting this cycle's matches:
   // with the values stable the list made for her first job is used for the second as well.
