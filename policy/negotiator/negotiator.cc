@@ -216,6 +216,9 @@ uint32_t Cycle::cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos) {
   return c;
 }
 
+// A cache of these answers across cycles must respect: a running slot's answer depends on the
+// clock (RetirementTimeRemaining counts down: NEGOTIATOR_CONSIDER_EARLY_PREEMPTION), and with
+// ALLOW_PSLOT_PREEMPTION a partitionable slot's answer depends on its dynamic slots' ads too.
 bool Cycle::evaluate(uint32_t cluster, uint32_t slot, Candidate* out) {
   if (evaluate_as_is(cluster, slot, out)) return true;
   const SlotView& s = slots_[slot];
