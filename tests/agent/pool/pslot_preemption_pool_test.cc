@@ -52,10 +52,10 @@ TEST(PslotPreemptionPool, ABetterPriorityTakesTheWholePartitionableSlotInOneMatc
   };
   auto logs = [&] {
     return pool.cm_log() + "\n--- node-a\n" + a.log() + "\n--- slots\n" +
-           pool.status({"-af", "Name", "State", "Activity", "RemoteUser", "CurrentRank",
-                        "RetirementTimeRemaining", "SlotID", "ParentSlotId", "Cpus", "Memory",
-                        "Disk"},
-                       "alice")
+           pool.status(
+                   {"-af", "Name", "State", "Activity", "RemoteUser", "CurrentRank",
+                    "RetirementTimeRemaining", "SlotID", "ParentSlotId", "Cpus", "Memory", "Disk"},
+                   "alice")
                .out;
   };
   ASSERT_TRUE(eventually(
@@ -72,8 +72,7 @@ TEST(PslotPreemptionPool, ABetterPriorityTakesTheWholePartitionableSlotInOneMatc
       60000))
       << logs();
   // One match preempted both dynamic slots; the new one was carved for it.
-  EXPECT_NE(pool.cm_log().find("preempting bob by priority"), std::string::npos)
-      << pool.cm_log();
+  EXPECT_NE(pool.cm_log().find("preempting bob by priority"), std::string::npos) << pool.cm_log();
   EXPECT_NE(a.log().find("claimed by the central manager (preempting dynamic slots)"),
             std::string::npos)
       << a.log();
