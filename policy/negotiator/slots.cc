@@ -155,6 +155,10 @@ void link_children(std::vector<SlotView>* slots) {
     const SlotView& s = (*slots)[i];
     if (!s.dynamic || s.use != SlotUse::kRunning || !string_attr(*s.ad, id.machine, &machine))
       continue;
+    // One already retiring is being preempted (by an earlier match): not again.
+    std::string activity;
+    if (string_attr(*s.ad, id.activity, &activity) && strcasecmp(activity.c_str(), "Retiring") == 0)
+      continue;
     auto it = parents.find({machine, int_attr(*s.ad, id.parent_id, -2)});
     if (it != parents.end()) (*slots)[it->second].children.push_back(i);
   }

@@ -64,7 +64,7 @@ SlotView slot_view(classad::ClassAd* ad);
 int64_t retirement_left(const classad::ClassAd& ad, const classad::EvalEnv* env);
 
 /// Fills each idle partitionable slot's `children` with its running dynamic slots (the same
-/// Machine, and ParentSlotId equal to its SlotID).
+/// Machine, and ParentSlotId equal to its SlotID), but those already retiring.
 void link_children(std::vector<SlotView>* slots);
 
 /// What `job` would take of partitionable slot `s` (requests read and checked by the startd's

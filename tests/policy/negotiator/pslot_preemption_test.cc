@@ -123,6 +123,15 @@ TEST(PslotPreemption, DynamicSlotsWithRetirementLeftAreNeverEligible) {
   EXPECT_EQ(r.matches[0].preempted_slots, (std::vector<std::string>{"slot1_4@big", "slot1_3@big"}));
 }
 
+TEST(PslotPreemption, DynamicSlotsAlreadyRetiringAreNotPreemptedAgain) {
+  auto cfg = config_of("PREEMPTION_REQUIREMENTS = True\nALLOW_PSLOT_PREEMPTION = True\n");
+  CycleInput in = four_busy(cfg.get(), kTwoCpus);
+  in.slots[1]->insert_value("Activity", classad::Value::string("Retiring"));
+  CycleResult r = negotiate(in);
+  ASSERT_EQ(r.matches.size(), 1u);
+  EXPECT_EQ(r.matches[0].preempted_slots, (std::vector<std::string>{"slot1_2@big", "slot1_4@big"}));
+}
+
 TEST(EarlyPreemption, NoMatchToASlotWithRetirementLeftUnlessConsidered) {
   CycleInput in;
   in.submitters.push_back(submitter("alice@pool", 1.0, job(1, 0, "alice")));
