@@ -54,13 +54,13 @@ void cook(CompactRow* r) {
   r->slots = 1;
 }
 
-void write_back(const CompactRow& r, std::vector<std::string>* cells) {
-  (*cells)[kCompactSlots] = fmt_int("%4lld", r.slots);
-  (*cells)[kCompactFreeCpus] = fmt_int("%6lld", r.free_cpus);
-  (*cells)[kCompactFreeMem] = fmt("%8.2f", r.free_gb);
-  (*cells)[kCompactMaxSlot] = fmt("%9.2f", r.max_gb);
-  (*cells)[kCompactJobStarts] = fmt("%8.2f", r.starts);
-  (*cells)[kCompactActivity] = r.code;
+void write_back(const CompactRow& r, Table* table, size_t row) {
+  table->set_cell(row, kCompactSlots, fmt_int("%4lld", r.slots));
+  table->set_cell(row, kCompactFreeCpus, fmt_int("%6lld", r.free_cpus));
+  table->set_cell(row, kCompactFreeMem, fmt("%8.2f", r.free_gb));
+  table->set_cell(row, kCompactMaxSlot, fmt("%9.2f", r.max_gb));
+  table->set_cell(row, kCompactJobStarts, fmt("%8.2f", r.starts));
+  table->set_cell(row, kCompactActivity, r.code);
 }
 
 }  // namespace
@@ -92,7 +92,7 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     if (i > 0 && str_attr(*rows[i].ad, "Machine") == str_attr(*rows[i - 1].ad, "Machine") &&
         !same_group(*rows[i].ad, *rows[i - 1].ad)) {
       std::string name = str_attr(*rows[i].ad, "Name");
-      cells[i][kCompactMachine] = "   " + name.substr(0, name.find('@'));
+      table->set_cell(i, kCompactMachine, "   " + name.substr(0, name.find('@')));
     }
     if (rows[i].pslot) continue;  // partitionable rows stand alone (their children are rolled up)
     if (i > head && !rows[head].pslot && keep[head] && same_group(*rows[head].ad, *rows[i].ad)) {
@@ -110,18 +110,14 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
         if (a.code[k] != b.code[k]) a.code[k] = '*';
       }
       keep[i] = false;
-      write_back(a, &cells[head]);
+      write_back(a, table, head);
       continue;
     }
     head = i;
     cook(&rows[i]);
-    write_back(rows[i], &cells[i]);
+    write_back(rows[i], table, i);
   }
-  std::vector<std::vector<std::string>> kept;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (keep[i]) kept.push_back(std::move(cells[i]));
-  }
-  cells = std::move(kept);
+  table->keep_rows(keep);
 }
 
 }  // namespace kite::cli

@@ -20,13 +20,17 @@ namespace kite::cli {
 namespace {
 
 // Column sets, after condor_status's print formats (condor_status.V6/prettyPrint.cpp).
-const ColumnSpec kName{"Name", "Name", -34, true, Render::kPrintf, "%s", "??"};
-const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kPlain, nullptr, "??"};
-const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kPlain, nullptr, "??"};
+// Name is 34 wide; a longer name is not cut and pushes the rest of its own row right (FIT:
+// the column shrinks or grows only to fit a terminal, never when the output is piped).
+const ColumnSpec kName{"Name", "Name", -34, false, Render::kString, nullptr, "??"};
+// A fixed WIDTH without a format prints strings only: another value, or none, prints blank.
+const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kFixedString, nullptr, "??"};
+const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kFixedString, nullptr, "??"};
 const ColumnSpec kLoadAv{"LoadAv", "CondorLoadAvg", 6,   false, Render::kLoadAvg, nullptr,
                          "??",     false,           true};
 
-std::vector<ColumnSpec> slot_columns() {
+// `wide` (-wide): the activity time gets its full header and a separating blank.
+std::vector<ColumnSpec> slot_columns(bool wide) {
   return {kName,
           kOpSys,
           kArch,
@@ -34,8 +38,10 @@ std::vector<ColumnSpec> slot_columns() {
           {"Activity", "Activity", -8, false, Render::kActivityOcu, nullptr, "??"},
           kLoadAv,
           {"Mem", "Memory", 6, false, Render::kPrintf, "%6d", "??"},
-          {"  ActvtyTime", "EnteredCurrentActivity", 12, false, Render::kActivityTime, nullptr, "-",
-           true, true}};
+          wide ? ColumnSpec{"ActivityTime", "EnteredCurrentActivity", 12, false,
+                            Render::kActivityTime, nullptr, "-", false, true}
+               : ColumnSpec{"  ActvtyTime", "EnteredCurrentActivity", 12, false,
+                            Render::kActivityTime, nullptr, "-", true, true}};
 }
 
 std::vector<ColumnSpec> claimed_columns() {
@@ -43,8 +49,8 @@ std::vector<ColumnSpec> claimed_columns() {
           kOpSys,
           kArch,
           kLoadAv,
-          {"RemoteUser", "RemoteUser", -20, false, Render::kPlain, nullptr, "??"},
-          {"ClientMachine", "ClientMachine", -16, false, Render::kPlain, nullptr, "??"}};
+          {"RemoteUser", "RemoteUser", -20, false, Render::kFixedString, nullptr, "??"},
+          {"ClientMachine", "ClientMachine", -16, false, Render::kFixedString, nullptr, "??"}};
 }
 
 std::vector<ColumnSpec> server_columns() {
@@ -61,10 +67,10 @@ std::vector<ColumnSpec> server_columns() {
 std::vector<ColumnSpec> state_columns() {
   return {kName,
           {"Cpu", "Cpus", 0, true, Render::kPlain, nullptr, "??"},
-          {" Mem", "Memory", 5, false, Render::kPlain, nullptr, "??"},
+          {" Mem", "Memory", 5, false, Render::kFixedString, nullptr, "??"},
           kLoadAv,
           {"  KbdIdle", "KeyboardIdle", 12, false, Render::kDuration, nullptr, "??", false, true},
-          {"State", "State", -7, false, Render::kPlain, nullptr, "??"},
+          {"State", "State", -7, false, Render::kFixedString, nullptr, "??"},
           {"  StateTime", "EnteredCurrentState", 12, false, Render::kElapsed, nullptr, "??", false,
            true},
           {"Activ", "Activity", 0, true, Render::kPlain, nullptr, "??"},
@@ -94,7 +100,7 @@ std::vector<ColumnSpec> absent_columns() {
       kOpSys,
       kArch,
       {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
-      {"Will Forget", "LastHeardFrom + ClassAdLifetime", -11, false, Render::kDate, nullptr, ""}};
+      {"Will Forget", "LastHeardFrom + ClassAdLifetime", -11, false, Render::kDate, nullptr, "??"}};
 }
 
 std::vector<ColumnSpec> offline_columns() {
@@ -131,9 +137,9 @@ std::vector<ColumnSpec> submitter_columns() {
 
 // -any: every ad by its type and name.
 std::vector<ColumnSpec> any_columns() {
-  return {{"MyType", "MyType", -18, true, Render::kPlain, nullptr, ""},
-          {"TargetType", "TargetType", -18, true, Render::kPlain, nullptr, "None"},
-          {"Name", "Name", 0, true, Render::kPlain, nullptr, ""}};
+  return {{"MyType", "MyType ?: \"None\"", -18, false, Render::kFixedString, nullptr, ""},
+          {"TargetType", "TargetType ?: \"None\"", -18, false, Render::kFixedString, nullptr, ""},
+          {"Name", "Name", -41, false, Render::kFixedString, nullptr, "?"}};
 }
 
 std::vector<ColumnSpec> negotiator_columns() {
@@ -191,7 +197,7 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kNegotiator: return negotiator_columns();
     case StatusMode::kCollector: return collector_columns();
     case StatusMode::kAny: return any_columns();
-    default: return o.compact ? compact_columns() : slot_columns();
+    default: return o.compact ? compact_columns() : slot_columns(o.wide);
   }
 }
 
@@ -201,15 +207,62 @@ std::string quote(const std::string& s) {
   return out;
 }
 
-// Sort key comparison: numbers numerically, strings case-insensitively, undefined first.
-int compare_values(const classad::Value& a, const classad::Value& b) {
-  double x = 0, y = 0;
-  bool an = a.is_number() && a.to_number(x), bn = b.is_number() && b.to_number(y);
-  if (an && bn) return x < y ? -1 : x > y ? 1 : 0;
-  if (a.is_exceptional() != b.is_exceptional()) return a.is_exceptional() ? -1 : 1;
-  std::string s = plain_text(a), t = plain_text(b);
-  int c = strcasecmp(s.c_str(), t.c_str());
-  return c ? c : s.compare(t);
+// condor_status's "natural" comparison of sort keys (its -natural, on by default; the rule of
+// strverscmp): runs of digits compare as numbers, a run with more leading zeros first.
+int natural_compare(const char* a, const char* b) {
+  size_t i = 0;
+  while (a[i] && a[i] == b[i]) ++i;
+  if (a[i] == b[i]) return 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t run = i;  // where the digits leading up to the mismatch start
+  while (run > 0 && digit(a[run - 1])) --run;
+  if (run == i && (!digit(a[i]) || !digit(b[i]))) return a[i] - b[i];
+  size_t za = run, zb = run;
+  while (a[za] == '0') ++za;
+  while (b[zb] == '0') ++zb;
+  // A lone final zero is the number zero, not a leading zero.
+  if (za > run && !digit(a[za])) --za;
+  if (zb > run && !digit(b[zb])) --zb;
+  if (za != zb) return static_cast<int>(zb) - static_cast<int>(za);
+  if (za > run) return a[i] - b[i];
+  size_t ea = za, eb = zb;
+  while (digit(a[ea])) ++ea;
+  while (digit(b[eb])) ++eb;
+  if (ea != eb) return static_cast<int>(ea) - static_cast<int>(eb);
+  return a[i] - b[i];
+}
+
+// An ad's sort key as condor_status builds it: each key's value as text (integers and booleans
+// in decimal, a real as the decimal of its IEEE bits, strings as they are, anything else
+// unparsed) ending in a newline, then the ad's position in hex as the key of last resort.
+std::string sort_key(const classad::ClassAd& ad, const std::vector<classad::ExprPtr>& exprs,
+                     size_t ordinal) {
+  std::string key;
+  char buf[32];
+  for (const auto& e : exprs) {
+    classad::Value v = ad.evaluate_expr(e.get());
+    if (v.is_real()) {
+      double d = v.as_real();
+      long long bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      std::snprintf(buf, sizeof buf, "%lld", bits);
+      key += buf;
+    } else if (v.is_integer() || v.is_boolean()) {
+      double d = 0;
+      v.to_number(d);
+      std::snprintf(buf, sizeof buf, "%lld",
+                    v.is_integer() ? static_cast<long long>(v.as_integer()) : d != 0 ? 1LL : 0LL);
+      key += buf;
+    } else if (v.is_string()) {
+      key += v.as_string();
+    } else {
+      key += classad::to_string(v);
+    }
+    key += '\n';
+  }
+  std::snprintf(buf, sizeof buf, "%08zX", ordinal);
+  key += buf;
+  return key;
 }
 
 const char kCompactAct[] = "ibrvsek";
@@ -338,37 +391,49 @@ const char* status_mode_ad_type(StatusMode mode) {
 }
 
 std::string status_mode_constraint(const StatusOptions& o) {
-  std::vector<std::string> parts;
+  // condor_status builds its query as (every AND part) && (any OR part): -avail and -claimed
+  // are OR parts, like the NAME arguments, so `-avail NAME` shows the available slots and NAME.
+  std::vector<std::string> all_of, any_of;
   switch (o.mode) {
     case StatusMode::kAvail:
-      parts.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
+      if (!o.compact) any_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
       break;
-    case StatusMode::kClaimed: parts.push_back("State == \"Claimed\""); break;
-    case StatusMode::kAbsent: parts.push_back("Absent"); break;
-    case StatusMode::kOffline: parts.push_back("size(OfflineUniverses) != 0"); break;
+    case StatusMode::kClaimed:
+      if (!o.compact) any_of.push_back("State == \"Claimed\"");
+      break;
+    case StatusMode::kAbsent: all_of.push_back("Absent"); break;
+    case StatusMode::kOffline: all_of.push_back("size(OfflineUniverses) != 0"); break;
     case StatusMode::kScheddRun:
-      parts.push_back("(ShadowsRunning+TotalSchedulerJobsRunning) > 0");
+      all_of.push_back("(ShadowsRunning+TotalSchedulerJobsRunning) > 0");
       break;
     default: break;
   }
   if (o.compact && (o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail)) {
-    parts.push_back("PartitionableSlot =?= true || DynamicSlot =!= true");
+    all_of.push_back("PartitionableSlot =?= true || DynamicSlot =!= true");
   }
-  if (!o.names.empty()) {
-    std::string any;
-    for (const std::string& n : o.names) {
-      if (!any.empty()) any += " || ";
-      // With -claimed a name is the user running the jobs, as in condor_status.
-      any += o.mode == StatusMode::kClaimed ? "RemoteUser == " + quote(n)
-                                            : "Name == " + quote(n) + " || Machine == " + quote(n);
+  for (const std::string& n : o.names) {
+    // With -claimed a name is the user running the jobs, as in condor_status.
+    any_of.push_back(o.mode == StatusMode::kClaimed
+                         ? "RemoteUser == " + quote(n)
+                         : "Name==" + quote(n) + " || Machine==" + quote(n));
+  }
+  // Each -sort key leaves out the ads it is undefined in.
+  if (!o.no_sort) {
+    for (const std::string& k : o.sort) all_of.push_back(k + " =!= UNDEFINED");
+  }
+  if (!o.constraint.empty()) all_of.push_back(o.constraint);
+  auto join = [](const std::vector<std::string>& parts, const char* op) {
+    std::string text;
+    for (const std::string& p : parts) {
+      if (!text.empty()) text += op;
+      text += "(" + p + ")";
     }
-    parts.push_back(any);
-  }
-  if (!o.constraint.empty()) parts.push_back(o.constraint);
-  std::string all;
-  for (const std::string& p : parts) {
-    if (!all.empty()) all += " && ";
-    all += "(" + p + ")";
+    return text;
+  };
+  std::string all = join(all_of, " && ");
+  if (!any_of.empty()) {
+    std::string any = any_of.size() == 1 ? join(any_of, "") : "(" + join(any_of, " || ") + ")";
+    all = all.empty() ? any : all + " && " + any;
   }
   return all;
 }
@@ -389,21 +454,37 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   const char* type = status_mode_ad_type(o.mode);
   std::vector<const classad::ClassAd*> shown;
   for (const auto& ad : ads) {
-    std::string my_type;
-    if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
-    if (*type && strcasecmp(my_type.c_str(), type) != 0) continue;
-    if (filter) {
-      classad::Value v = ad->evaluate_expr(filter.get());
-      if (!v.is_boolean() || !v.as_boolean()) continue;
+    // Ads read from a file are not sorted by type: condor_status -ads applies the constraint
+    // only, whatever MyType says.
+    if (o.typed && *type) {
+      std::string my_type;
+      if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
+      if (strcasecmp(my_type.c_str(), type) != 0) continue;
     }
+    if (filter) {
+      // A number counts as a boolean, as HTCondor's EvalExprBool reads it.
+      classad::Value v = ad->evaluate_expr(filter.get());
+      double d = 0;
+      if (!v.is_boolean() && !v.is_number()) continue;
+      if (!v.to_number(d) || d == 0) continue;
+    }
+    if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
     shown.push_back(ad.get());
   }
-  // Order: -sort keys, else Machine then Name.
+  // Order: -sort keys, else Machine then Name; -sort none keeps the order read.
   std::vector<std::string> keys = o.sort;
-  if (keys.empty()) keys = {"Machine", "Name"};
-  // -compact groups a machine's slots by type: Machine:SlotTypeId leads, as in condor_status.
-  if (o.compact && is_slot_mode(o.mode))
-    keys.insert(keys.begin(), "join(\":\", Machine, SlotTypeId)");
+  if (keys.empty() && !o.no_sort) keys = {"Machine", "Name"};
+  // -compact groups a machine's slots by type: Machine:SlotTypeId replaces a leading Machine
+  // key, or leads, as in condor_status.
+  bool compact_keys = o.compact && is_slot_mode(o.mode);
+  if (compact_keys) {
+    // (condor_status reads a negative SlotTypeId as positive for this key.)
+    const char* primary = "join(\":\",Machine,SlotTypeId < 0 ? -SlotTypeId : SlotTypeId)";
+    if (!keys.empty() && strcasecmp(keys[0].c_str(), "Machine") == 0)
+      keys[0] = primary;
+    else
+      keys.insert(keys.begin(), primary);
+  }
   std::vector<classad::ExprPtr> key_exprs;
   for (const std::string& k : keys) {
     classad::ParseError perr;
@@ -414,14 +495,19 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     key_exprs.push_back(std::move(e));
   }
-  std::stable_sort(shown.begin(), shown.end(),
-                   [&](const classad::ClassAd* a, const classad::ClassAd* b) {
-                     for (const auto& e : key_exprs) {
-                       int c = compare_values(a->evaluate_expr(e.get()), b->evaluate_expr(e.get()));
-                       if (c) return c < 0;
-                     }
-                     return false;
-                   });
+  {
+    std::vector<std::pair<std::string, const classad::ClassAd*>> keyed;
+    keyed.reserve(shown.size());
+    for (size_t i = 0; i < shown.size(); ++i) {
+      keyed.emplace_back(sort_key(*shown[i], key_exprs, i), shown[i]);
+    }
+    bool natural = o.natural;
+    std::sort(keyed.begin(), keyed.end(), [natural](const auto& a, const auto& b) {
+      return (natural ? natural_compare(a.first.c_str(), b.first.c_str())
+                      : std::strcmp(a.first.c_str(), b.first.c_str())) < 0;
+    });
+    for (size_t i = 0; i < keyed.size(); ++i) shown[i] = keyed[i].second;
+  }
 
   if (o.json) {
     if (shown.empty()) return true;
@@ -490,9 +576,9 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     *err = table.error();
     return false;
   }
-  Totals totals(totals_style(o.mode));
   bool compact = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
                  o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  Totals totals(totals_style(o.mode), o.wide);
   for (const classad::ClassAd* ad : shown) {
     table.add_row(*ad);
     if (compact) {

@@ -35,6 +35,12 @@ struct FormatItem {
 struct StatusOptions {
   StatusMode mode = StatusMode::kSlots;
   bool compact = false;
+  bool wide = false;            // -wide: full-width columns, totals keyed to their own width
+  int width = 0;                // -wide:N: lines cut to N-1 columns (0: not cut)
+  int limit = 0;                // -limit N: at most N ads (0: all)
+  bool no_sort = false;         // -sort false|0|no|none: the order the ads came in
+  bool natural = true;          // -natural:off compares sort keys as plain strings
+  std::vector<std::string> attributes;  // -attributes A,B: what -l / -json print
   bool total_only = false;      // -total
   bool longform = false;        // -l
   bool json = false;            // -json
@@ -45,6 +51,7 @@ struct StatusOptions {
   std::vector<std::string> sort;    // -sort expressions (default Machine, Name)
   std::string constraint;           // -constraint (ANDed with the mode's own)
   std::vector<std::string> names;   // NAME arguments
+  bool typed = true;      // show only the mode's ad type (false for -ads FILE, as condor_status)
   bool filtered = false;  // the ads already passed status_mode_constraint (the CM applied it)
 };
 

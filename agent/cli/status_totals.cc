@@ -3,6 +3,7 @@
 #include "agent/cli/status_totals.h"
 
 #include <cstdarg>
+#include <algorithm>
 #include <cstdio>
 
 #include "policy/classad/expr.h"
@@ -138,6 +139,7 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
 void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rollup) {
   if (!enabled()) return;
   std::string key = key_in;
+  min_key_ = std::max(min_key_, key_in.size());
   if (key.empty()) {
     switch (style_) {
       case TotalsStyle::kState: key = str_attr(ad, "Activity"); break;
@@ -227,11 +229,11 @@ void Totals::row(std::string* out, const Counts& c, bool top) const {
 
 void Totals::print(std::string* out) const {
   if (!enabled()) return;
-  int keylen = 14;
-  if (style_ == TotalsStyle::kSubmitter) {
+  // condor_status sizes the key column to the keys for submitters and with -wide; otherwise
+  // it is 14 wide (or the widest -compact platform) and a longer key is cut.
+  int keylen = static_cast<int>(min_key_);
+  if (auto_key_ || style_ == TotalsStyle::kSubmitter) {
     keylen = 5;
-    for (const auto& g : groups_) keylen = std::max(keylen, static_cast<int>(g.first.size()));
-  } else {
     for (const auto& g : groups_) keylen = std::max(keylen, static_cast<int>(g.first.size()));
   }
   appendf(out, "%*s", keylen, "");

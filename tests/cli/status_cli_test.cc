@@ -52,8 +52,10 @@ TEST(KiteStatus, StateTableAndItsTotals) {
   std::string want =
       pad("Name", 34) +
       " Cpu  Mem  LoadAv   KbdIdle    State     StateTime  Activ   ActvtyTime\n\n" +
+      // " Mem" has a fixed width and no format: condor_status prints strings only there, so
+      // an integer Memory leaves it blank.
       pad("slot1@h", 34) +
-      " 1     512  0.250   0+01:01:01 Owner     0+00:01:30 Idle    0+00:01:30\n" +
+      " 1          0.250   0+01:01:01 Owner     0+00:01:30 Idle    0+00:01:30\n" +
       "\n"
       "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle\n\n"
       "          Idle     0     1         0       0          0       0      0        0      0\n\n"
@@ -100,16 +102,21 @@ TEST(KiteStatus, SortsByMachineThenNameUnlessToldOtherwise) {
   EXPECT_EQ(kite_status(ads, "-af Name").out, "slot9@a\nslot1@b\nslot2@b\n");
   EXPECT_EQ(kite_status(ads, "-sort Memory -af Name Memory").out,
             "slot1@b 100\nslot9@a 200\nslot2@b 300\n");
-  EXPECT_EQ(kite_status(ads, "-sort 'Memory * -1' -af Name").out, "slot2@b\nslot9@a\nslot1@b\n");
+  // condor_status compares keys as text, digit runs as numbers: "-100" < "-200" < "-300".
+  EXPECT_EQ(kite_status(ads, "-sort 'Memory * -1' -af Name").out, "slot1@b\nslot9@a\nslot2@b\n");
   // NAME arguments pick ads by Name or Machine.
   EXPECT_EQ(kite_status(ads, "b -af Name").out, "slot1@b\nslot2@b\n");
   EXPECT_EQ(kite_status(ads, "slot9@a -af Memory").out, "200\n");
-  // With -claimed, a name is the RemoteUser.
+  // With -claimed, a name is the RemoteUser, and (as condor_status builds its query) either
+  // matching the name or being claimed lets a slot in.
   std::string claimed =
-      "Name = \"s1\"\nState = \"Claimed\"\nRemoteUser = \"bob@d\"\n\n"
-      "Name = \"s2\"\nState = \"Claimed\"\nRemoteUser = \"amy@d\"\n";
-  EXPECT_NE(kite_status(claimed, "-claimed bob@d").out.find("s1 "), std::string::npos);
-  EXPECT_EQ(kite_status(claimed, "-claimed bob@d").out.find("s2 "), std::string::npos);
+      "Name = \"s1\"\nState = \"Unclaimed\"\nRemoteUser = \"bob@d\"\n\n"
+      "Name = \"s2\"\nState = \"Claimed\"\nRemoteUser = \"amy@d\"\n\n"
+      "Name = \"s3\"\nState = \"Unclaimed\"\nRemoteUser = \"amy@d\"\n";
+  std::string by_user = kite_status(claimed, "-claimed bob@d").out;
+  EXPECT_NE(by_user.find("s1 "), std::string::npos);
+  EXPECT_NE(by_user.find("s2 "), std::string::npos);
+  EXPECT_EQ(by_user.find("s3 "), std::string::npos);
 }
 
 TEST(KiteStatus, AutoformatRawPrintsTheExpression) {
