@@ -20,9 +20,11 @@ namespace kite::cli {
 namespace {
 
 // Column sets, after condor_status's print formats (condor_status.V6/prettyPrint.cpp).
-// Name is 34 wide; a longer name is not cut and pushes the rest of its own row right (FIT:
-// the column shrinks or grows only to fit a terminal, never when the output is piped).
-const ColumnSpec kName{"Name", "Name", -34, false, Render::kString, nullptr, "??"};
+// Name is at least 34 wide and grows with the longest name (condor_status gives the slot
+// tables' Name column an automatic width: prettyPrint.cpp, ppAdjustProjection).
+const ColumnSpec kName{"Name", "Name", -34, true, Render::kString, nullptr, "??"};
+// -absent and -offline keep it at 34: a longer name pushes the rest of its own row right.
+const ColumnSpec kFixedName{"Name", "Name", -34, false, Render::kString, nullptr, "??"};
 // A fixed WIDTH without a format prints strings only: another value, or none, prints blank.
 const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kFixedString, nullptr, "??"};
 const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kFixedString, nullptr, "??"};
@@ -79,7 +81,7 @@ std::vector<ColumnSpec> state_columns() {
 }
 
 std::vector<ColumnSpec> compact_columns() {
-  return {{"Machine", "Machine", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"Platform", "OpSys", 0, true, Render::kPlatform, nullptr, ""},
           {"Slot", "NumDynamicSlots", 0, true, Render::kPrintf, "%4d", " "},
           {"s", "SlotType", 0, true, Render::kSlotTag, nullptr, "", true},
@@ -96,7 +98,7 @@ std::vector<ColumnSpec> compact_columns() {
 
 std::vector<ColumnSpec> absent_columns() {
   return {
-      kName,
+      kFixedName,
       kOpSys,
       kArch,
       {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
@@ -104,13 +106,15 @@ std::vector<ColumnSpec> absent_columns() {
 }
 
 std::vector<ColumnSpec> offline_columns() {
-  return {kName,
+  return {kFixedName,
           {"Offline Universes", "join(\", \", OfflineUniverses)", -42, false, Render::kPlain,
            nullptr, "  "}};
 }
 
+// The daemon tables' Name and Machine columns grow from the minimums condor_status gives them
+// (15 and 12 for schedds and submitters, 12 for negotiators).
 std::vector<ColumnSpec> schedd_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"RunningJobs", "TotalRunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "TotalIdleJobs", 0, true, Render::kPrintf, "%10d", ""},
@@ -118,7 +122,7 @@ std::vector<ColumnSpec> schedd_columns() {
 }
 
 std::vector<ColumnSpec> schedd_run_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"TotalJobs", "TotalJobAds", 0, true, Render::kPrintf, "%9d", ""},
           {"Shadows", "ShadowsRunning", 0, true, Render::kPrintf, "%7d", ""},
           {"ActiveDAGs", "TotalSchedulerJobsRunning", 0, true, Render::kPrintf, "%10d", ""},
@@ -128,7 +132,7 @@ std::vector<ColumnSpec> schedd_run_columns() {
 }
 
 std::vector<ColumnSpec> submitter_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"RunningJobs", "RunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "IdleJobs", 0, true, Render::kPrintf, "%10d", ""},
@@ -143,7 +147,7 @@ std::vector<ColumnSpec> any_columns() {
 }
 
 std::vector<ColumnSpec> negotiator_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -12, true, Render::kPlain, nullptr, ""},
           {"LastCycleEnd", "LastNegotiationCycleEnd0", 12, false, Render::kDate, nullptr, ""},
           {"(Sec)", "LastNegotiationCycleDuration0", 0, true, Render::kPrintf, "%5d", ""},
           {"  Slots", "LastNegotiationCycleCandidateSlots0", 0, true, Render::kPrintf, "%7d", ""},
@@ -155,9 +159,10 @@ std::vector<ColumnSpec> negotiator_columns() {
           {"Rejections", "LastNegotiationCycleRejections0", 0, true, Render::kPrintf, "%10d", ""}};
 }
 
-std::vector<ColumnSpec> collector_columns() {
+// The collector's Machine column stays 18 wide (a longer name pushes its own row right).
+std::vector<ColumnSpec> collector_columns(bool wide) {
   return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
-          {"Machine", "Machine", -18, true, Render::kPlain, nullptr, ""},
+          {"Machine", "Machine", wide ? -34 : -18, wide, Render::kPlain, nullptr, ""},
           {"RunningJobs", "RunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "IdleJobs", 0, true, Render::kPrintf, "%10d", ""},
           {"HostsTotal", "HostsTotal", 0, true, Render::kPrintf, "%10d", ""}};
@@ -195,7 +200,7 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kScheddRun: return schedd_run_columns();
     case StatusMode::kSubmitters: return submitter_columns();
     case StatusMode::kNegotiator: return negotiator_columns();
-    case StatusMode::kCollector: return collector_columns();
+    case StatusMode::kCollector: return collector_columns(o.wide);
     case StatusMode::kAny: return any_columns();
     default: return o.compact ? compact_columns() : slot_columns(o.wide);
   }
@@ -509,6 +514,23 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     for (size_t i = 0; i < keyed.size(); ++i) shown[i] = keyed[i].second;
   }
 
+  // -attributes A,B: -l and -json print only those attributes.
+  std::vector<classad::AdPtr> projected;
+  if (!o.attributes.empty() && (o.json || o.longform)) {
+    for (const classad::ClassAd*& ad : shown) {
+      classad::AdPtr copy(ad->copy());
+      std::vector<std::string> drop;
+      for (const auto& e : copy->entries()) {
+        std::string name(e.name->view());
+        bool wanted = false;
+        for (const std::string& a : o.attributes) wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
+        if (!wanted) drop.push_back(name);
+      }
+      for (const std::string& name : drop) copy->remove(name);
+      ad = copy.get();
+      projected.push_back(std::move(copy));
+    }
+  }
   if (o.json) {
     if (shown.empty()) return true;
     // condor_status writes "[" or "," on a line of its own before each ad: `}\n,\n{`.
@@ -591,7 +613,23 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
   }
   if (compact) fold_compact_rows(shown, &table);
-  if (!o.total_only) table.print(out);
+  if (!o.total_only) {
+    std::string text;
+    table.print(&text);
+    // -wide:N cuts the table's lines (not the totals) to N-1 columns.
+    if (o.width > 0) {
+      size_t keep = static_cast<size_t>(o.width - 1), start = 0;
+      while (start < text.size()) {
+        size_t nl = text.find('\n', start);
+        if (nl == std::string::npos) nl = text.size();
+        out->append(text, start, std::min(nl - start, keep));
+        if (nl < text.size()) *out += '\n';
+        start = nl + 1;
+      }
+    } else {
+      *out += text;
+    }
+  }
   if (totals.enabled()) {
     *out += '\n';
     totals.print(out);
