@@ -151,11 +151,12 @@ TEST(KiteStatus, CompactFoldsAMachinesStaticSlotsIntoOneRow) {
   }
   Result r = kite_status(ads, "-compact");
   ASSERT_EQ(r.status, 0) << r.out;
+  // The Machine column is at least 12 wide (condor_status's machine width for -compact).
   EXPECT_EQ(
       r.out,
-      "Machine Platform     Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
+      "Machine      Platform     Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
       "MaxSlotGb\n\n"
-      "h       x64/Debian12    4S    1    0     1.00      3     4.00    0.00 **     0.10      "
+      "h            x64/Debian12    4S    1    0     1.00      3     4.00    0.00 **     0.10      "
       "2.00\n\n"
       "               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle\n\n"
       "  x64/Debian12     4     1       1         2       0          0      0        0      0\n\n"
