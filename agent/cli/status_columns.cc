@@ -31,6 +31,17 @@ std::string duration_text(long long secs) {
   return buf;
 }
 
+std::string date_text(double secs) {
+  time_t t = static_cast<time_t>(secs);
+  if (t < 0) return "    ???    ";
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%2d/%-2d %02d:%02d", tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min);
+  return buf;
+}
+
 std::string alt_text(const char* or_text, size_t width) {
   if (!or_text) return "";
   static const char kFillers[] = " ?*.-_#0";
@@ -118,7 +129,7 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
     case 's': body = format_one((clean + 's').c_str(), plain_text(v).c_str()); break;
     case 'v':
     case 'V': {
-      std::string text = c == 'V' || !v.is_string() ? classad::to_string(v) : plain_text(v);
+      std::string text = c == 'V' && v.is_string() ? classad::to_string(v) : plain_text(v);
       body = format_one((clean + 's').c_str(), text.c_str());
       break;
     }
@@ -221,15 +232,7 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const class
     case Render::kDate: {
       double d = 0;
       if (!v.to_number(d)) return fail();
-      time_t t = static_cast<time_t>(d);
-      // HTCondor's format_date: month right-aligned in 2, day left-aligned in 2.
-      if (t < 0) return "    ???    ";
-      struct tm tm;
-      localtime_r(&t, &tm);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%2d/%-2d %02d:%02d", tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                    tm.tm_min);
-      return buf;
+      return date_text(d);
     }
     case Render::kPlatform: {
       std::string opsys = str_attr(ad, "OpSys");

@@ -46,6 +46,8 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out);
 std::string plain_text(const classad::Value& v);
 // HTCondor's format_time: ddd+hh:mm:ss, days padded to 3, negative parts kept as C divides.
 std::string duration_text(long long secs);
+// HTCondor's format_date: "mm/dd HH:MM" in local time, month right- and day left-aligned in 2.
+std::string date_text(double secs);
 // The text a print format's `OR x` / `OR xx` prints for a value it cannot show, `width` wide.
 std::string alt_text(const char* or_text, size_t width);
 // Two-letter state/activity code (HTCondor's digest of State and Activity).

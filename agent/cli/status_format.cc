@@ -316,50 +316,101 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
   return std::string{asc, aac};
 }
 
+// -af[:letters] as HTCondor's autoformat (ad_printmask.cpp, parse_autoformat_args): a blank
+// before each value but the first ('t': a tab; 'g': none, and a newline before each row), ','
+// or 'n' after each value but the last (the later letter wins), 'l' labels, 'h' a heading row
+// with every column padded to its widest value, 'V' quoted strings, 'r'/'o' the expression as
+// written, 'T' a time span, 'Y' a date.
 void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>& ads,
               const std::vector<classad::ExprPtr>& exprs, std::string* out) {
-  bool quoted = o.af_opts.find('V') != std::string::npos;
-  bool label = o.af_opts.find('l') != std::string::npos;
-  bool headings = o.af_opts.find('h') != std::string::npos;
-  bool raw = o.af_opts.find_first_of("ro") != std::string::npos;
-  std::string sep = " ", row_end = "\n";
-  if (o.af_opts.find(',') != std::string::npos) sep = ", ";
-  if (o.af_opts.find('t') != std::string::npos) sep = "\t";
-  if (o.af_opts.find('n') != std::string::npos) sep = "\n";
-  std::vector<std::vector<std::string>> rows;
+  bool quoted = false, label = false, headings = false, raw = false, span = false, date = false;
+  std::string row_pre, col_pre = " ", col_post;
+  for (char c : o.af_opts) {
+    switch (c) {
+      case ',': col_post = ","; break;
+      case 'n': col_post = "\n"; break;
+      case 'g':
+        col_pre.clear();
+        row_pre = "\n";
+        break;
+      case 't': col_pre = "\t"; break;
+      case 'l': label = true; break;
+      case 'V': quoted = true; break;
+      case 'r':
+      case 'o': raw = true; break;
+      case 'T': span = true; break;
+      case 'Y': date = true; break;
+      case 'h': headings = true; break;
+      default: break;
+    }
+  }
+  if (headings) label = false;  // a heading replaces the labels
+  struct Cell {
+    std::string text;
+    bool sized;  // sizes its column before the heading is printed (not undefined, booleans)
+  };
+  std::vector<std::vector<Cell>> rows;
   for (const classad::ClassAd* ad : ads) {
-    std::vector<std::string> row;
+    std::vector<Cell> row;
     for (size_t i = 0; i < exprs.size(); ++i) {
-      std::string text;
-      const classad::Expr* bound = raw ? ad->lookup(o.af[i]) : nullptr;
-      if (bound) {
-        classad::unparse_expr(text, bound);  // :r prints the expression, not its value
+      Cell cell{std::string(), true};
+      const classad::Expr* bound = ad->lookup(o.af[i]);
+      if (raw) {
+        // :r prints the expression as written; a missing attribute is undefined.
+        if (bound)
+          classad::unparse_expr_old(cell.text, bound);
+        else if (exprs[i].get()->kind == classad::ExprKind::kAttr)
+          cell.text = "undefined";
+        else
+          classad::unparse_expr_old(cell.text, exprs[i].get());
       } else {
         classad::Value v = ad->evaluate_expr(exprs[i].get());
-        text = quoted || !v.is_string() ? classad::to_string(v) : plain_text(v);
+        double d = 0;
+        cell.sized = v.is_string() || v.is_number();
+        if ((span || date) && !quoted) {
+          // %T / %Y take numbers; anything else prints nothing.
+          if (v.to_number(d)) {
+            cell.text = span ? duration_text(static_cast<long long>(d)) : date_text(d);
+          } else {
+            cell.sized = false;
+          }
+        } else {
+          cell.text = quoted && v.is_string() ? classad::to_string(v) : plain_text(v);
+        }
       }
-      if (label) text = o.af[i] + " = " + text;
-      row.push_back(std::move(text));
+      if (label) cell.text = o.af[i] + " = " + cell.text;
+      row.push_back(std::move(cell));
     }
     rows.push_back(std::move(row));
   }
+  if (rows.empty()) return;
   std::vector<size_t> widths(exprs.size(), 0);
   if (headings) {
     for (size_t i = 0; i < exprs.size(); ++i) {
       widths[i] = o.af[i].size();
-      for (const auto& r : rows) widths[i] = std::max(widths[i], r[i].size());
+      for (const auto& r : rows) {
+        if (r[i].sized) widths[i] = std::max(widths[i], r[i].text.size());
+      }
     }
   }
-  auto emit = [&](const std::vector<std::string>& r) {
+  auto emit = [&](const std::vector<Cell>& r, bool heading) {
+    *out += row_pre;
     for (size_t i = 0; i < r.size(); ++i) {
-      if (i) *out += sep;
-      *out += r[i];
-      if (r[i].size() < widths[i]) out->append(widths[i] - r[i].size(), ' ');
+      if (i) *out += col_pre;
+      // A value wider than its column widens it for the rows after (not the heading).
+      if (headings && !heading) widths[i] = std::max(widths[i], r[i].text.size());
+      *out += r[i].text;
+      if (r[i].text.size() < widths[i]) out->append(widths[i] - r[i].text.size(), ' ');
+      if (i + 1 < r.size()) *out += col_post;
     }
-    *out += row_end;
+    *out += '\n';
   };
-  if (headings && !rows.empty()) emit(o.af);
-  for (const auto& r : rows) emit(r);
+  if (headings) {
+    std::vector<Cell> head;
+    for (const std::string& a : o.af) head.push_back({a, true});
+    emit(head, true);
+  }
+  for (const auto& r : rows) emit(r, false);
 }
 
 // `-l` prints values as condor_status does, in old ClassAd syntax (reals as %.16G, with ".0"
