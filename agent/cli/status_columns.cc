@@ -81,7 +81,8 @@ std::string literal_text(std::string_view s) {
 
 }  // namespace
 
-bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
+bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
+                  const classad::Expr* bound) {
   const char* pct = std::strchr(fmt, '%');
   while (pct && pct[1] == '%') pct = std::strchr(pct + 2, '%');
   if (!pct) {
@@ -126,7 +127,20 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
       body = format_one((clean + c).c_str(), d);
       break;
     }
-    case 's': body = format_one((clean + 's').c_str(), plain_text(v).c_str()); break;
+    case 's': {
+      // %s takes strings; an attribute of the ad that is not a string prints as written
+      // (HTCondor unparses it), and any other value prints nothing.
+      std::string text;
+      if (v.is_string()) {
+        text = std::string(v.as_string());
+      } else if (bound) {
+        classad::unparse_expr_old(text, bound);
+      } else {
+        return false;
+      }
+      body = format_one((clean + 's').c_str(), text.c_str());
+      break;
+    }
     case 'v':
     case 'V': {
       std::string text = c == 'V' && v.is_string() ? classad::to_string(v) : plain_text(v);

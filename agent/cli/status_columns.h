@@ -40,8 +40,10 @@ struct ColumnSpec {
 };
 
 // Formats a value through a single printf conversion (%d, %5.2f, %s, %v, ...) as HTCondor's
-// print masks do; false when the value is undefined or cannot be converted.
-bool printf_value(const char* fmt, const classad::Value& v, std::string* out);
+// print masks do; false when the value is undefined or cannot be converted. `bound`: the
+// ad's own expression when the value is an attribute of it (%s prints it when not a string).
+bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
+                  const classad::Expr* bound = nullptr);
 // Strings unquoted, everything else in ClassAd syntax.
 std::string plain_text(const classad::Value& v);
 // HTCondor's format_time: ddd+hh:mm:ss, days padded to 3, negative parts kept as C divides.

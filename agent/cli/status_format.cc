@@ -635,7 +635,8 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
           return false;
         }
         std::string text;
-        if (printf_value(unescape(f.format).c_str(), ad->evaluate_expr(e.get()), &text))
+        if (printf_value(unescape(f.format).c_str(), ad->evaluate_expr(e.get()), &text,
+                         ad->lookup(f.attr)))
           *out += text;
       }
     }
