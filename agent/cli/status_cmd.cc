@@ -89,13 +89,13 @@ struct OptionName {
   int min;
 };
 const OptionName kOptions[] = {
-    {"avail", 2},   {"pool", 1},       {"ads", 2},      {"format", 1},   {"autoformat", 5},
-    {"af", 2},      {"wide", 3},       {"natural", 3},  {"constraint", 3}, {"help", 1},
-    {"limit", 2},   {"long", 1},       {"xml", 1},      {"json", 2},     {"attributes", 2},
-    {"claimed", 2}, {"run", 1},        {"absent", 2},   {"offline", 2},  {"slots", 2},
-    {"compact", 3}, {"nocompact", 5},  {"server", 2},   {"state", 4},    {"startd", 4},
-    {"schedd", 2},  {"negotiator", 1}, {"generic", 2},  {"any", 2},      {"sort", 2},
-    {"submitters", 4}, {"master", 1},  {"collector", 3}, {"world", 1},   {"totals", 1},
+    {"avail", 2},      {"pool", 1},       {"ads", 2},       {"format", 1},     {"autoformat", 5},
+    {"af", 2},         {"wide", 3},       {"natural", 3},   {"constraint", 3}, {"help", 1},
+    {"limit", 2},      {"long", 1},       {"xml", 1},       {"json", 2},       {"attributes", 2},
+    {"claimed", 2},    {"run", 1},        {"absent", 2},    {"offline", 2},    {"slots", 2},
+    {"compact", 3},    {"nocompact", 5},  {"server", 2},    {"state", 4},      {"startd", 4},
+    {"schedd", 2},     {"negotiator", 1}, {"generic", 2},   {"any", 2},        {"sort", 2},
+    {"submitters", 4}, {"master", 1},     {"collector", 3}, {"world", 1},      {"totals", 1},
     {"expert", 1},
 };
 
@@ -144,8 +144,8 @@ int status_main(int argc, char** argv) {
     const char* colon = nullptr;
     const char* name = option_name(a, &colon);
     std::string opt = name ? name : "";
-    if (!name || (colon && opt != "ads" && opt != "af" && opt != "autoformat" &&
-                  opt != "wide" && opt != "natural" && opt != "long")) {
+    if (!name || (colon && opt != "ads" && opt != "af" && opt != "autoformat" && opt != "wide" &&
+                  opt != "natural" && opt != "long")) {
       std::fprintf(stderr, "kite status: unknown argument '%s'\n%s", a, kUsage);
       return 2;
     }

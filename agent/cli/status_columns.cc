@@ -26,8 +26,8 @@ std::string duration_text(long long secs) {
   // parts ("  0+00:00:-5"), as condor_status prints an ad's clock running behind.
   long long days = secs / 86400, rest = secs % 86400;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%3lld+%02lld:%02lld:%02lld", days, rest / 3600,
-                rest % 3600 / 60, rest % 60);
+  std::snprintf(buf, sizeof buf, "%3lld+%02lld:%02lld:%02lld", days, rest / 3600, rest % 3600 / 60,
+                rest % 60);
   return buf;
 }
 

@@ -35,8 +35,8 @@ struct ColumnSpec {
   // Printed when the value cannot be shown (null: empty). Two equal characters of " ?*.-_#0"
   // fill the column's width, "??" as "[????]", as a print format's `OR ??` does.
   const char* or_text;
-  bool noprefix = false;   // no separating space before this column
-  bool truncate = false;   // longer values are cut to the width (TRUNCATE)
+  bool noprefix = false;  // no separating space before this column
+  bool truncate = false;  // longer values are cut to the width (TRUNCATE)
 };
 
 // Formats a value through a single printf conversion (%d, %5.2f, %s, %v, ...) as HTCondor's

@@ -256,7 +256,9 @@ std::string sort_key(const classad::ClassAd& ad, const std::vector<classad::Expr
       double d = 0;
       v.to_number(d);
       std::snprintf(buf, sizeof buf, "%lld",
-                    v.is_integer() ? static_cast<long long>(v.as_integer()) : d != 0 ? 1LL : 0LL);
+                    v.is_integer() ? static_cast<long long>(v.as_integer())
+                    : d != 0       ? 1LL
+                                   : 0LL);
       key += buf;
     } else if (v.is_string()) {
       key += v.as_string();
@@ -574,7 +576,8 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       for (const auto& e : copy->entries()) {
         std::string name(e.name->view());
         bool wanted = false;
-        for (const std::string& a : o.attributes) wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
+        for (const std::string& a : o.attributes)
+          wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
         if (!wanted) drop.push_back(name);
       }
       for (const std::string& name : drop) copy->remove(name);

@@ -35,17 +35,17 @@ struct FormatItem {
 struct StatusOptions {
   StatusMode mode = StatusMode::kSlots;
   bool compact = false;
-  bool wide = false;            // -wide: full-width columns, totals keyed to their own width
-  int width = 0;                // -wide:N: lines cut to N-1 columns (0: not cut)
-  int limit = 0;                // -limit N: at most N ads (0: all)
-  bool no_sort = false;         // -sort false|0|no|none: the order the ads came in
-  bool natural = true;          // -natural:off compares sort keys as plain strings
+  bool wide = false;     // -wide: full-width columns, totals keyed to their own width
+  int width = 0;         // -wide:N: lines cut to N-1 columns (0: not cut)
+  int limit = 0;         // -limit N: at most N ads (0: all)
+  bool no_sort = false;  // -sort false|0|no|none: the order the ads came in
+  bool natural = true;   // -natural:off compares sort keys as plain strings
   std::vector<std::string> attributes;  // -attributes A,B: what -l / -json print
-  bool total_only = false;      // -total
-  bool longform = false;        // -l
-  bool json = false;            // -json
-  std::vector<std::string> af;  // -af attributes (expressions)
-  std::string af_opts;          // the letters after -af:
+  bool total_only = false;              // -total
+  bool longform = false;                // -l
+  bool json = false;                    // -json
+  std::vector<std::string> af;          // -af attributes (expressions)
+  std::string af_opts;                  // the letters after -af:
   bool have_af = false;
   std::vector<FormatItem> formats;  // -format
   std::vector<std::string> sort;    // -sort expressions (default Machine, Name)

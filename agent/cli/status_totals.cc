@@ -2,8 +2,8 @@
 // (condor_status.V6/totals.cpp), including its quirks: -state never fills the Total column.
 #include "agent/cli/status_totals.h"
 
-#include <cstdarg>
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 
 #include "policy/classad/expr.h"

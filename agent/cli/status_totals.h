@@ -16,8 +16,7 @@ class Totals {
   // `auto_key`: the key column as wide as the longest key (at least "Total"), as with -wide;
   // otherwise 14 wide and longer keys cut, unless a key given to add() (the -compact
   // platforms) is longer.
-  explicit Totals(TotalsStyle style, bool auto_key = false)
-      : style_(style), auto_key_(auto_key) {}
+  explicit Totals(TotalsStyle style, bool auto_key = false) : style_(style), auto_key_(auto_key) {}
   bool enabled() const { return style_ != TotalsStyle::kNone; }
   // Counts one ad under `key` (empty: the style's own key from the ad). `rollup`: compact mode,
   // a partitionable slot counts its children's states (ChildState), plus itself unless exhausted.

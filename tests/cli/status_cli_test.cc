@@ -8,32 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli/kite_status_run.h"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-// Runs `kite status -ads FILE ARGS` (stderr folded into the output) in UTC.
-Result kite_status(const std::string& ads_text, const std::string& args) {
-  char path[] = "/tmp/kite-status-ads-XXXXXX";
-  int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
-  EXPECT_EQ(write(fd, ads_text.data(), ads_text.size()), static_cast<ssize_t>(ads_text.size()));
-  close(fd);
-  std::string cmd =
-      std::string("TZ=UTC ") + KITE_BINARY + " status -ads " + path + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  unlink(path);
-  return r;
-}
+using kite_test::kite_status;
+using kite_test::pad;
+using kite_test::Result;
 
 const char kOwnerSlot[] =
     "MyType = \"Machine\"\nName = \"slot1@h\"\nMachine = \"h\"\nArch = \"X86_64\"\n"
@@ -41,10 +22,6 @@ const char kOwnerSlot[] =
     "CondorLoadAvg = 0.25\nLoadAvg = 0.5\nKeyboardIdle = 3661\nState = \"Owner\"\n"
     "EnteredCurrentState = 100\nActivity = \"Idle\"\nEnteredCurrentActivity = 100\n"
     "LastHeardFrom = 190\n";
-
-std::string pad(const std::string& s, size_t w) {
-  return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
-}
 
 TEST(KiteStatus, StateTableAndItsTotals) {
   Result r = kite_status(kOwnerSlot, "-state");
