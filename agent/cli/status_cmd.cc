@@ -23,7 +23,7 @@ namespace {
 const char kUsage[] =
     "usage: kite status (-pool HOST[:PORT] | -ads[:json] FILE | --local [--socket PATH] [-c "
     "CONFIG])\n"
-    "         [-l] [-json] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
+    "         [-l] [-json] [-xml] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
     "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
     "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] [-any] "
     "[NAME]...\n";
@@ -165,16 +165,18 @@ int status_main(int argc, char** argv) {
       if (!need(i, "HOST[:PORT]")) return 2;
       pool = argv[++i];
     } else if (opt == "long") {
-      // -long:json is -json; -long:nosort is taken (attributes still print sorted).
+      // -long:json is -json, -long:xml -xml; -long:nosort is taken (attributes still print
+      // sorted).
       if (colon && std::strcmp(colon, "json") == 0)
         o.json = true;
+      else if (colon && std::strcmp(colon, "xml") == 0)
+        o.xml = true;
       else
         o.longform = true;
     } else if (opt == "json") {
       o.json = true;
     } else if (opt == "xml") {
-      std::fprintf(stderr, "kite status: -xml is not supported; use -json or -long\n");
-      return 2;
+      o.xml = true;
     } else if (opt == "attributes") {
       if (!need(i, "a list of attributes")) return 2;
       std::string list = argv[++i];

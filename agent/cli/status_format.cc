@@ -12,6 +12,7 @@
 #include "agent/cli/status_columns.h"
 #include "agent/cli/status_compact.h"
 #include "agent/cli/status_totals.h"
+#include "agent/cli/status_xml.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
@@ -569,7 +570,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
 
   // -attributes A,B: -l and -json print only those attributes.
   std::vector<classad::AdPtr> projected;
-  if (!o.attributes.empty() && (o.json || o.longform)) {
+  if (!o.attributes.empty() && (o.json || o.longform || o.xml)) {
     for (const classad::ClassAd*& ad : shown) {
       classad::AdPtr copy(ad->copy());
       std::vector<std::string> drop;
@@ -584,6 +585,13 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       ad = copy.get();
       projected.push_back(std::move(copy));
     }
+  }
+  if (o.xml) {
+    // The document's head and foot are there even when no ad matched.
+    *out += kXmlHeader;
+    for (const classad::ClassAd* ad : shown) append_xml_ad(out, *ad);
+    *out += kXmlFooter;
+    return true;
   }
   if (o.json) {
     if (shown.empty()) return true;

@@ -44,6 +44,7 @@ struct StatusOptions {
   bool total_only = false;              // -total
   bool longform = false;                // -l
   bool json = false;                    // -json
+  bool xml = false;                     // -xml
   std::vector<std::string> af;          // -af attributes (expressions)
   std::string af_opts;                  // the letters after -af:
   bool have_af = false;

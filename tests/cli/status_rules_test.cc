@@ -184,3 +184,30 @@ TEST(KiteStatusRules, FormatPercentSTakesStringsOrTheAttributeAsWritten) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KiteStatusRules, XmlIsHtcondorsClassAdDocument) {
+  std::string ads =
+      "Name = \"a<b\"\nCpus = 2\nLoad = 0.25\nStart = Cpus > 0 && Name == \"x\"\n"
+      "L = {1, \"s\"}\nB = true\nU = undefined\n";
+  const char head[] =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n";
+  EXPECT_EQ(kite_status(ads, "-xml").out,
+            std::string(head) +
+                "<c>\n"
+                "    <a n=\"B\"><b v=\"t\"/></a>\n"
+                "    <a n=\"Cpus\"><i>2</i></a>\n"
+                "    <a n=\"L\"><l><i>1</i><s>s</s></l></a>\n"
+                "    <a n=\"Load\"><r>2.500000000000000E-01</r></a>\n"
+                "    <a n=\"Name\"><s>a&lt;b</s></a>\n"
+                "    <a n=\"Start\"><e>Cpus &gt; 0 &amp;&amp; Name == \"x\"</e></a>\n"
+                "    <a n=\"U\"><un/></a>\n"
+                "</c>\n\n"
+                "</classads>\n");
+  // No ad: the document still opens and closes.
+  EXPECT_EQ(kite_status(ads, "-long:xml -constraint false").out,
+            std::string(head) + "</classads>\n");
+}
+
+}  // namespace
