@@ -159,8 +159,8 @@ std::string activity_code(const std::string& state, const std::string& activity)
                                         "Delete",  "Backfill",   "Drained"};
   static const char kStateLetters[] = "OUMCPSXFD";
   static const char* const kActs[] = {"Idle",      "Busy",         "Retiring", "Vacating",
-                                      "Suspended", "Benchmarking", "Killing"};
-  static const char kActLetters[] = "ibrvsek";
+                                      "Suspended", "Benchmarking", "Killing",  "Cleaning"};
+  static const char kActLetters[] = "ibrvsekc";
   std::string code = "  ";
   for (size_t i = 0; i < sizeof kStates / sizeof *kStates; ++i) {
     if (state == kStates[i]) code[0] = kStateLetters[i];

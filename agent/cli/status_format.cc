@@ -273,7 +273,6 @@ std::string sort_key(const classad::ClassAd& ad, const std::vector<classad::Expr
   return key;
 }
 
-const char kCompactAct[] = "ibrvsek";
 
 // The two-letter code of a partitionable slot in -compact: its own, rolled up with its
 // children's (ChildState/ChildActivity), as condor_status does.
@@ -315,7 +314,6 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
   if (bac == 'v') aac = bac;
   if (cs && asc != bsc) asc = '*';
   if (ca && aac != bac) aac = '*';
-  (void)kCompactAct;
   return std::string{asc, aac};
 }
 
