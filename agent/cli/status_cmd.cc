@@ -279,9 +279,8 @@ int status_main(int argc, char** argv) {
   }
   if (!ads_file.empty()) o.typed = false;
   if (o.compact && o.total_only) {
-    // As condor_status: the totals are the plain slot totals then.
+    // As condor_status: the totals are the plain slot totals of the slots -compact shows.
     std::fprintf(stderr, "Warning: ignoring -compact option because -total option is also set\n");
-    o.compact = false;
   }
 
   std::vector<classad::AdPtr> ads;

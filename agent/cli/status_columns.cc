@@ -10,6 +10,31 @@
 
 namespace kite::cli {
 
+bool lookup_integer(const classad::ClassAd& ad, std::string_view name, long long* out) {
+  classad::Value v = ad.evaluate_attr(name);
+  if (v.is_integer()) {
+    *out = v.as_integer();
+  } else if (v.is_real()) {
+    *out = static_cast<long long>(v.as_real());
+  } else if (v.is_boolean()) {
+    *out = v.as_boolean() ? 1 : 0;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool lookup_number(const classad::ClassAd& ad, std::string_view name, double* out) {
+  return ad.evaluate_attr(name).to_number(*out);
+}
+
+bool lookup_bool(const classad::ClassAd& ad, std::string_view name, bool* out) {
+  double d = 0;
+  if (!lookup_number(ad, name, &d)) return false;
+  *out = d != 0;
+  return true;
+}
+
 std::string plain_text(const classad::Value& v) {
   if (v.is_string()) return std::string(v.as_string());
   // HTCondor's tools unparse values in old ClassAd syntax: a real as %.16G with ".0" added.
@@ -180,10 +205,7 @@ std::string str_attr(const classad::ClassAd& ad, const char* name) {
 }
 
 bool int_attr(const classad::ClassAd& ad, const char* name, long long* out) {
-  int64_t v = 0;
-  if (!ad.evaluate_int(name, v)) return false;
-  *out = v;
-  return true;
+  return lookup_integer(ad, name, out);
 }
 
 }  // namespace
@@ -273,7 +295,7 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const class
       std::string act = str_attr(ad, "Activity");
       if (act.empty()) return "??";
       bool ocu = false;
-      if (ad.evaluate_bool("OCU", ocu) && ocu && act == "Idle") return "OCU";
+      if (lookup_bool(ad, "OCU", &ocu) && ocu && act == "Idle") return "OCU";
       return act;
     }
   }

@@ -2,6 +2,7 @@
 // a width rule and a renderer; cells are computed for every row, then widths, then the text.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/classad/classad.h"
@@ -44,6 +45,12 @@ struct ColumnSpec {
 // ad's own expression when the value is an attribute of it (%s prints it when not a string).
 bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
                   const classad::Expr* bound = nullptr);
+// HTCondor's LookupInteger, LookupFloat and LookupBool, which condor_status reads ads with:
+// integers, reals (truncated for an integer) and booleans (0/1) all count; for a boolean any
+// number counts, nonzero being true. False when the attribute is missing or another type.
+bool lookup_integer(const classad::ClassAd& ad, std::string_view name, long long* out);
+bool lookup_number(const classad::ClassAd& ad, std::string_view name, double* out);
+bool lookup_bool(const classad::ClassAd& ad, std::string_view name, bool* out);
 // Strings unquoted, everything else in ClassAd syntax.
 std::string plain_text(const classad::Value& v);
 // HTCondor's format_time: ddd+hh:mm:ss, days padded to 3, negative parts kept as C divides.

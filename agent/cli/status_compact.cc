@@ -38,9 +38,9 @@ std::string str_attr(const classad::ClassAd& ad, const char* name) {
 }
 
 bool same_group(const classad::ClassAd& a, const classad::ClassAd& b) {
-  int64_t ta = 0, tb = 0;
-  a.evaluate_int("SlotTypeId", ta);
-  b.evaluate_int("SlotTypeId", tb);
+  long long ta = 0, tb = 0;
+  lookup_integer(a, "SlotTypeId", &ta);
+  lookup_integer(b, "SlotTypeId", &tb);
   return str_attr(a, "Machine") == str_attr(b, "Machine") && ta == tb;
 }
 
@@ -72,13 +72,13 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     CompactRow r;
     r.ad = ads[i];
     bool b = false;
-    r.pslot = ads[i]->evaluate_bool("PartitionableSlot", b) && b;
+    r.pslot = lookup_bool(*ads[i], "PartitionableSlot", &b) && b;
     std::string state = str_attr(*ads[i], "State");
     r.busy = state == "Matched" || state == "Claimed" || state == "Preempting";
     double cpus = 0, mem = 0, starts = 0;
-    ads[i]->evaluate_real("Cpus", cpus);
-    ads[i]->evaluate_real("Memory", mem);
-    ads[i]->evaluate_real("RecentJobStarts", starts);
+    lookup_number(*ads[i], "Cpus", &cpus);
+    lookup_number(*ads[i], "Memory", &mem);
+    lookup_number(*ads[i], "RecentJobStarts", &starts);
     r.free_cpus = static_cast<long long>(cpus);
     r.free_gb = mem / 1024.0;
     r.starts = starts / 20.0;

@@ -273,7 +273,6 @@ std::string sort_key(const classad::ClassAd& ad, const std::vector<classad::Expr
   return key;
 }
 
-
 // The two-letter code of a partitionable slot in -compact: its own, rolled up with its
 // children's (ChildState/ChildActivity), as condor_status does.
 std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
@@ -303,7 +302,7 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
   char bsc = cs ? cs : ' ', bac = ca ? ca : ' ';
   char asc = own[0], aac = own[1];
   double cpus = 0;
-  ad.evaluate_real("Cpus", cpus);
+  lookup_number(ad, "Cpus", &cpus);
   if (asc == 'U' && aac == 'i' && cpus < 0.1) {
     asc = bsc;
     aac = bac;
@@ -384,7 +383,7 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
     }
     rows.push_back(std::move(row));
   }
-  if (rows.empty()) return;
+  // (The heading row is printed even when no ad matched, as condor_status does.)
   std::vector<size_t> widths(exprs.size(), 0);
   if (headings) {
     for (size_t i = 0; i < exprs.size(); ++i) {
@@ -465,8 +464,18 @@ std::string status_mode_constraint(const StatusOptions& o) {
       break;
     default: break;
   }
-  if (o.compact && (o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail)) {
-    all_of.push_back("PartitionableSlot =?= true || DynamicSlot =!= true");
+  // -compact shows partitionable and static slots (its print format's WHERE, and condor_status
+  // adds the mode's own compact constraint even with -total, which then prints plain totals).
+  const char* compact_where = "PartitionableSlot =?= true || DynamicSlot =!= true";
+  if (o.compact && o.mode == StatusMode::kSlots) all_of.push_back(compact_where);
+  if (o.compact && o.mode == StatusMode::kAvail) {
+    all_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
+    if (!o.total_only) all_of.push_back(compact_where);
+  }
+  if (o.compact && o.mode == StatusMode::kClaimed) {
+    all_of.push_back(
+        "(State == \"Claimed\" && DynamicSlot =!= true) || (NumDynamicSlots isnt undefined && "
+        "NumDynamicSlots > 0)");
   }
   for (const std::string& n : o.names) {
     // With -claimed a name is the user running the jobs, as in condor_status.
@@ -659,15 +668,16 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     *err = table.error();
     return false;
   }
-  bool compact = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
-                 o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  bool compact = o.compact && !o.total_only && is_slot_mode(o.mode) &&
+                 o.mode != StatusMode::kClaimed && o.mode != StatusMode::kServer &&
+                 o.mode != StatusMode::kState;
   Totals totals(totals_style(o.mode), o.wide);
   for (const classad::ClassAd* ad : shown) {
     table.add_row(*ad);
     if (compact) {
       std::string& st = table.last_row()[10];
       bool pslot = false;
-      if (ad->evaluate_bool("PartitionableSlot", pslot) && pslot) st = rolled_up_code(*ad, st);
+      if (lookup_bool(*ad, "PartitionableSlot", &pslot) && pslot) st = rolled_up_code(*ad, st);
       totals.add(*ad, table.last_row()[1], true);
     } else {
       totals.add(*ad, "", false);
