@@ -211,3 +211,43 @@ TEST(KiteStatusRules, XmlIsHtcondorsClassAdDocument) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KiteStatusRules, CompactTotalCountsWhatCompactShowsWithoutRollingUp) {
+  // A partitionable slot with one claimed dynamic slot, and a static slot: -compact -total
+  // leaves the dynamic slot out (-compact's constraint) and does not roll ChildState up.
+  std::string ads =
+      "Name = \"slot1@p\"\nMachine = \"p\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\n"
+      "PartitionableSlot = true\nState = \"Unclaimed\"\nChildState = {\"Claimed\"}\n\n"
+      "Name = \"slot1_1@p\"\nMachine = \"p\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\n"
+      "DynamicSlot = true\nState = \"Claimed\"\n\n"
+      "Name = \"slot1@s\"\nMachine = \"s\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\n"
+      "State = \"Owner\"\n";
+  // (condor_status warns on stderr, which the helper folds in first.)
+  Result r = kite_status(ads, "-compact -total");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "Warning: ignoring -compact option because -total option is also set\n" +
+                std::string(kTotalsHead) +
+                "  X86_64/LINUX     2     1       0         1       0          0      0        0"
+                "      0\n\n"
+                "         Total     2     1       0         1       0          0      0        0"
+                "      0\n");
+}
+
+TEST(KiteStatusRules, NumbersAreReadAsHtcondorLooksThemUp) {
+  // Reals count as integers (truncated) and booleans as 0/1 in the -server totals.
+  std::string ads =
+      "Name = \"s@h\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\nState = \"Claimed\"\n"
+      "Memory = 1024.9\nDisk = true\nMips = 3\nKFlops = 4\nCondorLoadAvg = 0.5\n";
+  Result r = kite_status(ads, "-server -total");
+  EXPECT_EQ(r.out,
+            "\n                  Slots Avail  Memory        Disk        MIPS      KFLOPS\n\n"
+            "  X86_64/LINUX        1     1        1024           1           3           4\n\n"
+            "         Total        1     1        1024           1           3           4\n");
+  // -af:h prints its heading even when no ad matches.
+  EXPECT_EQ(kite_status(ads, "-af:h Name Cpus -constraint false").out, "Name Cpus\n");
+}
+
+}  // namespace
