@@ -268,6 +268,8 @@ int status_main(int argc, char** argv) {
       o.mode = StatusMode::kNegotiator;
     } else if (opt == "collector" || opt == "world") {
       o.mode = StatusMode::kCollector;
+    } else if (opt == "master") {
+      o.mode = StatusMode::kMaster;
     } else if (opt == "any" || opt == "generic") {
       o.mode = StatusMode::kAny;
     } else if (opt == "expert") {

@@ -56,6 +56,64 @@ std::string duration_text(long long secs) {
   return buf;
 }
 
+std::string version_text(const std::string& full) {
+  // "$CondorVersion: 25.0.1 2025-05-05 BuildID: 12345 PackageID: ... $": the version, then
+  // ".BuildID" (or ".PRE" for a pre-release), skipping the date in either of its forms; at
+  // most 21 characters, as HTCondor's buffer holds.
+  const size_t kMax = 21;
+  std::string out;
+  size_t p = full.find(' ');
+  p = p == std::string::npos ? full.size() : p;
+  auto skip_blanks = [&]() {
+    while (p < full.size() && full[p] == ' ') ++p;
+  };
+  auto skip_word = [&]() {
+    while (p < full.size() && full[p] != ' ') ++p;
+  };
+  skip_blanks();
+  while (p < full.size() && full[p] != ' ') {
+    if (out.size() < kMax) out += full[p];
+    ++p;
+  }
+  skip_blanks();
+  bool iso_date =
+      p + 7 < full.size() + 1 && full.find('-', p) == p + 4 && full.find('-', p + 5) == p + 7;
+  if (iso_date) {
+    skip_word();
+  } else {
+    skip_word();
+    skip_blanks();
+    skip_word();
+    skip_blanks();
+    skip_word();
+  }
+  skip_blanks();
+  if (p < full.size() && full[p] == 'B') {
+    skip_word();
+    skip_blanks();
+  }
+  if (p >= full.size() || full[p] != '$') {
+    if (out.size() < kMax + 1) out += '.';
+    while (p < full.size() && full[p] != '-' && full[p] != ' ') {
+      if (out.size() < kMax) out += full[p];
+      ++p;
+    }
+  }
+  return out;
+}
+
+std::string metric_text(double bytes) {
+  static const char* const kUnits[] = {"B ", "KB", "MB", "GB", "TB"};
+  int power = 0;
+  while (bytes > 1024.0 && power < 4) {
+    bytes /= 1024.0;
+    ++power;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, kUnits[power]);
+  return buf;
+}
+
 std::string date_text(double secs) {
   time_t t = static_cast<time_t>(secs);
   if (t < 0) return "    ???    ";
@@ -297,6 +355,17 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const class
       bool ocu = false;
       if (lookup_bool(ad, "OCU", &ocu) && ocu && act == "Idle") return "OCU";
       return act;
+    }
+    case Render::kVersion: {
+      if (!v.is_string() || v.as_string().empty()) return fail();
+      *sized = true;
+      return version_text(std::string(v.as_string()));
+    }
+    case Render::kReadableMb: {
+      // Anything but a number prints 8 blanks.
+      double mb = 0;
+      if (!v.is_number() || !v.to_number(mb)) return std::string(8, ' ');
+      return metric_text(mb * 1024.0 * 1024.0);
     }
   }
   return fail();

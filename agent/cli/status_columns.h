@@ -24,6 +24,8 @@ enum class Render {
   kActivityCode,  // two letters for State and Activity (Ui, Cb, ...)
   kSlotTag,       // " " for partitionable, "S" for static, the first letter otherwise
   kActivityOcu,   // Activity, or OCU for an idle OCU holder
+  kVersion,       // X.Y.Z.BuildId from a $CondorVersion: ...$ string
+  kReadableMb,    // megabytes as "23.5 GB" (HTCondor's metric_units)
 };
 
 struct ColumnSpec {
@@ -55,6 +57,11 @@ bool lookup_bool(const classad::ClassAd& ad, std::string_view name, bool* out);
 std::string plain_text(const classad::Value& v);
 // HTCondor's format_time: ddd+hh:mm:ss, days padded to 3, negative parts kept as C divides.
 std::string duration_text(long long secs);
+// HTCondor's format_version: "25.0.1.12345" from "$CondorVersion: 25.0.1 <date> BuildID: 12345
+// ...$".
+std::string version_text(const std::string& full);
+// HTCondor's metric_units: bytes as "%.1f" and B/KB/MB/GB/TB.
+std::string metric_text(double bytes);
 // HTCondor's format_date: "mm/dd HH:MM" in local time, month right- and day left-aligned in 2.
 std::string date_text(double secs);
 // The text a print format's `OR x` / `OR xx` prints for a value it cannot show, `width` wide.

@@ -169,6 +169,15 @@ std::vector<ColumnSpec> collector_columns(bool wide) {
           {"HostsTotal", "HostsTotal", 0, true, Render::kPrintf, "%10d", ""}};
 }
 
+// -master: each master's version, detected cores and memory, and uptime (no totals).
+std::vector<ColumnSpec> master_columns() {
+  return {{"Name", "Name", -12, true, Render::kPlain, nullptr, ""},
+          {"Version", "CondorVersion", -14, false, Render::kVersion, nullptr, ""},
+          {"Cpus", "DetectedCpus", 4, false, Render::kPrintf, "%4d", "??"},
+          {"  Memory", "DetectedMemory", 10, false, Render::kReadableMb, nullptr, "??"},
+          {"   Uptime", "DaemonStartTime", 13, false, Render::kElapsed, nullptr, ""}};
+}
+
 bool is_slot_mode(StatusMode m) {
   return m == StatusMode::kSlots || m == StatusMode::kClaimed || m == StatusMode::kServer ||
          m == StatusMode::kState || m == StatusMode::kAvail || m == StatusMode::kAbsent ||
@@ -202,6 +211,7 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kSubmitters: return submitter_columns();
     case StatusMode::kNegotiator: return negotiator_columns();
     case StatusMode::kCollector: return collector_columns(o.wide);
+    case StatusMode::kMaster: return master_columns();
     case StatusMode::kAny: return any_columns();
     default: return o.compact ? compact_columns() : slot_columns(o.wide);
   }
@@ -441,6 +451,7 @@ const char* status_mode_ad_type(StatusMode mode) {
     case StatusMode::kSubmitters: return "Submitter";
     case StatusMode::kNegotiator: return "Negotiator";
     case StatusMode::kCollector: return "Collector";
+    case StatusMode::kMaster: return "DaemonMaster";
     case StatusMode::kAny: return "";
     default: return "Machine";
   }

@@ -23,6 +23,7 @@ enum class StatusMode {
   kSubmitters,  // -submitters
   kNegotiator,  // -negotiator
   kCollector,   // -collector
+  kMaster,      // -master
   kAny,         // -any: every ad type
 };
 

@@ -251,3 +251,23 @@ TEST(KiteStatusRules, NumbersAreReadAsHtcondorLooksThemUp) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KiteStatusRules, MasterShowsVersionCoresMemoryAndUptime) {
+  std::string ads =
+      "MyType = \"DaemonMaster\"\nName = \"node.example.org\"\nMachine = \"node.example.org\"\n"
+      "CondorVersion = \"$CondorVersion: 25.4.0 2025-10-01 BuildID: 812345 PackageID: 25.4.0-1 "
+      "$\"\nDetectedCpus = 2\nDetectedMemory = 24105\nDaemonStartTime = 1000\n"
+      "LastHeardFrom = 94661\n\n"
+      "MyType = \"DaemonMaster\"\nName = \"m2\"\n"
+      "CondorVersion = \"$CondorVersion: 25.0.1 Jan 02 2025 PRE-RELEASE-UWCS $\"\n";
+  // Version: X.Y.Z.BuildID (the first word after an old-style date when there is no BuildID);
+  // Memory: MB as metric units; Uptime: LastHeardFrom - DaemonStartTime; no totals.
+  EXPECT_EQ(kite_status(ads, "-master").out,
+            "Name             Version        Cpus   Memory      Uptime    \n\n"
+            "node.example.org 25.4.0.812345     2    23.5 GB    1+02:01:01\n"
+            "m2               25.0.1.PRE     [??]                         \n");
+}
+
+}  // namespace
