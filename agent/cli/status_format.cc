@@ -444,6 +444,30 @@ std::string unescape(const std::string& s) {
 
 }  // namespace
 
+bool format_ads(const std::vector<FormatItem>& formats,
+                const std::vector<const classad::ClassAd*>& ads, std::string* out,
+                std::string* err) {
+  std::vector<classad::ExprPtr> exprs;
+  for (const FormatItem& f : formats) {
+    classad::ParseError perr;
+    classad::ExprPtr e = classad::parse_expr(f.attr, &perr);
+    if (!e) {
+      *err = "bad -format expression '" + f.attr + "': " + perr.to_string();
+      return false;
+    }
+    exprs.push_back(std::move(e));
+  }
+  for (const classad::ClassAd* ad : ads) {
+    for (size_t i = 0; i < formats.size(); ++i) {
+      std::string text;
+      if (printf_value(unescape(formats[i].format).c_str(), ad->evaluate_expr(exprs[i].get()),
+                       &text, ad->lookup(formats[i].attr)))
+        *out += text;
+    }
+  }
+  return true;
+}
+
 const char* status_mode_ad_type(StatusMode mode) {
   switch (mode) {
     case StatusMode::kSchedd:
@@ -654,23 +678,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     print_af(o, shown, exprs, out);
     return true;
   }
-  if (!o.formats.empty()) {
-    for (const classad::ClassAd* ad : shown) {
-      for (const FormatItem& f : o.formats) {
-        classad::ParseError perr;
-        classad::ExprPtr e = classad::parse_expr(f.attr, &perr);
-        if (!e) {
-          *err = "bad -format expression '" + f.attr + "': " + perr.to_string();
-          return false;
-        }
-        std::string text;
-        if (printf_value(unescape(f.format).c_str(), ad->evaluate_expr(e.get()), &text,
-                         ad->lookup(f.attr)))
-          *out += text;
-      }
-    }
-    return true;
-  }
+  if (!o.formats.empty()) return format_ads(o.formats, shown, out, err);
 
   // The table and its totals; nothing at all when no ad matched.
   if (shown.empty()) return true;

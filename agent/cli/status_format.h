@@ -62,6 +62,13 @@ const char* status_mode_ad_type(StatusMode mode);
 // The constraint a mode adds (empty: none).
 std::string status_mode_constraint(const StatusOptions& o);
 
+// -format FMT EXPR pairs over `ads` in their order, as HTCondor's tools print them (a value the
+// conversion cannot take prints nothing). False with `err` for an expression that does not
+// parse.
+bool format_ads(const std::vector<FormatItem>& formats,
+                const std::vector<const classad::ClassAd*>& ads, std::string* out,
+                std::string* err);
+
 // Selects, sorts and prints `ads` (all types mixed; the mode picks its own) as condor_status
 // does. `err` gets a message (and the result is false) for a bad constraint or sort expression.
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
