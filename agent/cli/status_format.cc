@@ -333,7 +333,8 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
 // written, 'T' a time span, 'Y' a date.
 void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>& ads,
               const std::vector<classad::ExprPtr>& exprs, std::string* out) {
-  bool quoted = false, label = false, headings = false, raw = false, span = false, date = false;
+  bool quoted = false, label = false, headings = false, raw = false, span = false, date = false,
+       job_id = false;
   std::string row_pre, col_pre = " ", col_post;
   for (char c : o.af_opts) {
     switch (c) {
@@ -351,6 +352,7 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
       case 'T': span = true; break;
       case 'Y': date = true; break;
       case 'h': headings = true; break;
+      case 'j': job_id = true; break;
       default: break;
     }
   }
@@ -362,6 +364,21 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   std::vector<std::vector<Cell>> rows;
   for (const classad::ClassAd* ad : ads) {
     std::vector<Cell> row;
+    if (job_id) {
+      // 'j' leads with ClusterId.ProcId (ProcId -1 when missing), else a JobId string, else
+      // nothing at all (not even the label).
+      Cell cell{std::string(), true};
+      long long cluster = 0, proc = -1;
+      std::string id;
+      if (lookup_integer(*ad, "ClusterId", &cluster)) {
+        lookup_integer(*ad, "ProcId", &proc);
+        cell.text = std::to_string(cluster) + "." + std::to_string(proc);
+      } else if (!ad->evaluate_string("JobId", cell.text)) {
+        cell.sized = false;
+      }
+      if (label && cell.sized) cell.text = "ID = " + cell.text;
+      row.push_back(std::move(cell));
+    }
     for (size_t i = 0; i < exprs.size(); ++i) {
       Cell cell{std::string(), true};
       const classad::Expr* bound = ad->lookup(o.af[i]);
@@ -394,10 +411,11 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
     rows.push_back(std::move(row));
   }
   // (The heading row is printed even when no ad matched, as condor_status does.)
-  std::vector<size_t> widths(exprs.size(), 0);
+  size_t ncols = exprs.size() + (job_id ? 1 : 0);
+  std::vector<size_t> widths(ncols, 0);
   if (headings) {
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      widths[i] = o.af[i].size();
+    for (size_t i = 0; i < ncols; ++i) {
+      widths[i] = job_id && i == 0 ? 3 : o.af[i - (job_id ? 1 : 0)].size();
       for (const auto& r : rows) {
         if (r[i].sized) widths[i] = std::max(widths[i], r[i].text.size());
       }
@@ -417,6 +435,7 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   };
   if (headings) {
     std::vector<Cell> head;
+    if (job_id) head.push_back({" ID", true});
     for (const std::string& a : o.af) head.push_back({a, true});
     emit(head, true);
   }

@@ -170,6 +170,12 @@ TEST(KiteStatusRules, AutoformatSeparatorsAndRawExpressions) {
   // Reals print as old ClassAds do; 'T' as a time span.
   EXPECT_EQ(kite_status(ads, "-af Load 'Cpus * 1.0'").out, "1.5 2.0\n");
   EXPECT_EQ(kite_status(ads, "-af:T 'Cpus * 3700'").out, "  0+02:03:20\n");
+  // 'j' leads with the job id: ClusterId.ProcId, else JobId, else nothing (not even a label).
+  std::string slots =
+      "Name = \"a\"\nJobId = \"3.0\"\n\nName = \"b\"\n\nName = \"c\"\nClusterId = 7\n";
+  EXPECT_EQ(kite_status(slots, "-af:j Name").out, "3.0 a\n b\n7.-1 c\n");
+  EXPECT_EQ(kite_status(slots, "-af:jl Name").out,
+            "ID = 3.0 Name = a\n Name = b\nID = 7.-1 Name = c\n");
   // A heading sized before an undefined value widens its column from that row on.
   EXPECT_EQ(kite_status(ads, "-af:h Nope Name").out, "Nope Name\nundefined s   \n");
 }
