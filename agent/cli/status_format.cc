@@ -98,12 +98,12 @@ std::vector<ColumnSpec> compact_columns() {
 }
 
 std::vector<ColumnSpec> absent_columns() {
-  return {
-      kFixedName,
-      kOpSys,
-      kArch,
-      {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
-      {"Will Forget", "LastHeardFrom + ClassAdLifetime", -11, false, Render::kDate, nullptr, "??"}};
+  return {kFixedName,
+          kOpSys,
+          kArch,
+          {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
+          {"Will Forget", "LastHeardFrom + (ClassAdLifetime ?: 0)", -11, false, Render::kDate,
+           nullptr, ""}};
 }
 
 std::vector<ColumnSpec> offline_columns() {
