@@ -329,11 +329,12 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const class
       return date_text(d);
     }
     case Render::kPlatform: {
-      std::string opsys = str_attr(ad, "OpSys");
-      std::string name =
-          opsys == "WINDOWS" ? str_attr(ad, "OpSysShortName") : str_attr(ad, "OpSysAndVer");
-      if (name.empty()) return fail();
-      std::string arch = str_attr(ad, "Arch");
+      // HTCondor's format_platform_name: Arch (x64, x86 shortened) "/" OpSysAndVer (Windows:
+      // OpSysShortName); without an Arch string the column's own value (OpSys) stands in.
+      std::string opsys = str_attr(ad, "OpSys"), name, arch;
+      if (!ad.evaluate_string(opsys == "WINDOWS" ? "OpSysShortName" : "OpSysAndVer", name))
+        return fail();
+      if (!ad.evaluate_string("Arch", arch)) arch = v.is_string() ? std::string(v.as_string()) : "";
       if (arch == "X86_64") arch = "x64";
       if (arch == "X86") arch = "x86";
       *sized = true;

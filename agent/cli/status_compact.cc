@@ -15,6 +15,7 @@ struct CompactRow {
   bool busy = false;
   long long free_cpus = 0;
   double free_gb = 0, max_gb = 0, starts = 0;
+  bool starts_shown = false;  // Jobs/Min had a value (else it keeps its "_", folded or not)
   long long slots = 1;
   std::string code;
 };
@@ -59,7 +60,7 @@ void write_back(const CompactRow& r, Table* table, size_t row) {
   table->set_cell(row, kCompactFreeCpus, fmt_int("%6lld", r.free_cpus));
   table->set_cell(row, kCompactFreeMem, fmt("%8.2f", r.free_gb));
   table->set_cell(row, kCompactMaxSlot, fmt("%9.2f", r.max_gb));
-  table->set_cell(row, kCompactJobStarts, fmt("%8.2f", r.starts));
+  if (r.starts_shown) table->set_cell(row, kCompactJobStarts, fmt("%8.2f", r.starts));
   table->set_cell(row, kCompactActivity, r.code);
 }
 
@@ -78,7 +79,7 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     double cpus = 0, mem = 0, starts = 0;
     lookup_number(*ads[i], "Cpus", &cpus);
     lookup_number(*ads[i], "Memory", &mem);
-    lookup_number(*ads[i], "RecentJobStarts", &starts);
+    r.starts_shown = ads[i]->evaluate_attr("RecentJobStarts").to_number(starts);
     r.free_cpus = static_cast<long long>(cpus);
     r.free_gb = mem / 1024.0;
     r.starts = starts / 20.0;

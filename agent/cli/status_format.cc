@@ -716,7 +716,11 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       std::string& st = table.last_row()[10];
       bool pslot = false;
       if (lookup_bool(*ad, "PartitionableSlot", &pslot) && pslot) st = rolled_up_code(*ad, st);
-      totals.add(*ad, table.last_row()[1], true);
+      // The totals' key is the Platform cell; when that could not be made, condor_status keys
+      // on the value the cell was made from (OpSys), or on Arch/OpSys when that is no string.
+      std::string key = table.last_row()[1];
+      if (key.empty()) ad->evaluate_string("OpSys", key);
+      totals.add(*ad, key, true);
     } else {
       totals.add(*ad, "", false);
     }

@@ -277,3 +277,27 @@ TEST(KiteStatusRules, MasterShowsVersionCoresMemoryAndUptime) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KiteStatusRules, CompactWithoutPlatformOrJobStarts) {
+  // No OpSysAndVer: Platform is blank and the totals key on OpSys; no RecentJobStarts keeps
+  // Jobs/Min at its "_"; missing totals print blank in their printf widths.
+  std::string ads =
+      "Name = \"slot1@h\"\nMachine = \"h\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\n"
+      "State = \"Unclaimed\"\nActivity = \"Idle\"\nCpus = 1\nMemory = 1024\n"
+      "SlotType = \"Static\"\nSlotTypeId = 1\n";
+  std::string row = pad("h", 12) + " " + pad("", 8) + " " + "   1S" + " " + pad("", 4) + " " +
+                    pad("", 4) + " " + pad("", 8) + " " + "     1" + " " + "    1.00" + " " +
+                    pad("", 7) + " " + "Ui" + " " + pad("_", 8) + " " + "     1.00";
+  EXPECT_EQ(kite_status(ads, "-compact").out,
+            "Machine      Platform Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
+            "MaxSlotGb\n\n" +
+                row + "\n" + kTotalsHead +
+                "         LINUX     1     0       0         1       0          0      0        0"
+                "      0\n\n"
+                "         Total     1     0       0         1       0          0      0        0"
+                "      0\n");
+}
+
+}  // namespace
