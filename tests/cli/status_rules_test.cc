@@ -145,9 +145,10 @@ TEST(KiteStatusRules, SortKeysDropUndefinedAndCompareAsText) {
 }
 
 TEST(KiteStatusRules, NamesAndAvailAreEitherOr) {
-  // condor_status ANDs the constraints but ORs -avail with the NAME arguments.
-  EXPECT_EQ(kite_status(pool_ads(), "-avail n10 -af Name").out, "slot2@n2\nslot1@n10\n");
-  EXPECT_EQ(kite_status(pool_ads(), "slot1@N1 n10 -af Name").out, "slot1@N1\nslot1@n10\n");
+  // condor_status ANDs the constraints but ORs -avail with the NAME arguments. (A NAME with
+  // an '@' is taken as it is; one without is a host name condor_status resolves first.)
+  EXPECT_EQ(kite_status(pool_ads(), "-avail slot1@n10 -af Name").out, "slot2@n2\nslot1@n10\n");
+  EXPECT_EQ(kite_status(pool_ads(), "slot1@N1 slot1@n10 -af Name").out, "slot1@N1\nslot1@n10\n");
 }
 
 TEST(KiteStatusRules, LimitAttributesAndAllAdTypesFromAFile) {
