@@ -23,10 +23,12 @@ namespace {
 const char kUsage[] =
     "usage: kite status (-pool HOST[:PORT] | -ads[:json] FILE | --local [--socket PATH] [-c "
     "CONFIG])\n"
-    "         [-l] [-json] [-xml] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
-    "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
-    "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] [-any] "
-    "[NAME]...\n";
+    "         [-l | -json | -xml] [-attributes A,B...] [-af[:hVlt,ngrjTY] EXPR...]\n"
+    "         [-format FMT EXPR]... [-constraint EXPR] [-sort EXPR|none]... [-natural:off]\n"
+    "         [-limit N] [-wide[:N]] [-avail] [-run] [-claimed] [-absent] [-offline] [-total]\n"
+    "         [-compact] [-state] [-server] [-submitters] [-schedd] [-negotiator] [-collector]\n"
+    "         [-master] [-any] [NAME]...\n"
+    "  Options may be shortened as condor_status allows (-tot, -av, -cons, -l, ...).\n";
 
 // Reads ads separated by blank lines; false with "FILE:LINE: message" in `err`.
 bool read_ads_file(const std::string& path, std::vector<classad::AdPtr>* ads, std::string* err) {
