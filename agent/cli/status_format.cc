@@ -442,6 +442,16 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   for (const auto& r : rows) emit(r, false);
 }
 
+// HTCondor's private attributes, which its tools never print (ClassAdAttributeIsPrivateAny).
+bool private_attr(const std::string& name) {
+  static const char* const kPrivate[] = {"Capability",  "ChildClaimIds", "ClaimId",
+                                         "ClaimIdList", "ClaimIds",      "TransferKey"};
+  for (const char* p : kPrivate) {
+    if (strcasecmp(p, name.c_str()) == 0) return true;
+  }
+  return strncasecmp(name.c_str(), "_condor_priv", 12) == 0;
+}
+
 // `-l` prints values as condor_status does, in old ClassAd syntax (reals as %.16G, with ".0"
 // on whole numbers; =?= and =!= as written).
 void append_long_value(std::string* out, const classad::Expr* e) {
@@ -629,19 +639,21 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     for (size_t i = 0; i < keyed.size(); ++i) shown[i] = keyed[i].second;
   }
 
-  // -attributes A,B: -l and -json print only those attributes.
+  // -l, -json and -xml print the ad without its private attributes (claim ids and the like),
+  // and only the -attributes A,B when given (condor_status: sGetAdAttrs, exclude_private).
   std::vector<classad::AdPtr> projected;
-  if (!o.attributes.empty() && (o.json || o.longform || o.xml)) {
+  if (o.json || o.longform || o.xml) {
     for (const classad::ClassAd*& ad : shown) {
-      classad::AdPtr copy(ad->copy());
       std::vector<std::string> drop;
-      for (const auto& e : copy->entries()) {
+      for (const auto& e : ad->entries()) {
         std::string name(e.name->view());
-        bool wanted = false;
+        bool wanted = o.attributes.empty();
         for (const std::string& a : o.attributes)
           wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
-        if (!wanted) drop.push_back(name);
+        if (!wanted || private_attr(name)) drop.push_back(name);
       }
+      if (drop.empty()) continue;
+      classad::AdPtr copy(ad->copy());
       for (const std::string& name : drop) copy->remove(name);
       ad = copy.get();
       projected.push_back(std::move(copy));

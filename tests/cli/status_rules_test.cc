@@ -158,6 +158,9 @@ TEST(KiteStatusRules, LimitAttributesAndAllAdTypesFromAFile) {
   EXPECT_EQ(kite_status(ads, "-limit 2 -af Name").out, "slot2@n2\nslot10@n2\n");
   EXPECT_EQ(kite_status(ads, "-l -attributes name,Memory -limit 1").out,
             "Memory = 512\nName = \"slot10@n2\"\n\n");
+  // Private attributes (claim ids, _condor_priv*) are never printed whole.
+  EXPECT_EQ(kite_status("Name = \"a\"\nClaimId = \"x\"\n_condor_privKey = 1\nCpus = 1\n", "-l").out,
+            "Cpus = 1\nName = \"a\"\n\n");
 }
 
 TEST(KiteStatusRules, AutoformatSeparatorsAndRawExpressions) {
