@@ -120,6 +120,49 @@ const char* option_name(const char* arg, const char** colon) {
   return nullptr;
 }
 
+// condor_status's choice of mode (which ads, and the table they default to) and of table style
+// (setflags.cpp): a second mode argument that differs is an error; a style moves only forward
+// in normal < server < state < claimed (< the daemon tables), else condor_status says so on
+// stderr and keeps the style it has.
+struct ModeChoice {
+  StatusMode mode = StatusMode::kSlots;
+  int mode_arg = 0;
+  std::string mode_text;
+  int style = 0;  // 1 normal, 2 server, 3 state, 4 claimed, 10 a daemon table
+  int style_arg = 0;
+  std::string style_text;
+
+  void set_style(int st, int i, const char* a) {
+    if (style_arg == 0 || style <= st) {
+      style = st;
+      style_arg = i;
+      style_text = a;
+    } else {
+      std::fprintf(stderr, "Error:  arg %d (%s) contradicts arg %d (%s)\n", i, a, style_arg,
+                   style_text.c_str());
+    }
+  }
+  // False (after saying why) when `a` contradicts the mode already chosen.
+  bool set_mode(StatusMode m, int i, const char* a) {
+    if (mode_arg != 0) {
+      if (mode_text == a) return true;
+      std::fprintf(stderr, "Error:  Arg %d (%s) contradicts arg %d (%s)\n", i, a, mode_arg,
+                   mode_text.c_str());
+      return false;
+    }
+    mode = m;
+    mode_arg = i;
+    mode_text = a;
+    bool slots = m == StatusMode::kSlots || m == StatusMode::kAvail;
+    set_style(slots ? 1 : m == StatusMode::kClaimed ? 4 : 10, i, a);
+    return true;
+  }
+  bool reset_mode(StatusMode m, int i, const char* a) {
+    mode_arg = 0;
+    return set_mode(m, i, a);
+  }
+};
+
 }  // namespace
 
 int status_main(int argc, char** argv) {
@@ -129,6 +172,8 @@ int status_main(int argc, char** argv) {
   std::string pool;       // -pool HOST[:PORT]: the central manager's collector
   bool ads_json = false;  // -ads:json FILE: a JSON array of ads, as -json prints
   StatusOptions o;
+  ModeChoice mc;
+  bool absent = false, offline = false;
   auto need = [&](int i, const char* what) {
     if (i + 1 >= argc) {
       std::fprintf(stderr, "kite status: %s requires %s\n", argv[i], what);
@@ -235,16 +280,24 @@ int status_main(int argc, char** argv) {
         o.sort.push_back(k);
       }
     } else if (opt == "avail") {
-      o.mode = StatusMode::kAvail;
+      if (!mc.set_mode(StatusMode::kAvail, i, a)) return 1;
     } else if (opt == "claimed") {
-      o.mode = StatusMode::kClaimed;
+      if (!mc.set_mode(StatusMode::kClaimed, i, a)) return 1;
     } else if (opt == "run") {
-      // condor_status 8.5.7+: a bare -run shows the schedds running jobs.
-      if (o.mode != StatusMode::kClaimed) o.mode = StatusMode::kScheddRun;
+      // condor_status 8.5.7+: a bare -run shows the schedds running jobs; after -slots or
+      // -claimed it means the claimed slots, after -schedd the schedds running jobs.
+      bool ok = true;
+      if (mc.mode_arg && (mc.mode == StatusMode::kSlots || mc.mode == StatusMode::kClaimed))
+        ok = mc.reset_mode(StatusMode::kClaimed, i, a);
+      else if (mc.mode_arg && mc.mode == StatusMode::kSchedd)
+        ok = mc.reset_mode(StatusMode::kScheddRun, i, a);
+      else
+        ok = mc.set_mode(StatusMode::kScheddRun, i, a);
+      if (!ok) return 1;
     } else if (opt == "absent") {
-      o.mode = StatusMode::kAbsent;
+      absent = true;
     } else if (opt == "offline") {
-      o.mode = StatusMode::kOffline;
+      offline = true;
     } else if (opt == "totals") {
       o.total_only = true;
     } else if (opt == "compact") {
@@ -252,28 +305,31 @@ int status_main(int argc, char** argv) {
     } else if (opt == "nocompact") {
       o.compact = false;
     } else if (opt == "slots") {
-      o.mode = StatusMode::kSlots;
+      if (!mc.set_mode(StatusMode::kSlots, i, a)) return 1;
       o.compact = false;
     } else if (opt == "state") {
-      o.mode = StatusMode::kState;
+      mc.set_style(3, i, a);
     } else if (opt == "server") {
-      o.mode = StatusMode::kServer;
+      mc.set_style(2, i, a);
     } else if (opt == "submitters") {
-      o.mode = StatusMode::kSubmitters;
+      if (!mc.set_mode(StatusMode::kSubmitters, i, a)) return 1;
     } else if (opt == "schedd") {
       // -claimed -schedd and -run -schedd both mean the schedds running jobs.
-      if (o.mode == StatusMode::kClaimed || o.mode == StatusMode::kScheddRun)
-        o.mode = StatusMode::kScheddRun;
-      else
-        o.mode = StatusMode::kSchedd;
+      bool ok = true;
+      if (mc.mode_arg && mc.mode == StatusMode::kClaimed)
+        ok = mc.reset_mode(StatusMode::kScheddRun, i, a);
+      else if (!(mc.mode_arg &&
+                 (mc.mode == StatusMode::kSchedd || mc.mode == StatusMode::kScheddRun)))
+        ok = mc.set_mode(StatusMode::kSchedd, i, a);
+      if (!ok) return 1;
     } else if (opt == "negotiator") {
-      o.mode = StatusMode::kNegotiator;
+      if (!mc.set_mode(StatusMode::kNegotiator, i, a)) return 1;
     } else if (opt == "collector" || opt == "world") {
-      o.mode = StatusMode::kCollector;
+      if (!mc.set_mode(StatusMode::kCollector, i, a)) return 1;
     } else if (opt == "master") {
-      o.mode = StatusMode::kMaster;
+      if (!mc.set_mode(StatusMode::kMaster, i, a)) return 1;
     } else if (opt == "any" || opt == "generic") {
-      o.mode = StatusMode::kAny;
+      if (!mc.set_mode(StatusMode::kAny, i, a)) return 1;
     } else if (opt == "expert") {
       // Longer error messages only; nothing to change here.
     } else {
@@ -282,6 +338,16 @@ int status_main(int argc, char** argv) {
     }
   }
   if (!ads_file.empty()) o.typed = false;
+  // The table: the mode's own, or -server / -state over the slots -avail (or all) selects.
+  o.mode = mc.mode;
+  if (mc.mode == StatusMode::kSlots || mc.mode == StatusMode::kAvail) {
+    o.select = mc.mode;
+    if (mc.style == 2) o.mode = StatusMode::kServer;
+    if (mc.style == 3) o.mode = StatusMode::kState;
+  }
+  // -absent and -offline are views of the slots (their own tables in the normal style).
+  if (o.mode == StatusMode::kSlots && absent) o.mode = StatusMode::kAbsent;
+  if (o.mode == StatusMode::kSlots && offline) o.mode = StatusMode::kOffline;
   if (o.compact && o.total_only) {
     // As condor_status: the totals are the plain slot totals of the slots -compact shows.
     std::fprintf(stderr, "Warning: ignoring -compact option because -total option is also set\n");

@@ -514,7 +514,8 @@ std::string status_mode_constraint(const StatusOptions& o) {
   // condor_status builds its query as (every AND part) && (any OR part): -avail and -claimed
   // are OR parts, like the NAME arguments, so `-avail NAME` shows the available slots and NAME.
   std::vector<std::string> all_of, any_of;
-  switch (o.mode) {
+  StatusMode selecting = o.select == StatusMode::kAvail ? o.select : o.mode;
+  switch (selecting) {
     case StatusMode::kAvail:
       if (!o.compact) any_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
       break;

@@ -35,6 +35,8 @@ struct FormatItem {
 
 struct StatusOptions {
   StatusMode mode = StatusMode::kSlots;
+  // Which slots the table shows when -server or -state draws it: kAvail for -avail.
+  StatusMode select = StatusMode::kSlots;
   bool compact = false;
   bool wide = false;     // -wide: full-width columns, totals keyed to their own width
   int width = 0;         // -wide:N: lines cut to N-1 columns (0: not cut)

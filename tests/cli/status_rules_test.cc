@@ -305,3 +305,28 @@ TEST(KiteStatusRules, CompactWithoutPlatformOrJobStarts) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KiteStatusRules, ServerAndStateDrawTheSlotsAModeSelects) {
+  // -avail picks the slots, -server draws them (the style may move from normal to server).
+  Result r = kite_status(pool_ads(), "-avail -server");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.substr(0, r.out.find("\n\n") + 2 + 34),
+            pad("Name", 34) +
+                " OpSys      Arch     LoadAv Memory   Disk      Mips    KFlops   \n\n" +
+                pad("slot2@n2", 34));
+  EXPECT_EQ(r.out.find("slot10@n2"), std::string::npos) << r.out;
+  // Two modes contradict each other: an error, nothing printed. (Arguments count as
+  // condor_status's do: -ads is 1, its file 2.)
+  Result both = kite_status(pool_ads(), "-avail -claimed");
+  EXPECT_EQ(both.status, 1);
+  EXPECT_EQ(both.out, "Error:  Arg 4 (-claimed) contradicts arg 3 (-avail)\n");
+  // A style that would move back is refused with a message; the first one stays.
+  Result back = kite_status(pool_ads(), "-state -server -af Name");
+  EXPECT_EQ(back.status, 0);
+  EXPECT_EQ(back.out.substr(0, back.out.find('\n') + 1),
+            "Error:  arg 4 (-server) contradicts arg 3 (-state)\n");
+}
+
+}  // namespace
