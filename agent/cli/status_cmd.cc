@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -22,10 +23,12 @@ namespace {
 const char kUsage[] =
     "usage: kite status (-pool HOST[:PORT] | -ads[:json] FILE | --local [--socket PATH] [-c "
     "CONFIG])\n"
-    "         [-l] [-json] [-af[:hVlt,n] ATTR...] [-format FMT ATTR]... [-constraint EXPR]\n"
-    "         [-avail] [-run] [-claimed] [-absent] [-offline] [-total] [-compact] [-state]\n"
-    "         [-server] [-sort EXPR]... [-submitters] [-schedd] [-negotiator] [-collector] [-any] "
-    "[NAME]...\n";
+    "         [-l | -json | -xml] [-attributes A,B...] [-af[:hVlt,ngrjTY] EXPR...]\n"
+    "         [-format FMT EXPR]... [-constraint EXPR] [-sort EXPR|none]... [-natural:off]\n"
+    "         [-limit N] [-wide[:N]] [-avail] [-run] [-claimed] [-absent] [-offline] [-total]\n"
+    "         [-compact] [-state] [-server] [-submitters] [-schedd] [-negotiator] [-collector]\n"
+    "         [-master] [-any] [NAME]...\n"
+    "  Options may be shortened as condor_status allows (-tot, -av, -cons, -l, ...).\n";
 
 // Reads ads separated by blank lines; false with "FILE:LINE: message" in `err`.
 bool read_ads_file(const std::string& path, std::vector<classad::AdPtr>* ads, std::string* err) {
@@ -81,9 +84,84 @@ bool read_json_ads_file(const std::string& path, std::vector<classad::AdPtr>* ad
   return true;
 }
 
-bool is(const char* arg, const char* name) {
-  return arg[0] == '-' && std::strcmp(arg + 1, name) == 0;
+// condor_status's options, in the order it tries them, each with the fewest letters that name
+// it (so -tot is -totals, -av is -avail, -l is -long; condor_status.V6/status.cpp, firstPass).
+struct OptionName {
+  const char* name;
+  int min;
+};
+const OptionName kOptions[] = {
+    {"avail", 2},      {"pool", 1},       {"ads", 2},       {"format", 1},     {"autoformat", 5},
+    {"af", 2},         {"wide", 3},       {"natural", 3},   {"constraint", 3}, {"help", 1},
+    {"limit", 2},      {"long", 1},       {"xml", 1},       {"json", 2},       {"attributes", 2},
+    {"claimed", 2},    {"run", 1},        {"absent", 2},    {"offline", 2},    {"slots", 2},
+    {"compact", 3},    {"nocompact", 5},  {"server", 2},    {"state", 4},      {"startd", 4},
+    {"schedd", 2},     {"negotiator", 1}, {"generic", 2},   {"any", 2},        {"sort", 2},
+    {"submitters", 4}, {"master", 1},     {"collector", 3}, {"world", 1},      {"totals", 1},
+    {"expert", 1},
+};
+
+// The option `arg` names ("-tot" -> "totals"), with what follows a ':' in `*colon`; null
+// when it names none. One or two leading dashes, as condor_status takes.
+const char* option_name(const char* arg, const char** colon) {
+  *colon = nullptr;
+  if (arg[0] != '-') return nullptr;
+  const char* word = arg + 1;
+  if (*word == '-') ++word;
+  const char* c = std::strchr(word, ':');
+  size_t len = c ? static_cast<size_t>(c - word) : std::strlen(word);
+  if (len == 0) return nullptr;
+  for (const OptionName& o : kOptions) {
+    if (len < static_cast<size_t>(o.min) || len > std::strlen(o.name)) continue;
+    if (std::strncmp(word, o.name, len) != 0) continue;
+    *colon = c ? c + 1 : nullptr;
+    return o.name;
+  }
+  return nullptr;
 }
+
+// condor_status's choice of mode (which ads, and the table they default to) and of table style
+// (setflags.cpp): a second mode argument that differs is an error; a style moves only forward
+// in normal < server < state < claimed (< the daemon tables), else condor_status says so on
+// stderr and keeps the style it has.
+struct ModeChoice {
+  StatusMode mode = StatusMode::kSlots;
+  int mode_arg = 0;
+  std::string mode_text;
+  int style = 0;  // 1 normal, 2 server, 3 state, 4 claimed, 10 a daemon table
+  int style_arg = 0;
+  std::string style_text;
+
+  void set_style(int st, int i, const char* a) {
+    if (style_arg == 0 || style <= st) {
+      style = st;
+      style_arg = i;
+      style_text = a;
+    } else {
+      std::fprintf(stderr, "Error:  arg %d (%s) contradicts arg %d (%s)\n", i, a, style_arg,
+                   style_text.c_str());
+    }
+  }
+  // False (after saying why) when `a` contradicts the mode already chosen.
+  bool set_mode(StatusMode m, int i, const char* a) {
+    if (mode_arg != 0) {
+      if (mode_text == a) return true;
+      std::fprintf(stderr, "Error:  Arg %d (%s) contradicts arg %d (%s)\n", i, a, mode_arg,
+                   mode_text.c_str());
+      return false;
+    }
+    mode = m;
+    mode_arg = i;
+    mode_text = a;
+    bool slots = m == StatusMode::kSlots || m == StatusMode::kAvail;
+    set_style(slots ? 1 : m == StatusMode::kClaimed ? 4 : 10, i, a);
+    return true;
+  }
+  bool reset_mode(StatusMode m, int i, const char* a) {
+    mode_arg = 0;
+    return set_mode(m, i, a);
+  }
+};
 
 }  // namespace
 
@@ -94,6 +172,8 @@ int status_main(int argc, char** argv) {
   std::string pool;       // -pool HOST[:PORT]: the central manager's collector
   bool ads_json = false;  // -ads:json FILE: a JSON array of ads, as -json prints
   StatusOptions o;
+  ModeChoice mc;
+  bool absent = false, offline = false;
   auto need = [&](int i, const char* what) {
     if (i + 1 >= argc) {
       std::fprintf(stderr, "kite status: %s requires %s\n", argv[i], what);
@@ -104,88 +184,173 @@ int status_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (local_option(argc, argv, &i, &t, &local)) continue;
-    if (is(a, "h") || is(a, "help") || std::strcmp(a, "--help") == 0) {
+    if (a[0] != '-') {
+      o.names.push_back(a);
+      continue;
+    }
+    const char* colon = nullptr;
+    const char* name = option_name(a, &colon);
+    std::string opt = name ? name : "";
+    if (!name || (colon && opt != "ads" && opt != "af" && opt != "autoformat" && opt != "wide" &&
+                  opt != "natural" && opt != "long")) {
+      std::fprintf(stderr, "kite status: unknown argument '%s'\n%s", a, kUsage);
+      return 2;
+    }
+    if (opt == "help") {
       std::printf("%s", kUsage);
       return 0;
-    } else if (is(a, "ads") || std::strncmp(a, "-ads:", 5) == 0) {
+    } else if (opt == "ads") {
       if (!need(i, "a file name")) return 2;
-      ads_json = std::strcmp(a, "-ads:json") == 0;
-      if (a[4] == ':' && !ads_json && std::strcmp(a + 5, "long") != 0) {
+      ads_json = colon && std::strcmp(colon, "json") == 0;
+      if (colon && !ads_json && std::strcmp(colon, "long") != 0) {
         std::fprintf(stderr,
                      "kite status: %s: the ads file forms are long (the default) and json\n", a);
         return 2;
       }
       ads_file = argv[++i];
-    } else if (is(a, "pool")) {
+    } else if (opt == "pool") {
       if (!need(i, "HOST[:PORT]")) return 2;
       pool = argv[++i];
-    } else if (is(a, "l") || is(a, "long")) {
-      o.longform = true;
-    } else if (is(a, "json") || std::strcmp(a, "--json") == 0) {
+    } else if (opt == "long") {
+      // -long:json is -json, -long:xml -xml; -long:nosort is taken (attributes still print
+      // sorted).
+      if (colon && std::strcmp(colon, "json") == 0)
+        o.json = true;
+      else if (colon && std::strcmp(colon, "xml") == 0)
+        o.xml = true;
+      else
+        o.longform = true;
+    } else if (opt == "json") {
       o.json = true;
-    } else if (std::strncmp(a, "-af", 3) == 0 || std::strncmp(a, "-autoformat", 11) == 0) {
-      const char* colon = std::strchr(a, ':');
-      std::string head(a, colon ? static_cast<size_t>(colon - a) : std::strlen(a));
-      if (head != "-af" && head != "-autoformat") {
-        std::fprintf(stderr, "kite status: unknown argument '%s'\n%s", a, kUsage);
-        return 2;
+    } else if (opt == "xml") {
+      o.xml = true;
+    } else if (opt == "attributes") {
+      if (!need(i, "a list of attributes")) return 2;
+      std::string list = argv[++i];
+      size_t pos = 0;
+      while (pos <= list.size()) {
+        size_t comma = list.find(',', pos);
+        if (comma == std::string::npos) comma = list.size();
+        std::string attr = list.substr(pos, comma - pos);
+        attr.erase(0, attr.find_first_not_of(" \t"));
+        attr.erase(attr.find_last_not_of(" \t") + 1);
+        if (!attr.empty()) o.attributes.push_back(attr);
+        pos = comma + 1;
       }
+    } else if (opt == "af" || opt == "autoformat") {
       o.have_af = true;
-      if (colon) o.af_opts = colon + 1;
-      while (i + 1 < argc && argv[i + 1][0] != '-') o.af.push_back(argv[++i]);
-      if (o.af.empty()) {
+      if (colon) o.af_opts = colon;
+      if (i + 1 >= argc || argv[i + 1][0] == '-') {
         std::fprintf(stderr, "kite status: %s requires at least one attribute\n", a);
         return 2;
       }
-    } else if (is(a, "format")) {
+      while (i + 1 < argc && argv[i + 1][0] != '-') o.af.push_back(argv[++i]);
+      // A lone "-" ends the list.
+      if (i + 1 < argc && std::strcmp(argv[i + 1], "-") == 0) ++i;
+    } else if (opt == "format") {
       if (i + 2 >= argc) {
         std::fprintf(stderr, "kite status: -format requires a format and an attribute\n");
         return 2;
       }
       o.formats.push_back({argv[i + 1], argv[i + 2]});
       i += 2;
-    } else if (is(a, "constraint")) {
+    } else if (opt == "wide") {
+      o.wide = true;
+      if (colon) {
+        // -wide:N: lines are cut to N-1 columns; N of 100 or less is not wide.
+        o.width = std::atoi(colon);
+        if (o.width <= 100) o.wide = false;
+      }
+    } else if (opt == "natural") {
+      o.natural = !(colon && std::strcmp(colon, "off") == 0);
+    } else if (opt == "limit") {
+      if (!need(i, "a number")) return 2;
+      o.limit = std::atoi(argv[++i]);
+    } else if (opt == "constraint") {
       if (!need(i, "an expression")) return 2;
       std::string c = argv[++i];
       o.constraint = o.constraint.empty() ? c : "(" + o.constraint + ") && (" + c + ")";
-    } else if (is(a, "sort")) {
+    } else if (opt == "sort") {
       if (!need(i, "an expression")) return 2;
-      o.sort.push_back(argv[++i]);
-    } else if (is(a, "avail") || is(a, "available")) {
-      o.mode = StatusMode::kAvail;
-    } else if (is(a, "claimed")) {
-      o.mode = StatusMode::kClaimed;
-    } else if (is(a, "run")) {
-      // condor_status 8.5.7+: a bare -run shows the schedds running jobs.
-      if (o.mode != StatusMode::kClaimed) o.mode = StatusMode::kScheddRun;
-    } else if (is(a, "absent")) {
-      o.mode = StatusMode::kAbsent;
-    } else if (is(a, "offline")) {
-      o.mode = StatusMode::kOffline;
-    } else if (is(a, "total")) {
+      const char* k = argv[++i];
+      if (strcasecmp(k, "false") == 0 || strcasecmp(k, "0") == 0 || strcasecmp(k, "no") == 0 ||
+          strcasecmp(k, "none") == 0) {
+        o.no_sort = true;
+      } else {
+        o.sort.push_back(k);
+      }
+    } else if (opt == "avail") {
+      if (!mc.set_mode(StatusMode::kAvail, i, a)) return 1;
+    } else if (opt == "claimed") {
+      if (!mc.set_mode(StatusMode::kClaimed, i, a)) return 1;
+    } else if (opt == "run") {
+      // condor_status 8.5.7+: a bare -run shows the schedds running jobs; after -slots or
+      // -claimed it means the claimed slots, after -schedd the schedds running jobs.
+      bool ok = true;
+      if (mc.mode_arg && (mc.mode == StatusMode::kSlots || mc.mode == StatusMode::kClaimed))
+        ok = mc.reset_mode(StatusMode::kClaimed, i, a);
+      else if (mc.mode_arg && mc.mode == StatusMode::kSchedd)
+        ok = mc.reset_mode(StatusMode::kScheddRun, i, a);
+      else
+        ok = mc.set_mode(StatusMode::kScheddRun, i, a);
+      if (!ok) return 1;
+    } else if (opt == "absent") {
+      absent = true;
+    } else if (opt == "offline") {
+      offline = true;
+    } else if (opt == "totals") {
       o.total_only = true;
-    } else if (is(a, "compact")) {
+    } else if (opt == "compact") {
       o.compact = true;
-    } else if (is(a, "state")) {
-      o.mode = StatusMode::kState;
-    } else if (is(a, "server")) {
-      o.mode = StatusMode::kServer;
-    } else if (is(a, "submitters")) {
-      o.mode = StatusMode::kSubmitters;
-    } else if (is(a, "schedd")) {
-      o.mode = StatusMode::kSchedd;
-    } else if (is(a, "negotiator")) {
-      o.mode = StatusMode::kNegotiator;
-    } else if (is(a, "collector")) {
-      o.mode = StatusMode::kCollector;
-    } else if (is(a, "any")) {
-      o.mode = StatusMode::kAny;
-    } else if (a[0] != '-') {
-      o.names.push_back(a);
+    } else if (opt == "nocompact") {
+      o.compact = false;
+    } else if (opt == "slots") {
+      if (!mc.set_mode(StatusMode::kSlots, i, a)) return 1;
+      o.compact = false;
+    } else if (opt == "state") {
+      mc.set_style(3, i, a);
+    } else if (opt == "server") {
+      mc.set_style(2, i, a);
+    } else if (opt == "submitters") {
+      if (!mc.set_mode(StatusMode::kSubmitters, i, a)) return 1;
+    } else if (opt == "schedd") {
+      // -claimed -schedd and -run -schedd both mean the schedds running jobs.
+      bool ok = true;
+      if (mc.mode_arg && mc.mode == StatusMode::kClaimed)
+        ok = mc.reset_mode(StatusMode::kScheddRun, i, a);
+      else if (!(mc.mode_arg &&
+                 (mc.mode == StatusMode::kSchedd || mc.mode == StatusMode::kScheddRun)))
+        ok = mc.set_mode(StatusMode::kSchedd, i, a);
+      if (!ok) return 1;
+    } else if (opt == "negotiator") {
+      if (!mc.set_mode(StatusMode::kNegotiator, i, a)) return 1;
+    } else if (opt == "collector" || opt == "world") {
+      if (!mc.set_mode(StatusMode::kCollector, i, a)) return 1;
+    } else if (opt == "master") {
+      if (!mc.set_mode(StatusMode::kMaster, i, a)) return 1;
+    } else if (opt == "any" || opt == "generic") {
+      if (!mc.set_mode(StatusMode::kAny, i, a)) return 1;
+    } else if (opt == "expert") {
+      // Longer error messages only; nothing to change here.
     } else {
-      std::fprintf(stderr, "kite status: unknown argument '%s'\n%s", a, kUsage);
+      std::fprintf(stderr, "kite status: %s is not supported\n", a);
       return 2;
     }
+  }
+  if (!ads_file.empty()) o.typed = false;
+  // The table: the mode's own, or -server / -state over the slots -avail (or all) selects.
+  o.mode = mc.mode;
+  if (mc.mode == StatusMode::kSlots || mc.mode == StatusMode::kAvail) {
+    o.select = mc.mode;
+    if (mc.style == 2) o.mode = StatusMode::kServer;
+    if (mc.style == 3) o.mode = StatusMode::kState;
+  }
+  // -absent and -offline are views of the slots (their own tables in the normal style).
+  if (o.mode == StatusMode::kSlots && absent) o.mode = StatusMode::kAbsent;
+  if (o.mode == StatusMode::kSlots && offline) o.mode = StatusMode::kOffline;
+  if (o.compact && o.total_only) {
+    // As condor_status: the totals are the plain slot totals of the slots -compact shows.
+    std::fprintf(stderr, "Warning: ignoring -compact option because -total option is also set\n");
   }
 
   std::vector<classad::AdPtr> ads;

@@ -10,17 +10,133 @@
 
 namespace kite::cli {
 
+bool lookup_integer(const classad::ClassAd& ad, std::string_view name, long long* out) {
+  classad::Value v = ad.evaluate_attr(name);
+  if (v.is_integer()) {
+    *out = v.as_integer();
+  } else if (v.is_real()) {
+    *out = static_cast<long long>(v.as_real());
+  } else if (v.is_boolean()) {
+    *out = v.as_boolean() ? 1 : 0;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool lookup_number(const classad::ClassAd& ad, std::string_view name, double* out) {
+  return ad.evaluate_attr(name).to_number(*out);
+}
+
+bool lookup_bool(const classad::ClassAd& ad, std::string_view name, bool* out) {
+  double d = 0;
+  if (!lookup_number(ad, name, &d)) return false;
+  *out = d != 0;
+  return true;
+}
+
 std::string plain_text(const classad::Value& v) {
   if (v.is_string()) return std::string(v.as_string());
+  // HTCondor's tools unparse values in old ClassAd syntax: a real as %.16G with ".0" added.
+  if (v.is_real()) {
+    std::string out;
+    classad::unparse_real_old(out, v.as_real());
+    return out;
+  }
   return classad::to_string(v);
 }
 
 std::string duration_text(long long secs) {
-  if (secs < 0) secs = 0;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld+%02lld:%02lld:%02lld", secs / 86400, secs / 3600 % 24,
-                secs / 60 % 60, secs % 60);
+  // Each part is taken from what the larger parts leave, so a negative span shows negative
+  // parts ("  0+00:00:-5"), as condor_status prints an ad's clock running behind.
+  long long days = secs / 86400, rest = secs % 86400;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%3lld+%02lld:%02lld:%02lld", days, rest / 3600, rest % 3600 / 60,
+                rest % 60);
   return buf;
+}
+
+std::string version_text(const std::string& full) {
+  // "$CondorVersion: 25.0.1 2025-05-05 BuildID: 12345 PackageID: ... $": the version, then
+  // ".BuildID" (or ".PRE" for a pre-release), skipping the date in either of its forms; at
+  // most 21 characters, as HTCondor's buffer holds.
+  const size_t kMax = 21;
+  std::string out;
+  size_t p = full.find(' ');
+  p = p == std::string::npos ? full.size() : p;
+  auto skip_blanks = [&]() {
+    while (p < full.size() && full[p] == ' ') ++p;
+  };
+  auto skip_word = [&]() {
+    while (p < full.size() && full[p] != ' ') ++p;
+  };
+  skip_blanks();
+  while (p < full.size() && full[p] != ' ') {
+    if (out.size() < kMax) out += full[p];
+    ++p;
+  }
+  skip_blanks();
+  bool iso_date =
+      p + 7 < full.size() + 1 && full.find('-', p) == p + 4 && full.find('-', p + 5) == p + 7;
+  if (iso_date) {
+    skip_word();
+  } else {
+    skip_word();
+    skip_blanks();
+    skip_word();
+    skip_blanks();
+    skip_word();
+  }
+  skip_blanks();
+  if (p < full.size() && full[p] == 'B') {
+    skip_word();
+    skip_blanks();
+  }
+  if (p >= full.size() || full[p] != '$') {
+    if (out.size() < kMax + 1) out += '.';
+    while (p < full.size() && full[p] != '-' && full[p] != ' ') {
+      if (out.size() < kMax) out += full[p];
+      ++p;
+    }
+  }
+  return out;
+}
+
+std::string metric_text(double bytes) {
+  static const char* const kUnits[] = {"B ", "KB", "MB", "GB", "TB"};
+  int power = 0;
+  while (bytes > 1024.0 && power < 4) {
+    bytes /= 1024.0;
+    ++power;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %s", bytes, kUnits[power]);
+  return buf;
+}
+
+std::string date_text(double secs) {
+  time_t t = static_cast<time_t>(secs);
+  if (t < 0) return "    ???    ";
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%2d/%-2d %02d:%02d", tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min);
+  return buf;
+}
+
+std::string alt_text(const char* or_text, size_t width) {
+  if (!or_text) return "";
+  static const char kFillers[] = " ?*.-_#0";
+  char c = or_text[0];
+  bool filler = c != '\0' && std::strchr(kFillers, c) != nullptr;
+  if (!filler || (or_text[1] != '\0' && (or_text[1] != c || or_text[2] != '\0'))) return or_text;
+  if (or_text[1] == '\0') return c == ' ' ? "" : std::string(1, c);
+  // Doubled: the whole width, "[??]" for question marks; one character when under 3 wide.
+  if (width == 0) return "";
+  if (width < 3) return std::string(1, c);
+  if (c == '?') return "[" + std::string(width - 2, '?') + "]";
+  return std::string(width, c);
 }
 
 namespace {
@@ -48,7 +164,8 @@ std::string literal_text(std::string_view s) {
 
 }  // namespace
 
-bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
+bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
+                  const classad::Expr* bound) {
   const char* pct = std::strchr(fmt, '%');
   while (pct && pct[1] == '%') pct = std::strchr(pct + 2, '%');
   if (!pct) {
@@ -93,10 +210,23 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out) {
       body = format_one((clean + c).c_str(), d);
       break;
     }
-    case 's': body = format_one((clean + 's').c_str(), plain_text(v).c_str()); break;
+    case 's': {
+      // %s takes strings; an attribute of the ad that is not a string prints as written
+      // (HTCondor unparses it), and any other value prints nothing.
+      std::string text;
+      if (v.is_string()) {
+        text = std::string(v.as_string());
+      } else if (bound) {
+        classad::unparse_expr_old(text, bound);
+      } else {
+        return false;
+      }
+      body = format_one((clean + 's').c_str(), text.c_str());
+      break;
+    }
     case 'v':
     case 'V': {
-      std::string text = c == 'V' || !v.is_string() ? classad::to_string(v) : plain_text(v);
+      std::string text = c == 'V' && v.is_string() ? classad::to_string(v) : plain_text(v);
       body = format_one((clean + 's').c_str(), text.c_str());
       break;
     }
@@ -112,8 +242,8 @@ std::string activity_code(const std::string& state, const std::string& activity)
                                         "Delete",  "Backfill",   "Drained"};
   static const char kStateLetters[] = "OUMCPSXFD";
   static const char* const kActs[] = {"Idle",      "Busy",         "Retiring", "Vacating",
-                                      "Suspended", "Benchmarking", "Killing"};
-  static const char kActLetters[] = "ibrvsek";
+                                      "Suspended", "Benchmarking", "Killing",  "Cleaning"};
+  static const char kActLetters[] = "ibrvsekc";
   std::string code = "  ";
   for (size_t i = 0; i < sizeof kStates / sizeof *kStates; ++i) {
     if (state == kStates[i]) code[0] = kStateLetters[i];
@@ -133,10 +263,7 @@ std::string str_attr(const classad::ClassAd& ad, const char* name) {
 }
 
 bool int_attr(const classad::ClassAd& ad, const char* name, long long* out) {
-  int64_t v = 0;
-  if (!ad.evaluate_int(name, v)) return false;
-  *out = v;
-  return true;
+  return lookup_integer(ad, name, out);
 }
 
 }  // namespace
@@ -150,49 +277,71 @@ Table::Table(const std::vector<ColumnSpec>& cols) : cols_(cols) {
   }
 }
 
-std::string Table::cell(const ColumnSpec& c, const classad::Expr* e,
-                        const classad::ClassAd& ad) const {
+std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const classad::ClassAd& ad,
+                        bool* shown, bool* sized) const {
   classad::Value v = ad.evaluate_expr(e);
-  const char* otext = c.or_text ? c.or_text : "";
+  *shown = true;
+  *sized = v.is_string() || v.is_number();
+  auto fail = [&]() {
+    *shown = false;
+    *sized = false;
+    return std::string();
+  };
   std::string out;
   switch (c.render) {
-    case Render::kPlain: return v.is_exceptional() ? otext : plain_text(v);
-    case Render::kPrintf: return printf_value(c.printf_fmt, v, &out) ? out : otext;
-    case Render::kLoadAvg: return printf_value("%.3f", v, &out) ? out : otext;
+    case Render::kPlain:
+      // %v: strings as they are, anything else (undefined included) in ClassAd syntax.
+      return plain_text(v);
+    case Render::kFixedString:
+      if (!v.is_string()) *sized = false;
+      return v.is_string() ? std::string(v.as_string()) : std::string();
+    case Render::kString: {
+      if (v.is_string()) return std::string(v.as_string());
+      // An attribute of the ad that is not a string prints as written; anything else fails.
+      const classad::Expr* bound = ad.lookup(c.expr);
+      if (!bound) return fail();
+      classad::unparse_expr_old(out, bound);
+      return out;
+    }
+    case Render::kPrintf: return printf_value(c.printf_fmt, v, &out) ? out : fail();
+    case Render::kLoadAvg: return printf_value("%.3f", v, &out) ? out : fail();
     case Render::kActivityTime:
     case Render::kElapsed: {
+      // An entry time that is not a number counts as 0, as HTCondor's renderer reads it.
       long long now = 0;
       double entered = 0;
-      if (!v.to_number(entered)) return otext;
+      v.to_number(entered);
       bool have = c.render == Render::kActivityTime && int_attr(ad, "MyCurrentTime", &now);
-      if (!have && !int_attr(ad, "LastHeardFrom", &now)) return "[Unknown]";
-      return duration_text(now - static_cast<long long>(entered));
+      if (!have && !int_attr(ad, "LastHeardFrom", &now)) return fail();
+      long long span = now - static_cast<long long>(entered);
+      // The activity time never goes below zero; the state times do.
+      if (c.render == Render::kActivityTime && span < 0) span = 0;
+      *sized = true;
+      return duration_text(span);
     }
     case Render::kDuration: {
       double d = 0;
-      return v.to_number(d) ? duration_text(static_cast<long long>(d)) : otext;
+      return v.to_number(d) ? duration_text(static_cast<long long>(d)) : fail();
     }
     case Render::kDate: {
       double d = 0;
-      if (!v.to_number(d)) return otext;
-      time_t t = static_cast<time_t>(d);
-      struct tm tm;
-      localtime_r(&t, &tm);
-      char buf[32];
-      std::strftime(buf, sizeof buf, "%m/%d %H:%M", &tm);
-      return buf;
+      if (!v.to_number(d)) return fail();
+      return date_text(d);
     }
     case Render::kPlatform: {
-      std::string opsys = str_attr(ad, "OpSys");
-      std::string name =
-          opsys == "WINDOWS" ? str_attr(ad, "OpSysShortName") : str_attr(ad, "OpSysAndVer");
-      if (name.empty()) return otext;
-      std::string arch = str_attr(ad, "Arch");
+      // HTCondor's format_platform_name: Arch (x64, x86 shortened) "/" OpSysAndVer (Windows:
+      // OpSysShortName); without an Arch string the column's own value (OpSys) stands in.
+      std::string opsys = str_attr(ad, "OpSys"), name, arch;
+      if (!ad.evaluate_string(opsys == "WINDOWS" ? "OpSysShortName" : "OpSysAndVer", name))
+        return fail();
+      if (!ad.evaluate_string("Arch", arch)) arch = v.is_string() ? std::string(v.as_string()) : "";
       if (arch == "X86_64") arch = "x64";
       if (arch == "X86") arch = "x86";
+      *sized = true;
       return arch + "/" + name;
     }
     case Render::kActivityCode:
+      *sized = true;
       return activity_code(str_attr(ad, "State"), str_attr(ad, "Activity"));
     case Render::kSlotTag: {
       std::string t = v.is_string() ? std::string(v.as_string()) : "";
@@ -201,38 +350,90 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e,
       return t.substr(0, 1);
     }
     case Render::kActivityOcu: {
+      *sized = true;
       std::string act = str_attr(ad, "Activity");
       if (act.empty()) return "??";
       bool ocu = false;
-      if (ad.evaluate_bool("OCU", ocu) && ocu && act == "Idle") return "OCU";
+      if (lookup_bool(ad, "OCU", &ocu) && ocu && act == "Idle") return "OCU";
       return act;
     }
+    case Render::kVersion: {
+      if (!v.is_string() || v.as_string().empty()) return fail();
+      *sized = true;
+      return version_text(std::string(v.as_string()));
+    }
+    case Render::kReadableMb: {
+      // Anything but a number prints 8 blanks.
+      double mb = 0;
+      if (!v.is_number() || !v.to_number(mb)) return std::string(8, ' ');
+      return metric_text(mb * 1024.0 * 1024.0);
+    }
   }
-  return otext;
+  return fail();
 }
+
+namespace {
+constexpr uint8_t kShown = 1, kSized = 2;
+}  // namespace
 
 void Table::add_row(const classad::ClassAd& ad) {
   std::vector<std::string> row;
-  for (size_t i = 0; i < cols_.size(); ++i) row.push_back(cell(cols_[i], exprs_[i].get(), ad));
+  std::vector<uint8_t> flags;
+  for (size_t i = 0; i < cols_.size(); ++i) {
+    bool shown = true, sized = true;
+    row.push_back(cell(cols_[i], exprs_[i].get(), ad, &shown, &sized));
+    flags.push_back(static_cast<uint8_t>((shown ? kShown : 0) | (sized ? kSized : 0)));
+  }
   rows_.push_back(std::move(row));
+  flags_.push_back(std::move(flags));
+}
+
+void Table::set_cell(size_t row, size_t col, std::string text) {
+  rows_[row][col] = std::move(text);
+  flags_[row][col] = kShown | kSized;
+}
+
+void Table::keep_rows(const std::vector<bool>& keep) {
+  size_t n = 0;
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (i < keep.size() && !keep[i]) continue;
+    if (n != i) {
+      rows_[n] = std::move(rows_[i]);
+      flags_[n] = std::move(flags_[i]);
+    }
+    ++n;
+  }
+  rows_.resize(n);
+  flags_.resize(n);
 }
 
 void Table::print(std::string* out) const {
+  // condor_status sizes an automatic column from the values before it prints the header, then
+  // widens it further while printing when a row's text is longer (text it could not size
+  // beforehand, such as "undefined"); later rows follow the wider column, the header does not.
   std::vector<size_t> widths;
   for (size_t i = 0; i < cols_.size(); ++i) {
     const ColumnSpec& c = cols_[i];
     size_t w = static_cast<size_t>(c.width < 0 ? -c.width : c.width);
     if (c.width == 0 || c.at_least) {
       w = std::max(w, std::strlen(c.header));
-      for (const auto& r : rows_) w = std::max(w, r[i].size());
+      for (size_t r = 0; r < rows_.size(); ++r) {
+        if ((flags_[r][i] & (kShown | kSized)) == (kShown | kSized))
+          w = std::max(w, rows_[r][i].size());
+      }
     }
     widths.push_back(w);
   }
-  auto emit = [&](size_t i, const std::string& full, bool header) {
+  auto emit = [&](size_t i, const std::string& text, bool header) {
     const ColumnSpec& c = cols_[i];
-    std::string text = c.truncate && !header ? full.substr(0, widths[i]) : full;
     if (i > 0 && !c.noprefix) *out += ' ';
-    size_t pad = text.size() < widths[i] ? widths[i] - text.size() : 0;
+    if (!header && (c.width == 0 || c.at_least)) widths[i] = std::max(widths[i], text.size());
+    if (text.size() > widths[i]) {
+      // Longer than a fixed column: cut (TRUNCATE) or let it push the rest of the row right.
+      out->append(text, 0, c.truncate && !header ? widths[i] : text.size());
+      return;
+    }
+    size_t pad = widths[i] - text.size();
     bool right = !header && c.width > 0;
     if (right) out->append(pad, ' ');
     *out += text;
@@ -240,8 +441,11 @@ void Table::print(std::string* out) const {
   };
   for (size_t i = 0; i < cols_.size(); ++i) emit(i, cols_[i].header, true);
   *out += "\n\n";
-  for (const auto& r : rows_) {
-    for (size_t i = 0; i < cols_.size(); ++i) emit(i, r[i], false);
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    for (size_t i = 0; i < cols_.size(); ++i) {
+      bool shown = flags_[r][i] & kShown;
+      emit(i, shown ? rows_[r][i] : alt_text(cols_[i].or_text, widths[i]), false);
+    }
     *out += '\n';
   }
 }

@@ -15,6 +15,7 @@ struct CompactRow {
   bool busy = false;
   long long free_cpus = 0;
   double free_gb = 0, max_gb = 0, starts = 0;
+  bool starts_shown = false;  // Jobs/Min had a value (else it keeps its "_", folded or not)
   long long slots = 1;
   std::string code;
 };
@@ -38,9 +39,9 @@ std::string str_attr(const classad::ClassAd& ad, const char* name) {
 }
 
 bool same_group(const classad::ClassAd& a, const classad::ClassAd& b) {
-  int64_t ta = 0, tb = 0;
-  a.evaluate_int("SlotTypeId", ta);
-  b.evaluate_int("SlotTypeId", tb);
+  long long ta = 0, tb = 0;
+  lookup_integer(a, "SlotTypeId", &ta);
+  lookup_integer(b, "SlotTypeId", &tb);
   return str_attr(a, "Machine") == str_attr(b, "Machine") && ta == tb;
 }
 
@@ -54,13 +55,13 @@ void cook(CompactRow* r) {
   r->slots = 1;
 }
 
-void write_back(const CompactRow& r, std::vector<std::string>* cells) {
-  (*cells)[kCompactSlots] = fmt_int("%4lld", r.slots);
-  (*cells)[kCompactFreeCpus] = fmt_int("%6lld", r.free_cpus);
-  (*cells)[kCompactFreeMem] = fmt("%8.2f", r.free_gb);
-  (*cells)[kCompactMaxSlot] = fmt("%9.2f", r.max_gb);
-  (*cells)[kCompactJobStarts] = fmt("%8.2f", r.starts);
-  (*cells)[kCompactActivity] = r.code;
+void write_back(const CompactRow& r, Table* table, size_t row) {
+  table->set_cell(row, kCompactSlots, fmt_int("%4lld", r.slots));
+  table->set_cell(row, kCompactFreeCpus, fmt_int("%6lld", r.free_cpus));
+  table->set_cell(row, kCompactFreeMem, fmt("%8.2f", r.free_gb));
+  table->set_cell(row, kCompactMaxSlot, fmt("%9.2f", r.max_gb));
+  if (r.starts_shown) table->set_cell(row, kCompactJobStarts, fmt("%8.2f", r.starts));
+  table->set_cell(row, kCompactActivity, r.code);
 }
 
 }  // namespace
@@ -72,13 +73,13 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     CompactRow r;
     r.ad = ads[i];
     bool b = false;
-    r.pslot = ads[i]->evaluate_bool("PartitionableSlot", b) && b;
+    r.pslot = lookup_bool(*ads[i], "PartitionableSlot", &b) && b;
     std::string state = str_attr(*ads[i], "State");
     r.busy = state == "Matched" || state == "Claimed" || state == "Preempting";
     double cpus = 0, mem = 0, starts = 0;
-    ads[i]->evaluate_real("Cpus", cpus);
-    ads[i]->evaluate_real("Memory", mem);
-    ads[i]->evaluate_real("RecentJobStarts", starts);
+    lookup_number(*ads[i], "Cpus", &cpus);
+    lookup_number(*ads[i], "Memory", &mem);
+    r.starts_shown = ads[i]->evaluate_attr("RecentJobStarts").to_number(starts);
     r.free_cpus = static_cast<long long>(cpus);
     r.free_gb = mem / 1024.0;
     r.starts = starts / 20.0;
@@ -92,7 +93,7 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     if (i > 0 && str_attr(*rows[i].ad, "Machine") == str_attr(*rows[i - 1].ad, "Machine") &&
         !same_group(*rows[i].ad, *rows[i - 1].ad)) {
       std::string name = str_attr(*rows[i].ad, "Name");
-      cells[i][kCompactMachine] = "   " + name.substr(0, name.find('@'));
+      table->set_cell(i, kCompactMachine, "   " + name.substr(0, name.find('@')));
     }
     if (rows[i].pslot) continue;  // partitionable rows stand alone (their children are rolled up)
     if (i > head && !rows[head].pslot && keep[head] && same_group(*rows[head].ad, *rows[i].ad)) {
@@ -110,18 +111,14 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
         if (a.code[k] != b.code[k]) a.code[k] = '*';
       }
       keep[i] = false;
-      write_back(a, &cells[head]);
+      write_back(a, table, head);
       continue;
     }
     head = i;
     cook(&rows[i]);
-    write_back(rows[i], &cells[i]);
+    write_back(rows[i], table, i);
   }
-  std::vector<std::vector<std::string>> kept;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (keep[i]) kept.push_back(std::move(cells[i]));
-  }
-  cells = std::move(kept);
+  table->keep_rows(keep);
 }
 
 }  // namespace kite::cli

@@ -12,6 +12,7 @@
 #include "agent/cli/status_columns.h"
 #include "agent/cli/status_compact.h"
 #include "agent/cli/status_totals.h"
+#include "agent/cli/status_xml.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
@@ -20,13 +21,19 @@ namespace kite::cli {
 namespace {
 
 // Column sets, after condor_status's print formats (condor_status.V6/prettyPrint.cpp).
-const ColumnSpec kName{"Name", "Name", -34, true, Render::kPrintf, "%s", "??"};
-const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kPlain, nullptr, "??"};
-const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kPlain, nullptr, "??"};
+// Name is at least 34 wide and grows with the longest name (condor_status gives the slot
+// tables' Name column an automatic width: prettyPrint.cpp, ppAdjustProjection).
+const ColumnSpec kName{"Name", "Name", -34, true, Render::kString, nullptr, "??"};
+// -absent and -offline keep it at 34: a longer name pushes the rest of its own row right.
+const ColumnSpec kFixedName{"Name", "Name", -34, false, Render::kString, nullptr, "??"};
+// A fixed WIDTH without a format prints strings only: another value, or none, prints blank.
+const ColumnSpec kOpSys{"OpSys", "OpSys", -10, false, Render::kFixedString, nullptr, "??"};
+const ColumnSpec kArch{"Arch", "Arch", -8, false, Render::kFixedString, nullptr, "??"};
 const ColumnSpec kLoadAv{"LoadAv", "CondorLoadAvg", 6,   false, Render::kLoadAvg, nullptr,
                          "??",     false,           true};
 
-std::vector<ColumnSpec> slot_columns() {
+// `wide` (-wide): the activity time gets its full header and a separating blank.
+std::vector<ColumnSpec> slot_columns(bool wide) {
   return {kName,
           kOpSys,
           kArch,
@@ -34,8 +41,10 @@ std::vector<ColumnSpec> slot_columns() {
           {"Activity", "Activity", -8, false, Render::kActivityOcu, nullptr, "??"},
           kLoadAv,
           {"Mem", "Memory", 6, false, Render::kPrintf, "%6d", "??"},
-          {"  ActvtyTime", "EnteredCurrentActivity", 12, false, Render::kActivityTime, nullptr, "-",
-           true, true}};
+          wide ? ColumnSpec{"ActivityTime", "EnteredCurrentActivity", 12, false,
+                            Render::kActivityTime, nullptr, "-", false, true}
+               : ColumnSpec{"  ActvtyTime", "EnteredCurrentActivity", 12, false,
+                            Render::kActivityTime, nullptr, "-", true, true}};
 }
 
 std::vector<ColumnSpec> claimed_columns() {
@@ -43,8 +52,8 @@ std::vector<ColumnSpec> claimed_columns() {
           kOpSys,
           kArch,
           kLoadAv,
-          {"RemoteUser", "RemoteUser", -20, false, Render::kPlain, nullptr, "??"},
-          {"ClientMachine", "ClientMachine", -16, false, Render::kPlain, nullptr, "??"}};
+          {"RemoteUser", "RemoteUser", -20, false, Render::kFixedString, nullptr, "??"},
+          {"ClientMachine", "ClientMachine", -16, false, Render::kFixedString, nullptr, "??"}};
 }
 
 std::vector<ColumnSpec> server_columns() {
@@ -61,10 +70,10 @@ std::vector<ColumnSpec> server_columns() {
 std::vector<ColumnSpec> state_columns() {
   return {kName,
           {"Cpu", "Cpus", 0, true, Render::kPlain, nullptr, "??"},
-          {" Mem", "Memory", 5, false, Render::kPlain, nullptr, "??"},
+          {" Mem", "Memory", 5, false, Render::kFixedString, nullptr, "??"},
           kLoadAv,
           {"  KbdIdle", "KeyboardIdle", 12, false, Render::kDuration, nullptr, "??", false, true},
-          {"State", "State", -7, false, Render::kPlain, nullptr, "??"},
+          {"State", "State", -7, false, Render::kFixedString, nullptr, "??"},
           {"  StateTime", "EnteredCurrentState", 12, false, Render::kElapsed, nullptr, "??", false,
            true},
           {"Activ", "Activity", 0, true, Render::kPlain, nullptr, "??"},
@@ -73,7 +82,7 @@ std::vector<ColumnSpec> state_columns() {
 }
 
 std::vector<ColumnSpec> compact_columns() {
-  return {{"Machine", "Machine", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"Platform", "OpSys", 0, true, Render::kPlatform, nullptr, ""},
           {"Slot", "NumDynamicSlots", 0, true, Render::kPrintf, "%4d", " "},
           {"s", "SlotType", 0, true, Render::kSlotTag, nullptr, "", true},
@@ -89,22 +98,24 @@ std::vector<ColumnSpec> compact_columns() {
 }
 
 std::vector<ColumnSpec> absent_columns() {
-  return {
-      kName,
-      kOpSys,
-      kArch,
-      {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
-      {"Will Forget", "LastHeardFrom + ClassAdLifetime", -11, false, Render::kDate, nullptr, ""}};
+  return {kFixedName,
+          kOpSys,
+          kArch,
+          {"Went Absent", "LastHeardFrom", -11, false, Render::kDate, nullptr, "??"},
+          {"Will Forget", "LastHeardFrom + (ClassAdLifetime ?: 0)", -11, false, Render::kDate,
+           nullptr, ""}};
 }
 
 std::vector<ColumnSpec> offline_columns() {
-  return {kName,
+  return {kFixedName,
           {"Offline Universes", "join(\", \", OfflineUniverses)", -42, false, Render::kPlain,
            nullptr, "  "}};
 }
 
+// The daemon tables' Name and Machine columns grow from the minimums condor_status gives them
+// (15 and 12 for schedds and submitters, 12 for negotiators).
 std::vector<ColumnSpec> schedd_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"RunningJobs", "TotalRunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "TotalIdleJobs", 0, true, Render::kPrintf, "%10d", ""},
@@ -112,7 +123,7 @@ std::vector<ColumnSpec> schedd_columns() {
 }
 
 std::vector<ColumnSpec> schedd_run_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"TotalJobs", "TotalJobAds", 0, true, Render::kPrintf, "%9d", ""},
           {"Shadows", "ShadowsRunning", 0, true, Render::kPrintf, "%7d", ""},
           {"ActiveDAGs", "TotalSchedulerJobsRunning", 0, true, Render::kPrintf, "%10d", ""},
@@ -122,7 +133,7 @@ std::vector<ColumnSpec> schedd_run_columns() {
 }
 
 std::vector<ColumnSpec> submitter_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -15, true, Render::kPlain, nullptr, ""},
           {"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
           {"RunningJobs", "RunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "IdleJobs", 0, true, Render::kPrintf, "%10d", ""},
@@ -131,13 +142,13 @@ std::vector<ColumnSpec> submitter_columns() {
 
 // -any: every ad by its type and name.
 std::vector<ColumnSpec> any_columns() {
-  return {{"MyType", "MyType", -18, true, Render::kPlain, nullptr, ""},
-          {"TargetType", "TargetType", -18, true, Render::kPlain, nullptr, "None"},
-          {"Name", "Name", 0, true, Render::kPlain, nullptr, ""}};
+  return {{"MyType", "MyType ?: \"None\"", -18, false, Render::kFixedString, nullptr, ""},
+          {"TargetType", "TargetType ?: \"None\"", -18, false, Render::kFixedString, nullptr, ""},
+          {"Name", "Name", -41, false, Render::kFixedString, nullptr, "?"}};
 }
 
 std::vector<ColumnSpec> negotiator_columns() {
-  return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
+  return {{"Name", "Name", -12, true, Render::kPlain, nullptr, ""},
           {"LastCycleEnd", "LastNegotiationCycleEnd0", 12, false, Render::kDate, nullptr, ""},
           {"(Sec)", "LastNegotiationCycleDuration0", 0, true, Render::kPrintf, "%5d", ""},
           {"  Slots", "LastNegotiationCycleCandidateSlots0", 0, true, Render::kPrintf, "%7d", ""},
@@ -149,12 +160,22 @@ std::vector<ColumnSpec> negotiator_columns() {
           {"Rejections", "LastNegotiationCycleRejections0", 0, true, Render::kPrintf, "%10d", ""}};
 }
 
-std::vector<ColumnSpec> collector_columns() {
+// The collector's Machine column stays 18 wide (a longer name pushes its own row right).
+std::vector<ColumnSpec> collector_columns(bool wide) {
   return {{"Name", "Name", 0, true, Render::kPlain, nullptr, ""},
-          {"Machine", "Machine", -18, true, Render::kPlain, nullptr, ""},
+          {"Machine", "Machine", wide ? -34 : -18, wide, Render::kPlain, nullptr, ""},
           {"RunningJobs", "RunningJobs", 0, true, Render::kPrintf, "%11d", ""},
           {"  IdleJobs", "IdleJobs", 0, true, Render::kPrintf, "%10d", ""},
           {"HostsTotal", "HostsTotal", 0, true, Render::kPrintf, "%10d", ""}};
+}
+
+// -master: each master's version, detected cores and memory, and uptime (no totals).
+std::vector<ColumnSpec> master_columns() {
+  return {{"Name", "Name", -12, true, Render::kPlain, nullptr, ""},
+          {"Version", "CondorVersion", -14, false, Render::kVersion, nullptr, ""},
+          {"Cpus", "DetectedCpus", 4, false, Render::kPrintf, "%4d", "??"},
+          {"  Memory", "DetectedMemory", 10, false, Render::kReadableMb, nullptr, "??"},
+          {"   Uptime", "DaemonStartTime", 13, false, Render::kElapsed, nullptr, ""}};
 }
 
 bool is_slot_mode(StatusMode m) {
@@ -189,9 +210,10 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kScheddRun: return schedd_run_columns();
     case StatusMode::kSubmitters: return submitter_columns();
     case StatusMode::kNegotiator: return negotiator_columns();
-    case StatusMode::kCollector: return collector_columns();
+    case StatusMode::kCollector: return collector_columns(o.wide);
+    case StatusMode::kMaster: return master_columns();
     case StatusMode::kAny: return any_columns();
-    default: return o.compact ? compact_columns() : slot_columns();
+    default: return o.compact ? compact_columns() : slot_columns(o.wide);
   }
 }
 
@@ -201,18 +223,65 @@ std::string quote(const std::string& s) {
   return out;
 }
 
-// Sort key comparison: numbers numerically, strings case-insensitively, undefined first.
-int compare_values(const classad::Value& a, const classad::Value& b) {
-  double x = 0, y = 0;
-  bool an = a.is_number() && a.to_number(x), bn = b.is_number() && b.to_number(y);
-  if (an && bn) return x < y ? -1 : x > y ? 1 : 0;
-  if (a.is_exceptional() != b.is_exceptional()) return a.is_exceptional() ? -1 : 1;
-  std::string s = plain_text(a), t = plain_text(b);
-  int c = strcasecmp(s.c_str(), t.c_str());
-  return c ? c : s.compare(t);
+// condor_status's "natural" comparison of sort keys (its -natural, on by default; the rule of
+// strverscmp): runs of digits compare as numbers, a run with more leading zeros first.
+int natural_compare(const char* a, const char* b) {
+  size_t i = 0;
+  while (a[i] && a[i] == b[i]) ++i;
+  if (a[i] == b[i]) return 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t run = i;  // where the digits leading up to the mismatch start
+  while (run > 0 && digit(a[run - 1])) --run;
+  if (run == i && (!digit(a[i]) || !digit(b[i]))) return a[i] - b[i];
+  size_t za = run, zb = run;
+  while (a[za] == '0') ++za;
+  while (b[zb] == '0') ++zb;
+  // A lone final zero is the number zero, not a leading zero.
+  if (za > run && !digit(a[za])) --za;
+  if (zb > run && !digit(b[zb])) --zb;
+  if (za != zb) return static_cast<int>(zb) - static_cast<int>(za);
+  if (za > run) return a[i] - b[i];
+  size_t ea = za, eb = zb;
+  while (digit(a[ea])) ++ea;
+  while (digit(b[eb])) ++eb;
+  if (ea != eb) return static_cast<int>(ea) - static_cast<int>(eb);
+  return a[i] - b[i];
 }
 
-const char kCompactAct[] = "ibrvsek";
+// An ad's sort key as condor_status builds it: each key's value as text (integers and booleans
+// in decimal, a real as the decimal of its IEEE bits, strings as they are, anything else
+// unparsed) ending in a newline, then the ad's position in hex as the key of last resort.
+std::string sort_key(const classad::ClassAd& ad, const std::vector<classad::ExprPtr>& exprs,
+                     size_t ordinal) {
+  std::string key;
+  char buf[32];
+  for (const auto& e : exprs) {
+    classad::Value v = ad.evaluate_expr(e.get());
+    if (v.is_real()) {
+      double d = v.as_real();
+      long long bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      std::snprintf(buf, sizeof buf, "%lld", bits);
+      key += buf;
+    } else if (v.is_integer() || v.is_boolean()) {
+      double d = 0;
+      v.to_number(d);
+      std::snprintf(buf, sizeof buf, "%lld",
+                    v.is_integer() ? static_cast<long long>(v.as_integer())
+                    : d != 0       ? 1LL
+                                   : 0LL);
+      key += buf;
+    } else if (v.is_string()) {
+      key += v.as_string();
+    } else {
+      key += classad::to_string(v);
+    }
+    key += '\n';
+  }
+  std::snprintf(buf, sizeof buf, "%08zX", ordinal);
+  key += buf;
+  return key;
+}
 
 // The two-letter code of a partitionable slot in -compact: its own, rolled up with its
 // children's (ChildState/ChildActivity), as condor_status does.
@@ -243,7 +312,7 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
   char bsc = cs ? cs : ' ', bac = ca ? ca : ' ';
   char asc = own[0], aac = own[1];
   double cpus = 0;
-  ad.evaluate_real("Cpus", cpus);
+  lookup_number(ad, "Cpus", &cpus);
   if (asc == 'U' && aac == 'i' && cpus < 0.1) {
     asc = bsc;
     aac = bac;
@@ -254,54 +323,133 @@ std::string rolled_up_code(const classad::ClassAd& ad, const std::string& own) {
   if (bac == 'v') aac = bac;
   if (cs && asc != bsc) asc = '*';
   if (ca && aac != bac) aac = '*';
-  (void)kCompactAct;
   return std::string{asc, aac};
 }
 
+// -af[:letters] as HTCondor's autoformat (ad_printmask.cpp, parse_autoformat_args): a blank
+// before each value but the first ('t': a tab; 'g': none, and a newline before each row), ','
+// or 'n' after each value but the last (the later letter wins), 'l' labels, 'h' a heading row
+// with every column padded to its widest value, 'V' quoted strings, 'r'/'o' the expression as
+// written, 'T' a time span, 'Y' a date.
 void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>& ads,
               const std::vector<classad::ExprPtr>& exprs, std::string* out) {
-  bool quoted = o.af_opts.find('V') != std::string::npos;
-  bool label = o.af_opts.find('l') != std::string::npos;
-  bool headings = o.af_opts.find('h') != std::string::npos;
-  bool raw = o.af_opts.find_first_of("ro") != std::string::npos;
-  std::string sep = " ", row_end = "\n";
-  if (o.af_opts.find(',') != std::string::npos) sep = ", ";
-  if (o.af_opts.find('t') != std::string::npos) sep = "\t";
-  if (o.af_opts.find('n') != std::string::npos) sep = "\n";
-  std::vector<std::vector<std::string>> rows;
+  bool quoted = false, label = false, headings = false, raw = false, span = false, date = false,
+       job_id = false;
+  std::string row_pre, col_pre = " ", col_post;
+  for (char c : o.af_opts) {
+    switch (c) {
+      case ',': col_post = ","; break;
+      case 'n': col_post = "\n"; break;
+      case 'g':
+        col_pre.clear();
+        row_pre = "\n";
+        break;
+      case 't': col_pre = "\t"; break;
+      case 'l': label = true; break;
+      case 'V': quoted = true; break;
+      case 'r':
+      case 'o': raw = true; break;
+      case 'T': span = true; break;
+      case 'Y': date = true; break;
+      case 'h': headings = true; break;
+      case 'j': job_id = true; break;
+      default: break;
+    }
+  }
+  if (headings) label = false;  // a heading replaces the labels
+  struct Cell {
+    std::string text;
+    bool sized;  // sizes its column before the heading is printed (not undefined, booleans)
+  };
+  std::vector<std::vector<Cell>> rows;
   for (const classad::ClassAd* ad : ads) {
-    std::vector<std::string> row;
+    std::vector<Cell> row;
+    if (job_id) {
+      // 'j' leads with ClusterId.ProcId (ProcId -1 when missing), else a JobId string, else
+      // nothing at all (not even the label).
+      Cell cell{std::string(), true};
+      long long cluster = 0, proc = -1;
+      std::string id;
+      if (lookup_integer(*ad, "ClusterId", &cluster)) {
+        lookup_integer(*ad, "ProcId", &proc);
+        cell.text = std::to_string(cluster) + "." + std::to_string(proc);
+      } else if (!ad->evaluate_string("JobId", cell.text)) {
+        cell.sized = false;
+      }
+      if (label && cell.sized) cell.text = "ID = " + cell.text;
+      row.push_back(std::move(cell));
+    }
     for (size_t i = 0; i < exprs.size(); ++i) {
-      std::string text;
-      const classad::Expr* bound = raw ? ad->lookup(o.af[i]) : nullptr;
-      if (bound) {
-        classad::unparse_expr(text, bound);  // :r prints the expression, not its value
+      Cell cell{std::string(), true};
+      const classad::Expr* bound = ad->lookup(o.af[i]);
+      if (raw) {
+        // :r prints the expression as written; a missing attribute is undefined.
+        if (bound)
+          classad::unparse_expr_old(cell.text, bound);
+        else if (exprs[i].get()->kind == classad::ExprKind::kAttr)
+          cell.text = "undefined";
+        else
+          classad::unparse_expr_old(cell.text, exprs[i].get());
       } else {
         classad::Value v = ad->evaluate_expr(exprs[i].get());
-        text = quoted || !v.is_string() ? classad::to_string(v) : plain_text(v);
+        double d = 0;
+        cell.sized = v.is_string() || v.is_number();
+        if ((span || date) && !quoted) {
+          // %T / %Y take numbers; anything else prints nothing.
+          if (v.to_number(d)) {
+            cell.text = span ? duration_text(static_cast<long long>(d)) : date_text(d);
+          } else {
+            cell.sized = false;
+          }
+        } else {
+          cell.text = quoted && v.is_string() ? classad::to_string(v) : plain_text(v);
+        }
       }
-      if (label) text = o.af[i] + " = " + text;
-      row.push_back(std::move(text));
+      if (label) cell.text = o.af[i] + " = " + cell.text;
+      row.push_back(std::move(cell));
     }
     rows.push_back(std::move(row));
   }
-  std::vector<size_t> widths(exprs.size(), 0);
+  // (The heading row is printed even when no ad matched, as condor_status does.)
+  size_t ncols = exprs.size() + (job_id ? 1 : 0);
+  std::vector<size_t> widths(ncols, 0);
   if (headings) {
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      widths[i] = o.af[i].size();
-      for (const auto& r : rows) widths[i] = std::max(widths[i], r[i].size());
+    for (size_t i = 0; i < ncols; ++i) {
+      widths[i] = job_id && i == 0 ? 3 : o.af[i - (job_id ? 1 : 0)].size();
+      for (const auto& r : rows) {
+        if (r[i].sized) widths[i] = std::max(widths[i], r[i].text.size());
+      }
     }
   }
-  auto emit = [&](const std::vector<std::string>& r) {
+  auto emit = [&](const std::vector<Cell>& r, bool heading) {
+    *out += row_pre;
     for (size_t i = 0; i < r.size(); ++i) {
-      if (i) *out += sep;
-      *out += r[i];
-      if (r[i].size() < widths[i]) out->append(widths[i] - r[i].size(), ' ');
+      if (i) *out += col_pre;
+      // A value wider than its column widens it for the rows after (not the heading).
+      if (headings && !heading) widths[i] = std::max(widths[i], r[i].text.size());
+      *out += r[i].text;
+      if (r[i].text.size() < widths[i]) out->append(widths[i] - r[i].text.size(), ' ');
+      if (i + 1 < r.size()) *out += col_post;
     }
-    *out += row_end;
+    *out += '\n';
   };
-  if (headings && !rows.empty()) emit(o.af);
-  for (const auto& r : rows) emit(r);
+  if (headings) {
+    std::vector<Cell> head;
+    if (job_id) head.push_back({" ID", true});
+    for (const std::string& a : o.af) head.push_back({a, true});
+    emit(head, true);
+  }
+  for (const auto& r : rows) emit(r, false);
+}
+
+// HTCondor's private attributes, which its tools never print (ClassAdAttributeIsPrivateAny).
+bool private_attr(const std::string& name) {
+  static const char* const kPrivate[] = {"Capability",  "ChildClaimIds", "ClaimId",
+                                         "ClaimIdList", "ClaimIds",      "TransferKey"};
+  for (const char* p : kPrivate) {
+    if (strcasecmp(p, name.c_str()) == 0) return true;
+  }
+  return strncasecmp(name.c_str(), "_condor_priv", 12) == 0;
 }
 
 // `-l` prints values as condor_status does, in old ClassAd syntax (reals as %.16G, with ".0"
@@ -325,6 +473,30 @@ std::string unescape(const std::string& s) {
 
 }  // namespace
 
+bool format_ads(const std::vector<FormatItem>& formats,
+                const std::vector<const classad::ClassAd*>& ads, std::string* out,
+                std::string* err) {
+  std::vector<classad::ExprPtr> exprs;
+  for (const FormatItem& f : formats) {
+    classad::ParseError perr;
+    classad::ExprPtr e = classad::parse_expr(f.attr, &perr);
+    if (!e) {
+      *err = "bad -format expression '" + f.attr + "': " + perr.to_string();
+      return false;
+    }
+    exprs.push_back(std::move(e));
+  }
+  for (const classad::ClassAd* ad : ads) {
+    for (size_t i = 0; i < formats.size(); ++i) {
+      std::string text;
+      if (printf_value(unescape(formats[i].format).c_str(), ad->evaluate_expr(exprs[i].get()),
+                       &text, ad->lookup(formats[i].attr)))
+        *out += text;
+    }
+  }
+  return true;
+}
+
 const char* status_mode_ad_type(StatusMode mode) {
   switch (mode) {
     case StatusMode::kSchedd:
@@ -332,43 +504,67 @@ const char* status_mode_ad_type(StatusMode mode) {
     case StatusMode::kSubmitters: return "Submitter";
     case StatusMode::kNegotiator: return "Negotiator";
     case StatusMode::kCollector: return "Collector";
+    case StatusMode::kMaster: return "DaemonMaster";
     case StatusMode::kAny: return "";
     default: return "Machine";
   }
 }
 
 std::string status_mode_constraint(const StatusOptions& o) {
-  std::vector<std::string> parts;
-  switch (o.mode) {
+  // condor_status builds its query as (every AND part) && (any OR part): -avail and -claimed
+  // are OR parts, like the NAME arguments, so `-avail NAME` shows the available slots and NAME.
+  std::vector<std::string> all_of, any_of;
+  StatusMode selecting = o.select == StatusMode::kAvail ? o.select : o.mode;
+  switch (selecting) {
     case StatusMode::kAvail:
-      parts.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
+      if (!o.compact) any_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
       break;
-    case StatusMode::kClaimed: parts.push_back("State == \"Claimed\""); break;
-    case StatusMode::kAbsent: parts.push_back("Absent"); break;
-    case StatusMode::kOffline: parts.push_back("size(OfflineUniverses) != 0"); break;
+    case StatusMode::kClaimed:
+      if (!o.compact) any_of.push_back("State == \"Claimed\"");
+      break;
+    case StatusMode::kAbsent: all_of.push_back("Absent"); break;
+    case StatusMode::kOffline: all_of.push_back("size(OfflineUniverses) != 0"); break;
     case StatusMode::kScheddRun:
-      parts.push_back("(ShadowsRunning+TotalSchedulerJobsRunning) > 0");
+      all_of.push_back("(ShadowsRunning+TotalSchedulerJobsRunning) > 0");
       break;
     default: break;
   }
-  if (o.compact && (o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail)) {
-    parts.push_back("PartitionableSlot =?= true || DynamicSlot =!= true");
+  // -compact shows partitionable and static slots (its print format's WHERE, and condor_status
+  // adds the mode's own compact constraint even with -total, which then prints plain totals).
+  const char* compact_where = "PartitionableSlot =?= true || DynamicSlot =!= true";
+  if (o.compact && o.mode == StatusMode::kSlots) all_of.push_back(compact_where);
+  if (o.compact && o.mode == StatusMode::kAvail) {
+    all_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
+    if (!o.total_only) all_of.push_back(compact_where);
   }
-  if (!o.names.empty()) {
-    std::string any;
-    for (const std::string& n : o.names) {
-      if (!any.empty()) any += " || ";
-      // With -claimed a name is the user running the jobs, as in condor_status.
-      any += o.mode == StatusMode::kClaimed ? "RemoteUser == " + quote(n)
-                                            : "Name == " + quote(n) + " || Machine == " + quote(n);
+  if (o.compact && o.mode == StatusMode::kClaimed) {
+    all_of.push_back(
+        "(State == \"Claimed\" && DynamicSlot =!= true) || (NumDynamicSlots isnt undefined && "
+        "NumDynamicSlots > 0)");
+  }
+  for (const std::string& n : o.names) {
+    // With -claimed a name is the user running the jobs, as in condor_status.
+    any_of.push_back(o.mode == StatusMode::kClaimed
+                         ? "RemoteUser == " + quote(n)
+                         : "Name==" + quote(n) + " || Machine==" + quote(n));
+  }
+  // Each -sort key leaves out the ads it is undefined in.
+  if (!o.no_sort) {
+    for (const std::string& k : o.sort) all_of.push_back(k + " =!= UNDEFINED");
+  }
+  if (!o.constraint.empty()) all_of.push_back(o.constraint);
+  auto join = [](const std::vector<std::string>& parts, const char* op) {
+    std::string text;
+    for (const std::string& p : parts) {
+      if (!text.empty()) text += op;
+      text += "(" + p + ")";
     }
-    parts.push_back(any);
-  }
-  if (!o.constraint.empty()) parts.push_back(o.constraint);
-  std::string all;
-  for (const std::string& p : parts) {
-    if (!all.empty()) all += " && ";
-    all += "(" + p + ")";
+    return text;
+  };
+  std::string all = join(all_of, " && ");
+  if (!any_of.empty()) {
+    std::string any = any_of.size() == 1 ? join(any_of, "") : "(" + join(any_of, " || ") + ")";
+    all = all.empty() ? any : all + " && " + any;
   }
   return all;
 }
@@ -389,21 +585,37 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   const char* type = status_mode_ad_type(o.mode);
   std::vector<const classad::ClassAd*> shown;
   for (const auto& ad : ads) {
-    std::string my_type;
-    if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
-    if (*type && strcasecmp(my_type.c_str(), type) != 0) continue;
-    if (filter) {
-      classad::Value v = ad->evaluate_expr(filter.get());
-      if (!v.is_boolean() || !v.as_boolean()) continue;
+    // Ads read from a file are not sorted by type: condor_status -ads applies the constraint
+    // only, whatever MyType says.
+    if (o.typed && *type) {
+      std::string my_type;
+      if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
+      if (strcasecmp(my_type.c_str(), type) != 0) continue;
     }
+    if (filter) {
+      // A number counts as a boolean, as HTCondor's EvalExprBool reads it.
+      classad::Value v = ad->evaluate_expr(filter.get());
+      double d = 0;
+      if (!v.is_boolean() && !v.is_number()) continue;
+      if (!v.to_number(d) || d == 0) continue;
+    }
+    if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
     shown.push_back(ad.get());
   }
-  // Order: -sort keys, else Machine then Name.
+  // Order: -sort keys, else Machine then Name; -sort none keeps the order read.
   std::vector<std::string> keys = o.sort;
-  if (keys.empty()) keys = {"Machine", "Name"};
-  // -compact groups a machine's slots by type: Machine:SlotTypeId leads, as in condor_status.
-  if (o.compact && is_slot_mode(o.mode))
-    keys.insert(keys.begin(), "join(\":\", Machine, SlotTypeId)");
+  if (keys.empty() && !o.no_sort) keys = {"Machine", "Name"};
+  // -compact groups a machine's slots by type: Machine:SlotTypeId replaces a leading Machine
+  // key, or leads, as in condor_status.
+  bool compact_keys = o.compact && is_slot_mode(o.mode);
+  if (compact_keys) {
+    // (condor_status reads a negative SlotTypeId as positive for this key.)
+    const char* primary = "join(\":\",Machine,SlotTypeId < 0 ? -SlotTypeId : SlotTypeId)";
+    if (!keys.empty() && strcasecmp(keys[0].c_str(), "Machine") == 0)
+      keys[0] = primary;
+    else
+      keys.insert(keys.begin(), primary);
+  }
   std::vector<classad::ExprPtr> key_exprs;
   for (const std::string& k : keys) {
     classad::ParseError perr;
@@ -414,15 +626,47 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     key_exprs.push_back(std::move(e));
   }
-  std::stable_sort(shown.begin(), shown.end(),
-                   [&](const classad::ClassAd* a, const classad::ClassAd* b) {
-                     for (const auto& e : key_exprs) {
-                       int c = compare_values(a->evaluate_expr(e.get()), b->evaluate_expr(e.get()));
-                       if (c) return c < 0;
-                     }
-                     return false;
-                   });
+  {
+    std::vector<std::pair<std::string, const classad::ClassAd*>> keyed;
+    keyed.reserve(shown.size());
+    for (size_t i = 0; i < shown.size(); ++i) {
+      keyed.emplace_back(sort_key(*shown[i], key_exprs, i), shown[i]);
+    }
+    bool natural = o.natural;
+    std::sort(keyed.begin(), keyed.end(), [natural](const auto& a, const auto& b) {
+      return (natural ? natural_compare(a.first.c_str(), b.first.c_str())
+                      : std::strcmp(a.first.c_str(), b.first.c_str())) < 0;
+    });
+    for (size_t i = 0; i < keyed.size(); ++i) shown[i] = keyed[i].second;
+  }
 
+  // -l, -json and -xml print the ad without its private attributes (claim ids and the like),
+  // and only the -attributes A,B when given (condor_status: sGetAdAttrs, exclude_private).
+  std::vector<classad::AdPtr> projected;
+  if (o.json || o.longform || o.xml) {
+    for (const classad::ClassAd*& ad : shown) {
+      std::vector<std::string> drop;
+      for (const auto& e : ad->entries()) {
+        std::string name(e.name->view());
+        bool wanted = o.attributes.empty();
+        for (const std::string& a : o.attributes)
+          wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
+        if (!wanted || private_attr(name)) drop.push_back(name);
+      }
+      if (drop.empty()) continue;
+      classad::AdPtr copy(ad->copy());
+      for (const std::string& name : drop) copy->remove(name);
+      ad = copy.get();
+      projected.push_back(std::move(copy));
+    }
+  }
+  if (o.xml) {
+    // The document's head and foot are there even when no ad matched.
+    *out += kXmlHeader;
+    for (const classad::ClassAd* ad : shown) append_xml_ad(out, *ad);
+    *out += kXmlFooter;
+    return true;
+  }
   if (o.json) {
     if (shown.empty()) return true;
     // condor_status writes "[" or "," on a line of its own before each ad: `}\n,\n{`.
@@ -466,22 +710,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     print_af(o, shown, exprs, out);
     return true;
   }
-  if (!o.formats.empty()) {
-    for (const classad::ClassAd* ad : shown) {
-      for (const FormatItem& f : o.formats) {
-        classad::ParseError perr;
-        classad::ExprPtr e = classad::parse_expr(f.attr, &perr);
-        if (!e) {
-          *err = "bad -format expression '" + f.attr + "': " + perr.to_string();
-          return false;
-        }
-        std::string text;
-        if (printf_value(unescape(f.format).c_str(), ad->evaluate_expr(e.get()), &text))
-          *out += text;
-      }
-    }
-    return true;
-  }
+  if (!o.formats.empty()) return format_ads(o.formats, shown, out, err);
 
   // The table and its totals; nothing at all when no ad matched.
   if (shown.empty()) return true;
@@ -490,22 +719,43 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     *err = table.error();
     return false;
   }
-  Totals totals(totals_style(o.mode));
-  bool compact = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
-                 o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  bool compact = o.compact && !o.total_only && is_slot_mode(o.mode) &&
+                 o.mode != StatusMode::kClaimed && o.mode != StatusMode::kServer &&
+                 o.mode != StatusMode::kState;
+  Totals totals(totals_style(o.mode), o.wide);
   for (const classad::ClassAd* ad : shown) {
     table.add_row(*ad);
     if (compact) {
       std::string& st = table.last_row()[10];
       bool pslot = false;
-      if (ad->evaluate_bool("PartitionableSlot", pslot) && pslot) st = rolled_up_code(*ad, st);
-      totals.add(*ad, table.last_row()[1], true);
+      if (lookup_bool(*ad, "PartitionableSlot", &pslot) && pslot) st = rolled_up_code(*ad, st);
+      // The totals' key is the Platform cell; when that could not be made, condor_status keys
+      // on the value the cell was made from (OpSys), or on Arch/OpSys when that is no string.
+      std::string key = table.last_row()[1];
+      if (key.empty()) ad->evaluate_string("OpSys", key);
+      totals.add(*ad, key, true);
     } else {
       totals.add(*ad, "", false);
     }
   }
   if (compact) fold_compact_rows(shown, &table);
-  if (!o.total_only) table.print(out);
+  if (!o.total_only) {
+    std::string text;
+    table.print(&text);
+    // -wide:N cuts the table's lines (not the totals) to N-1 columns.
+    if (o.width > 0) {
+      size_t keep = static_cast<size_t>(o.width - 1), start = 0;
+      while (start < text.size()) {
+        size_t nl = text.find('\n', start);
+        if (nl == std::string::npos) nl = text.size();
+        out->append(text, start, std::min(nl - start, keep));
+        if (nl < text.size()) *out += '\n';
+        start = nl + 1;
+      }
+    } else {
+      *out += text;
+    }
+  }
   if (totals.enabled()) {
     *out += '\n';
     totals.print(out);

@@ -23,6 +23,7 @@ enum class StatusMode {
   kSubmitters,  // -submitters
   kNegotiator,  // -negotiator
   kCollector,   // -collector
+  kMaster,      // -master
   kAny,         // -any: every ad type
 };
 
@@ -34,17 +35,27 @@ struct FormatItem {
 
 struct StatusOptions {
   StatusMode mode = StatusMode::kSlots;
+  // Which slots the table shows when -server or -state draws it: kAvail for -avail.
+  StatusMode select = StatusMode::kSlots;
   bool compact = false;
-  bool total_only = false;      // -total
-  bool longform = false;        // -l
-  bool json = false;            // -json
-  std::vector<std::string> af;  // -af attributes (expressions)
-  std::string af_opts;          // the letters after -af:
+  bool wide = false;     // -wide: full-width columns, totals keyed to their own width
+  int width = 0;         // -wide:N: lines cut to N-1 columns (0: not cut)
+  int limit = 0;         // -limit N: at most N ads (0: all)
+  bool no_sort = false;  // -sort false|0|no|none: the order the ads came in
+  bool natural = true;   // -natural:off compares sort keys as plain strings
+  std::vector<std::string> attributes;  // -attributes A,B: what -l / -json print
+  bool total_only = false;              // -total
+  bool longform = false;                // -l
+  bool json = false;                    // -json
+  bool xml = false;                     // -xml
+  std::vector<std::string> af;          // -af attributes (expressions)
+  std::string af_opts;                  // the letters after -af:
   bool have_af = false;
   std::vector<FormatItem> formats;  // -format
   std::vector<std::string> sort;    // -sort expressions (default Machine, Name)
   std::string constraint;           // -constraint (ANDed with the mode's own)
   std::vector<std::string> names;   // NAME arguments
+  bool typed = true;      // show only the mode's ad type (false for -ads FILE, as condor_status)
   bool filtered = false;  // the ads already passed status_mode_constraint (the CM applied it)
 };
 
@@ -52,6 +63,13 @@ struct StatusOptions {
 const char* status_mode_ad_type(StatusMode mode);
 // The constraint a mode adds (empty: none).
 std::string status_mode_constraint(const StatusOptions& o);
+
+// -format FMT EXPR pairs over `ads` in their order, as HTCondor's tools print them (a value the
+// conversion cannot take prints nothing). False with `err` for an expression that does not
+// parse.
+bool format_ads(const std::vector<FormatItem>& formats,
+                const std::vector<const classad::ClassAd*>& ads, std::string* out,
+                std::string* err);
 
 // Selects, sorts and prints `ads` (all types mixed; the mode picks its own) as condor_status
 // does. `err` gets a message (and the result is false) for a bad constraint or sort expression.

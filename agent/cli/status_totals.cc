@@ -2,9 +2,11 @@
 // (condor_status.V6/totals.cpp), including its quirks: -state never fills the Total column.
 #include "agent/cli/status_totals.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 
+#include "agent/cli/status_columns.h"
 #include "policy/classad/expr.h"
 
 namespace kite::cli {
@@ -18,7 +20,7 @@ std::string str_attr(const classad::ClassAd& ad, const char* name) {
 
 bool flag(const classad::ClassAd& ad, const char* name) {
   bool b = false;
-  return ad.evaluate_bool(name, b) && b;
+  return lookup_bool(ad, name, &b) && b;
 }
 
 void appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -86,11 +88,11 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
     case TotalsStyle::kServer: {
       std::string state;
       if (!ad.evaluate_string("State", state)) return false;
-      int64_t mem = 0, disk = 0, mips = 0, kflops = 0;
-      bool ok = ad.evaluate_int("Memory", mem);
-      ok = ad.evaluate_int("Disk", disk) && ok;
-      ok = ad.evaluate_int("Mips", mips) && ok;
-      ok = ad.evaluate_int("KFlops", kflops) && ok;
+      long long mem = 0, disk = 0, mips = 0, kflops = 0;
+      bool ok = lookup_integer(ad, "Memory", &mem);
+      ok = lookup_integer(ad, "Disk", &disk) && ok;
+      ok = lookup_integer(ad, "Mips", &mips) && ok;
+      ok = lookup_integer(ad, "KFlops", &kflops) && ok;
       if (state == "Claimed" || state == "Unclaimed") ++c->avail;
       ++c->machines;
       c->memory += mem;
@@ -100,11 +102,11 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
       return ok;
     }
     case TotalsStyle::kRun: {
-      int64_t mips = 0, kflops = 0;
+      long long mips = 0, kflops = 0;
       double load = 0;
-      bool ok = ad.evaluate_int("Mips", mips);
-      ok = ad.evaluate_int("KFlops", kflops) && ok;
-      ok = ad.evaluate_real("LoadAvg", load) && ok;
+      bool ok = lookup_integer(ad, "Mips", &mips);
+      ok = lookup_integer(ad, "KFlops", &kflops) && ok;
+      ok = lookup_number(ad, "LoadAvg", &load) && ok;
       c->mips += mips;
       c->kflops += kflops;
       c->loadavg += load;
@@ -114,17 +116,17 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
     case TotalsStyle::kSchedd:
     case TotalsStyle::kSubmitter: {
       bool schedd = style_ == TotalsStyle::kSchedd;
-      int64_t r = 0, i = 0, h = 0;
+      long long r = 0, i = 0, h = 0;
       bool ok = true;
-      if (ad.evaluate_int(schedd ? "TotalRunningJobs" : "RunningJobs", r))
+      if (lookup_integer(ad, schedd ? "TotalRunningJobs" : "RunningJobs", &r))
         c->running += r;
       else
         ok = false;
-      if (ad.evaluate_int(schedd ? "TotalIdleJobs" : "IdleJobs", i))
+      if (lookup_integer(ad, schedd ? "TotalIdleJobs" : "IdleJobs", &i))
         c->idle += i;
       else
         ok = false;
-      if (ad.evaluate_int(schedd ? "TotalHeldJobs" : "HeldJobs", h))
+      if (lookup_integer(ad, schedd ? "TotalHeldJobs" : "HeldJobs", &h))
         c->held += h;
       else
         ok = false;
@@ -138,6 +140,7 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
 void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rollup) {
   if (!enabled()) return;
   std::string key = key_in;
+  min_key_ = std::max(min_key_, key_in.size());
   if (key.empty()) {
     switch (style_) {
       case TotalsStyle::kState: key = str_attr(ad, "Activity"); break;
@@ -159,7 +162,7 @@ void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rol
   // A partitionable slot with cores left also counts itself in compact mode.
   if (rollup && flag(ad, "PartitionableSlot") && !flag(ad, "SlotBackfill")) {
     double cpus = 0;
-    ad.evaluate_real("Cpus", cpus);
+    lookup_number(ad, "Cpus", &cpus);
     if (cpus >= 0.1) {
       count_state(&g, str_attr(ad, "State"), false);
       count_state(&all_, str_attr(ad, "State"), false);
@@ -227,11 +230,11 @@ void Totals::row(std::string* out, const Counts& c, bool top) const {
 
 void Totals::print(std::string* out) const {
   if (!enabled()) return;
-  int keylen = 14;
-  if (style_ == TotalsStyle::kSubmitter) {
+  // condor_status sizes the key column to the keys for submitters and with -wide; otherwise
+  // it is 14 wide (or the widest -compact platform) and a longer key is cut.
+  int keylen = static_cast<int>(min_key_);
+  if (auto_key_ || style_ == TotalsStyle::kSubmitter) {
     keylen = 5;
-    for (const auto& g : groups_) keylen = std::max(keylen, static_cast<int>(g.first.size()));
-  } else {
     for (const auto& g : groups_) keylen = std::max(keylen, static_cast<int>(g.first.size()));
   }
   appendf(out, "%*s", keylen, "");

@@ -13,7 +13,10 @@ enum class TotalsStyle { kNone, kSlots, kServer, kRun, kState, kSchedd, kSubmitt
 
 class Totals {
  public:
-  explicit Totals(TotalsStyle style) : style_(style) {}
+  // `auto_key`: the key column as wide as the longest key (at least "Total"), as with -wide;
+  // otherwise 14 wide and longer keys cut, unless a key given to add() (the -compact
+  // platforms) is longer.
+  explicit Totals(TotalsStyle style, bool auto_key = false) : style_(style), auto_key_(auto_key) {}
   bool enabled() const { return style_ != TotalsStyle::kNone; }
   // Counts one ad under `key` (empty: the style's own key from the ad). `rollup`: compact mode,
   // a partitionable slot counts its children's states (ChildState), plus itself unless exhausted.
@@ -35,6 +38,8 @@ class Totals {
   void row(std::string* out, const Counts& c, bool top) const;
 
   TotalsStyle style_;
+  bool auto_key_;
+  size_t min_key_ = 14;
   std::map<std::string, Counts> groups_;
   Counts all_;
   int malformed_ = 0;

@@ -9,6 +9,7 @@
 
 #include "agent/cli/cm_client.h"
 #include "agent/cli/commands.h"
+#include "agent/cli/status_format.h"
 #include "agent/cli/status_pool.h"
 #include "agent/cm/queue_client.h"
 #include "agent/queue/job_ads_file.h"
@@ -91,6 +92,7 @@ int q_main(int argc, char** argv) {
   queue::QueueRequest req;
   JobQuery remote;
   std::string file, slot_file, pool, err;
+  std::vector<FormatItem> formats;
   bool analyze = false;
   const char* opts = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -132,6 +134,16 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       req.view = queue::QueueView::kAutoformat;
+    } else if (option(a, "format", 1)) {
+      // -format FMT EXPR, as condor_q: one printf conversion per pair, no title or totals.
+      if (i + 2 >= argc) {
+        std::fprintf(stderr, "Error: -format requires format and attribute parameters\n");
+        return 1;
+      }
+      formats.push_back({argv[i + 1], argv[i + 2]});
+      req.format_exprs.push_back(argv[i + 2]);
+      req.view = queue::QueueView::kFormat;
+      i += 2;
     } else if (option(a, "allusers", 2) || option(a, "all-users", 2)) {
       remote.mine = false;  // every job in a file is shown anyway
     } else if (option(a, "wide", 1, &opts)) {
@@ -170,6 +182,10 @@ int q_main(int argc, char** argv) {
   }
   if (analyze) return analyze_jobs(ads, req.selection, req.source_label, slot_file, pool);
   std::string out;
+  if (req.view == queue::QueueView::kFormat) {
+    bool ok = format_ads(formats, queue::select_queue(ads, req), &out, &err);
+    return emit(ok, out, err);
+  }
   bool ok = queue::format_queue(ads, req, &out, &err);
   return emit(ok, out, err);
 }

@@ -35,12 +35,14 @@ struct JobCounts {
   int64_t jobs() const { return idle + running + removed + completed + held + suspended; }
 };
 
-enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat };
+// kFormat: -format FMT EXPR pairs, which the CLI prints over select_queue()'s jobs.
+enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat, kFormat };
 
 struct QueueRequest {
   QueueView view = QueueView::kBatch;
   JobSelection selection;
   Autoformat af;
+  std::vector<std::string> format_exprs;  // -format's expressions (what kFormat reads)
   // The "-- <label> @ <time>" title: condor_q -jobads FILE prints "Jobads: FILE".
   std::string source_label;
   // The time in the title when no selected ad carries ServerTime.
@@ -60,6 +62,10 @@ struct QueueRequest {
 // to send only that; empty when the output needs whole ads (-l, -json). -totals needs none:
 // ask the schedd for the counts instead.
 std::vector<std::string> queue_projection(const QueueRequest& req);
+
+// The jobs `req` selects, in job id order (as every view lists them).
+std::vector<const classad::ClassAd*> select_queue(const std::vector<classad::AdPtr>& ads,
+                                                  const QueueRequest& req);
 
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,

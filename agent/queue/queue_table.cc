@@ -493,11 +493,22 @@ std::vector<std::string> queue_projection(const QueueRequest& req) {
       attrs = {"ClusterId", "ProcId"};  // -af:j
       attrs.insert(attrs.end(), req.af.exprs.begin(), req.af.exprs.end());
       break;
+    case QueueView::kFormat:
+      attrs = {"ClusterId", "ProcId"};  // the job id order
+      attrs.insert(attrs.end(), req.format_exprs.begin(), req.format_exprs.end());
+      break;
     case QueueView::kTotals:
     case QueueView::kLong:
     case QueueView::kJson: return {};
   }
   return attrs;
+}
+
+std::vector<const ClassAd*> select_queue(const std::vector<AdPtr>& ads, const QueueRequest& req) {
+  std::vector<const ClassAd*> selected;
+  for (const Job& j : select_jobs(ads, req.selection, req.view, req.preselected))
+    selected.push_back(j.ad);
+  return selected;
 }
 
 bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::string* out,
@@ -511,6 +522,10 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
       return true;
     case QueueView::kJson: *out += json_ads(selected); return true;
     case QueueView::kAutoformat: return format_autoformat(req.af, selected, out, err);
+    case QueueView::kFormat:
+      // -format's printf conversions belong to the CLI (agent/cli/status_columns.h).
+      if (err) *err = "-format output is printed over select_queue() by the CLI";
+      return false;
     default: break;
   }
   append_title(*out, req.source_label, jobs, req.now);

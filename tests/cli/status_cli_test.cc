@@ -8,32 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli/kite_status_run.h"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-// Runs `kite status -ads FILE ARGS` (stderr folded into the output) in UTC.
-Result kite_status(const std::string& ads_text, const std::string& args) {
-  char path[] = "/tmp/kite-status-ads-XXXXXX";
-  int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
-  EXPECT_EQ(write(fd, ads_text.data(), ads_text.size()), static_cast<ssize_t>(ads_text.size()));
-  close(fd);
-  std::string cmd =
-      std::string("TZ=UTC ") + KITE_BINARY + " status -ads " + path + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  unlink(path);
-  return r;
-}
+using kite_test::kite_status;
+using kite_test::pad;
+using kite_test::Result;
 
 const char kOwnerSlot[] =
     "MyType = \"Machine\"\nName = \"slot1@h\"\nMachine = \"h\"\nArch = \"X86_64\"\n"
@@ -42,18 +23,16 @@ const char kOwnerSlot[] =
     "EnteredCurrentState = 100\nActivity = \"Idle\"\nEnteredCurrentActivity = 100\n"
     "LastHeardFrom = 190\n";
 
-std::string pad(const std::string& s, size_t w) {
-  return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
-}
-
 TEST(KiteStatus, StateTableAndItsTotals) {
   Result r = kite_status(kOwnerSlot, "-state");
   ASSERT_EQ(r.status, 0) << r.out;
   std::string want =
       pad("Name", 34) +
       " Cpu  Mem  LoadAv   KbdIdle    State     StateTime  Activ   ActvtyTime\n\n" +
+      // " Mem" has a fixed width and no format: condor_status prints strings only there, so
+      // an integer Memory leaves it blank.
       pad("slot1@h", 34) +
-      " 1     512  0.250   0+01:01:01 Owner     0+00:01:30 Idle    0+00:01:30\n" +
+      " 1          0.250   0+01:01:01 Owner     0+00:01:30 Idle    0+00:01:30\n" +
       "\n"
       "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle\n\n"
       "          Idle     0     1         0       0          0       0      0        0      0\n\n"
@@ -100,16 +79,21 @@ TEST(KiteStatus, SortsByMachineThenNameUnlessToldOtherwise) {
   EXPECT_EQ(kite_status(ads, "-af Name").out, "slot9@a\nslot1@b\nslot2@b\n");
   EXPECT_EQ(kite_status(ads, "-sort Memory -af Name Memory").out,
             "slot1@b 100\nslot9@a 200\nslot2@b 300\n");
-  EXPECT_EQ(kite_status(ads, "-sort 'Memory * -1' -af Name").out, "slot2@b\nslot9@a\nslot1@b\n");
+  // condor_status compares keys as text, digit runs as numbers: "-100" < "-200" < "-300".
+  EXPECT_EQ(kite_status(ads, "-sort 'Memory * -1' -af Name").out, "slot1@b\nslot9@a\nslot2@b\n");
   // NAME arguments pick ads by Name or Machine.
   EXPECT_EQ(kite_status(ads, "b -af Name").out, "slot1@b\nslot2@b\n");
   EXPECT_EQ(kite_status(ads, "slot9@a -af Memory").out, "200\n");
-  // With -claimed, a name is the RemoteUser.
+  // With -claimed, a name is the RemoteUser, and (as condor_status builds its query) either
+  // matching the name or being claimed lets a slot in.
   std::string claimed =
-      "Name = \"s1\"\nState = \"Claimed\"\nRemoteUser = \"bob@d\"\n\n"
-      "Name = \"s2\"\nState = \"Claimed\"\nRemoteUser = \"amy@d\"\n";
-  EXPECT_NE(kite_status(claimed, "-claimed bob@d").out.find("s1 "), std::string::npos);
-  EXPECT_EQ(kite_status(claimed, "-claimed bob@d").out.find("s2 "), std::string::npos);
+      "Name = \"s1\"\nState = \"Unclaimed\"\nRemoteUser = \"bob@d\"\n\n"
+      "Name = \"s2\"\nState = \"Claimed\"\nRemoteUser = \"amy@d\"\n\n"
+      "Name = \"s3\"\nState = \"Unclaimed\"\nRemoteUser = \"amy@d\"\n";
+  std::string by_user = kite_status(claimed, "-claimed bob@d").out;
+  EXPECT_NE(by_user.find("s1 "), std::string::npos);
+  EXPECT_NE(by_user.find("s2 "), std::string::npos);
+  EXPECT_EQ(by_user.find("s3 "), std::string::npos);
 }
 
 TEST(KiteStatus, AutoformatRawPrintsTheExpression) {
@@ -144,11 +128,12 @@ TEST(KiteStatus, CompactFoldsAMachinesStaticSlotsIntoOneRow) {
   }
   Result r = kite_status(ads, "-compact");
   ASSERT_EQ(r.status, 0) << r.out;
+  // The Machine column is at least 12 wide (condor_status's machine width for -compact).
   EXPECT_EQ(
       r.out,
-      "Machine Platform     Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
+      "Machine      Platform     Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST Jobs/Min "
       "MaxSlotGb\n\n"
-      "h       x64/Debian12    4S    1    0     1.00      3     4.00    0.00 **     0.10      "
+      "h            x64/Debian12    4S    1    0     1.00      3     4.00    0.00 **     0.10      "
       "2.00\n\n"
       "               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle\n\n"
       "  x64/Debian12     4     1       1         2       0          0      0        0      0\n\n"
