@@ -30,6 +30,9 @@ struct TreeRefs {
   // Reads its partner in ways a list of names cannot tell: the whole TARGET ad, eval() of a
   // string, random().
   bool opaque = false;
+  // Its value may change while neither ad does: it reads the clock or chance (time(),
+  // CurrentTime, random(), ...), a special name (MY, PARENT, ...) or holds a nested ad.
+  bool unstable = false;
 };
 
 /// TreeRefs per distinct tree (trees are shared between ads, so each is walked once).

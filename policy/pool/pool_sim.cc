@@ -25,6 +25,7 @@
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/cycle_settings.h"
+#include "policy/negotiator/match_cache.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/pool/pool_steps.h"
 #include "policy/pool/sim_machine.h"
@@ -219,6 +220,7 @@ class Sim {
   PoolResult* res_;
   config::Config cfg_{"NEGOTIATOR"};
   std::shared_ptr<const negotiator::CycleSettings> settings_;  // read once for every cycle
+  negotiator::MatchCache match_cache_;  // answers for the slots that stay free between cycles
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
   fairshare::LimitTracker limits_;
@@ -860,6 +862,7 @@ void Sim::cycle() {
   negotiator::CycleInput in;
   in.cfg = &cfg_;
   in.settings = settings_;
+  in.match_cache = &match_cache_;
   in.now = now_;
   std::map<std::string, size_t> index;
   // Jobs of one kind (one submitter's, with the same ad, whatever `submit` made them) are
