@@ -140,28 +140,35 @@ const TreeRefs& RefMemo::refs(const Expr* root) {
   return memo_.emplace(root, std::move(r)).first->second;
 }
 
-std::vector<uint32_t> slot_side_attrs(const std::vector<const ClassAd*>& slots,
-                                      const std::vector<const Expr*>& extra, RefMemo& memo) {
+void slot_attrs(const ClassAd& slot, const std::vector<const Expr*>& extra, RefMemo& memo,
+                std::vector<uint32_t>& out, std::vector<const Expr*>* seen_resources) {
   static const uint32_t kRequirements = id_of("Requirements");
   static const uint32_t kRank = id_of("Rank");
   static const uint32_t kMachineResources = id_of("MachineResources");
+  slot_refs(slot, slot.lookup_id(kRequirements), memo, out, 0);
+  slot_refs(slot, slot.lookup_id(kRank), memo, out, 0);
+  for (const Expr* e : extra) slot_refs(slot, e, memo, out, 0);
+  const Expr* res = slot.lookup_id(kMachineResources);
+  if (res && res->kind == ExprKind::kLiteral && classad::as_literal(res)->value.is_string()) {
+    if (seen_resources) {
+      if (std::find(seen_resources->begin(), seen_resources->end(), res) != seen_resources->end())
+        return;
+      seen_resources->push_back(res);
+    }
+    for (const std::string& name :
+         startd::split_list(classad::as_literal(res)->value.as_string())) {
+      out.push_back(classad::intern_name("Request" + name).id);
+    }
+  }
+}
+
+std::vector<uint32_t> slot_side_attrs(const std::vector<const ClassAd*>& slots,
+                                      const std::vector<const Expr*>& extra, RefMemo& memo) {
   std::vector<uint32_t> out = {id_of("RequestCpus"), id_of("RequestMemory"), id_of("RequestDisk"),
                                id_of("ConcurrencyLimits")};
   std::vector<const Expr*> seen_resources;
   for (const ClassAd* slot : slots) {
-    if (!slot) continue;
-    slot_refs(*slot, slot->lookup_id(kRequirements), memo, out, 0);
-    slot_refs(*slot, slot->lookup_id(kRank), memo, out, 0);
-    for (const Expr* e : extra) slot_refs(*slot, e, memo, out, 0);
-    const Expr* res = slot->lookup_id(kMachineResources);
-    if (res && res->kind == ExprKind::kLiteral && classad::as_literal(res)->value.is_string() &&
-        std::find(seen_resources.begin(), seen_resources.end(), res) == seen_resources.end()) {
-      seen_resources.push_back(res);
-      for (const std::string& name :
-           startd::split_list(classad::as_literal(res)->value.as_string())) {
-        out.push_back(classad::intern_name("Request" + name).id);
-      }
-    }
+    if (slot) slot_attrs(*slot, extra, memo, out, &seen_resources);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

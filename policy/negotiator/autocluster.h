@@ -50,6 +50,14 @@ class RefMemo {
 void partner_refs(const classad::ClassAd& my, const classad::Expr* root, RefMemo& memo,
                   std::vector<uint32_t>& out, bool* opaque);
 
+/// The job-side significant attribute ids one slot imposes (unsorted, may repeat): the
+/// references of its Requirements and Rank and of `extra` (slot as MY), and the Request*
+/// attributes of its MachineResources (skipped when that list's tree is in *seen_resources,
+/// which gets it; null: always).
+void slot_attrs(const classad::ClassAd& slot, const std::vector<const classad::Expr*>& extra,
+                RefMemo& memo, std::vector<uint32_t>& out,
+                std::vector<const classad::Expr*>* seen_resources = nullptr);
+
 /// The job-side significant attribute ids the slots impose (sorted, unique): references of the
 /// slots' `roots` (Requirements, Rank, ...) and of `extra` (config expressions, slot as MY), plus
 /// the Request* attributes of the slots' resources.

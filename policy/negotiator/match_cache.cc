@@ -164,6 +164,30 @@ uint32_t MatchCache::side_index(const std::vector<std::pair<uint32_t, const Expr
   return static_cast<uint32_t>(sides_.size() - 1);
 }
 
+MatchCache::SlotAnswers& MatchCache::entry(const ClassAd& slot) {
+  SlotAnswers& at = slots_[&slot];
+  if (at.generation != slot.generation()) {
+    at.generation = slot.generation();
+    at.by_side.clear();
+    at.has_attrs = false;
+    at.attrs.clear();
+  }
+  return at;
+}
+
+const std::vector<uint32_t>& MatchCache::slot_attrs(const ClassAd& slot,
+                                                    const std::vector<const Expr*>& extra,
+                                                    RefMemo& memo) {
+  SlotAnswers& at = entry(slot);
+  if (!at.has_attrs) {
+    negotiator::slot_attrs(slot, extra, memo, at.attrs);
+    std::sort(at.attrs.begin(), at.attrs.end());
+    at.attrs.erase(std::unique(at.attrs.begin(), at.attrs.end()), at.attrs.end());
+    at.has_attrs = true;
+  }
+  return at.attrs;
+}
+
 void MatchCache::remember(const ClassAd& job, const ClassAd& slot,
                           const std::vector<const Expr*>& roots, const CachedMatch& answer) {
   static const uint32_t kRequirements = id_of("Requirements");
@@ -181,12 +205,7 @@ void MatchCache::remember(const ClassAd& job, const ClassAd& slot,
   if (!reach.ok) return;
   std::sort(reach.job_attrs.begin(), reach.job_attrs.end());
   const uint32_t side = side_index(reach.job_attrs);
-  SlotAnswers& at = slots_[&slot];
-  if (at.generation != slot.generation()) {
-    at.generation = slot.generation();
-    at.by_side.clear();
-  }
-  at.by_side.emplace_back(side, answer);
+  entry(slot).by_side.emplace_back(side, answer);
   fits_[side] = 1;  // the job it was made from has those values
 }
 

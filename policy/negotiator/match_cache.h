@@ -43,6 +43,11 @@ class MatchCache {
   void begin_job(const classad::ClassAd& job);
   /// The remembered answer for `slot` and the job of begin_job(); null when there is none.
   const CachedMatch* find(const classad::ClassAd& slot);
+  /// The job attributes `slot` makes significant (slot_attrs() with `extra`), kept while the
+  /// slot ad does not change; `memo` is used when they are read again.
+  const std::vector<uint32_t>& slot_attrs(const classad::ClassAd& slot,
+                                          const std::vector<const classad::Expr*>& extra,
+                                          RefMemo& memo);
   /// Remembers `answer` for `slot` and the job of begin_job() when the pair's evaluation reads
   /// only the two ads (see above). `roots` are the knob expressions evaluated with the slot as
   /// MY (NEGOTIATOR_PRE_JOB_RANK, NEGOTIATOR_POST_JOB_RANK).
@@ -57,8 +62,11 @@ class MatchCache {
   struct SlotAnswers {
     uint64_t generation = 0;
     std::vector<std::pair<uint32_t, CachedMatch>> by_side;  // (index into sides_, answer)
+    bool has_attrs = false;
+    std::vector<uint32_t> attrs;  // slot_attrs()
   };
   void clear();
+  SlotAnswers& entry(const classad::ClassAd& slot);
   uint32_t side_index(const std::vector<std::pair<uint32_t, const classad::Expr*>>& attrs);
   bool side_fits(uint32_t side);
   void hold(const classad::Expr* tree);

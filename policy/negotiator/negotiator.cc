@@ -169,7 +169,20 @@ void Cycle::setup_slots() {
                                     &knobs_.preemption_requirements, &knobs_.preemption_rank}) {
     if (*e) extra.push_back(e->get());
   }
-  builder_.reset(new AutoclusterBuilder(slot_side_attrs(ads, extra, memo_), memo_));
+  std::vector<uint32_t> side;
+  if (cache_) {
+    // What an unchanged slot imposes is known from earlier cycles.
+    side = slot_side_attrs({}, extra, memo_);
+    for (const ClassAd* ad : ads) {
+      const std::vector<uint32_t>& mine = cache_->slot_attrs(*ad, extra, memo_);
+      side.insert(side.end(), mine.begin(), mine.end());
+    }
+    std::sort(side.begin(), side.end());
+    side.erase(std::unique(side.begin(), side.end()), side.end());
+  } else {
+    side = slot_side_attrs(ads, extra, memo_);
+  }
+  builder_.reset(new AutoclusterBuilder(std::move(side), memo_));
 }
 
 void Cycle::setup_submitters() {
