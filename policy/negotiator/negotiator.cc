@@ -335,6 +335,25 @@ double Cycle::slot_weight_of(const SlotView& s) const {
 
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
 // in this spin) and whose concurrency limits have room for the job.
+// The job's RequestCpus as evaluate_real() reads it, without the name lookup and, for a
+// literal (nearly always), without evaluating.
+bool request_cpus(const ClassAd& job, double* out) {
+  static const uint32_t id = classad::intern_name("RequestCpus").id;
+  const classad::Expr* e = job.lookup_id(id);
+  if (!e) return false;
+  if (e->kind != classad::ExprKind::kLiteral) return job.evaluate_real("RequestCpus", *out);
+  const classad::Value& v = classad::as_literal(e)->value;
+  if (v.is_integer()) {
+    *out = static_cast<double>(v.as_integer());
+    return true;
+  }
+  if (v.is_real()) {
+    *out = v.as_real();
+    return true;
+  }
+  return false;
+}
+
 uint32_t concurrency_limits_id() {
   static const uint32_t id = classad::intern_name("ConcurrencyLimits").id;
   return id;
@@ -527,7 +546,7 @@ CycleResult Cycle::run() {
     for (const IdleJob& j : in_.submitters[i].jobs) {
       if (demand[i] > pool_weight_) break;
       double cpus = 1;
-      if (j.ad && !j.ad->evaluate_real("RequestCpus", cpus)) cpus = 1;
+      if (j.ad && !request_cpus(*j.ad, &cpus)) cpus = 1;
       demand[i] += cpus > 0 ? cpus : 1;
     }
   }
