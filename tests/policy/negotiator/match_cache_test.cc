@@ -17,6 +17,8 @@ using testing::slot;
 struct CacheRig {
   std::shared_ptr<const CycleSettings> settings = read_cycle_settings(nullptr);
   MatchCache cache;
+  IdleJob j = job(1, 0, "alice");
+  classad::AdPtr s = slot(1);
   CachedMatch answer(double pre) {
     CachedMatch m;
     m.matches = true;
@@ -26,64 +28,55 @@ struct CacheRig {
     return m;
   }
   // Remembers an answer for (job, slot) in a fresh cycle; true when the cache then has it.
-  bool remembers(classad::ClassAd& j, classad::ClassAd& s) {
+  bool remembers(classad::ClassAd& job_ad, classad::ClassAd& slot_ad) {
     cache.begin_cycle(settings, 1);
-    cache.begin_job(j);
-    cache.remember(j, s, {}, answer(7));
+    cache.begin_job(job_ad);
+    cache.remember(job_ad, slot_ad, {}, answer(7));
     cache.begin_cycle(settings, 1);
-    cache.begin_job(j);
-    return cache.find(s) != nullptr;
+    cache.begin_job(job_ad);
+    return cache.find(slot_ad) != nullptr;
+  }
+  bool remembers() { return remembers(*j.ad, *s); }
+  // Whether the cache has an answer for `other` on slot `s`.
+  bool knows(const IdleJob& other) {
+    cache.begin_job(*other.ad);
+    return cache.find(*s) != nullptr;
   }
 };
 
 TEST(MatchCache, AnswerComesBackForTheSameSlotAndAnEqualJob) {
   CacheRig rig;
-  IdleJob j = job(1, 0, "alice");
-  classad::AdPtr s = slot(1);
-  ASSERT_TRUE(rig.remembers(*j.ad, *s));
-  const CachedMatch* m = rig.cache.find(*s);
+  ASSERT_TRUE(rig.remembers());
+  const CachedMatch* m = rig.cache.find(*rig.s);
   EXPECT_TRUE(m->matches);
   EXPECT_EQ(m->pre, 7);
   EXPECT_EQ(m->job_rank, 2);
   EXPECT_EQ(m->post, 3);
   // Another job with the same values (its own ad) gets the answer too.
-  IdleJob other = job(2, 0, "alice", "", 5000);
-  rig.cache.begin_job(*other.ad);
-  EXPECT_NE(rig.cache.find(*s), nullptr);
+  EXPECT_TRUE(rig.knows(job(2, 0, "alice", "", 5000)));
 }
 
 TEST(MatchCache, ChangedSlotAdIsAskedAgain) {
   CacheRig rig;
-  IdleJob j = job(1, 0, "alice");
-  classad::AdPtr s = slot(1);
-  ASSERT_TRUE(rig.remembers(*j.ad, *s));
-  s->insert_value("Memory", classad::Value::integer(64));
-  EXPECT_EQ(rig.cache.find(*s), nullptr);
+  ASSERT_TRUE(rig.remembers());
+  rig.s->insert_value("Memory", classad::Value::integer(64));
+  EXPECT_EQ(rig.cache.find(*rig.s), nullptr);
 }
 
 TEST(MatchCache, JobWithAnotherValueOfAnAttributeTheMatchReadsIsAskedAgain) {
   CacheRig rig;
-  IdleJob j = job(1, 0, "alice");
-  classad::AdPtr s = slot(1);
-  ASSERT_TRUE(rig.remembers(*j.ad, *s));
-  IdleJob bigger = job(2, 0, "alice", "RequestMemory = 4096");
-  rig.cache.begin_job(*bigger.ad);
-  EXPECT_EQ(rig.cache.find(*s), nullptr);
+  ASSERT_TRUE(rig.remembers());
+  EXPECT_FALSE(rig.knows(job(2, 0, "alice", "RequestMemory = 4096")));
   // An attribute no expression reads does not matter.
-  IdleJob other = job(3, 0, "alice", "Color = \"blue\"");
-  rig.cache.begin_job(*other.ad);
-  EXPECT_NE(rig.cache.find(*s), nullptr);
+  EXPECT_TRUE(rig.knows(job(3, 0, "alice", "Color = \"blue\"")));
 }
 
 TEST(MatchCache, AttributeTheJobLacksCountsAsRead) {
   CacheRig rig;
   // The slot reads TARGET.Project; a job that has none and one that has one differ.
-  IdleJob j = job(1, 0, "alice");
-  classad::AdPtr s = slot(1, "node1", "Start = TARGET.Project =!= \"x\"");
-  ASSERT_TRUE(rig.remembers(*j.ad, *s));
-  IdleJob with = job(2, 0, "alice", "Project = \"x\"");
-  rig.cache.begin_job(*with.ad);
-  EXPECT_EQ(rig.cache.find(*s), nullptr);
+  rig.s = slot(1, "node1", "Start = TARGET.Project =!= \"x\"");
+  ASSERT_TRUE(rig.remembers());
+  EXPECT_FALSE(rig.knows(job(2, 0, "alice", "Project = \"x\"")));
 }
 
 TEST(MatchCache, ClockChanceAndWholeAdsAreNeverRemembered) {
@@ -95,31 +88,25 @@ TEST(MatchCache, ClockChanceAndWholeAdsAreNeverRemembered) {
   };
   for (const char* start : starts) {
     CacheRig rig;
-    IdleJob j = job(1, 0, "alice");
-    classad::AdPtr s = slot(1, "node1", start);
-    EXPECT_FALSE(rig.remembers(*j.ad, *s)) << start;
+    rig.s = slot(1, "node1", start);
+    EXPECT_FALSE(rig.remembers()) << start;
   }
   // Reached from the job side too, and from a knob expression.
   CacheRig rig;
   IdleJob timed = job(1, 0, "alice", "Requirements = TARGET.Memory >= RequestMemory && time() > 0");
-  classad::AdPtr s = slot(1);
-  EXPECT_FALSE(rig.remembers(*timed.ad, *s));
-  IdleJob j = job(2, 0, "alice");
+  EXPECT_FALSE(rig.remembers(*timed.ad, *rig.s));
   classad::ExprPtr knob = classad::parse_expr("CurrentTime");
   rig.cache.begin_cycle(rig.settings, 1);
-  rig.cache.begin_job(*j.ad);
-  rig.cache.remember(*j.ad, *s, {knob.get()}, rig.answer(1));
-  EXPECT_EQ(rig.cache.find(*s), nullptr);
+  rig.cache.begin_job(*rig.j.ad);
+  rig.cache.remember(*rig.j.ad, *rig.s, {knob.get()}, rig.answer(1));
+  EXPECT_EQ(rig.cache.find(*rig.s), nullptr);
 }
 
 TEST(MatchCache, OtherSettingsForgetEverything) {
   CacheRig rig;
-  IdleJob j = job(1, 0, "alice");
-  classad::AdPtr s = slot(1);
-  ASSERT_TRUE(rig.remembers(*j.ad, *s));
+  ASSERT_TRUE(rig.remembers());
   rig.cache.begin_cycle(read_cycle_settings(nullptr), 1);
-  rig.cache.begin_job(*j.ad);
-  EXPECT_EQ(rig.cache.find(*s), nullptr);
+  EXPECT_FALSE(rig.knows(rig.j));
 }
 
 // Cycles through the cache match exactly as cycles without it, as the clock and the ads change.
