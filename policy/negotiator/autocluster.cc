@@ -4,8 +4,10 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "policy/classad/expr_share.h"
+#include "policy/classad/functions.h"
 #include "policy/classad/hash.h"
 #include "policy/startd/text_util.h"
 
@@ -19,6 +21,18 @@ using classad::ExprKind;
 
 constexpr int kMaxDepth = 32;  // own attributes followed through one another (cycles end here)
 
+// A call whose value may depend on more than its arguments: the clock (every time function,
+// to be safe), mapfiles, the user database, ads matched by name.
+bool reads_outside(const classad::CallExpr& c) {
+  static const classad::FunctionTable time_fns = classad::functions_time();
+  for (size_t i = 0; i < time_fns.count; ++i)
+    if (c.fn == &time_fns.entries[i]) return true;
+  std::string_view fn = c.name->view();
+  for (const char* name : {"userMap", "userHome", "countMatches"})
+    if (fn.size() == std::strlen(name) && strncasecmp(fn.data(), name, fn.size()) == 0) return true;
+  return false;
+}
+
 void walk(const Expr* e, TreeRefs& out) {
   if (!e) return;
   switch (e->kind) {
@@ -27,6 +41,7 @@ void walk(const Expr* e, TreeRefs& out) {
       if (v.is_list()) {
         for (const Expr* item : v.as_list()->items) walk(item, out);
       }
+      if (v.is_classad()) out.unstable = true;
       return;
     }
     case ExprKind::kAttr: {
@@ -36,9 +51,12 @@ void walk(const Expr* e, TreeRefs& out) {
           out.plain.push_back(a->name_id);
         } else if (a->name_id == classad::kIdTarget || a->name_id == classad::kIdOther) {
           out.opaque = true;
+        } else {
+          out.unstable = true;
         }
         return;
       }
+      if (a->name_id <= classad::kIdLastReserved) out.unstable = true;  // MY.CurrentTime, ...
       if (a->base->kind == ExprKind::kAttr) {
         const AttrExpr* b = classad::as_attr(a->base);
         if (!b->base && b->name_id == classad::kIdTarget) {
@@ -66,6 +84,7 @@ void walk(const Expr* e, TreeRefs& out) {
       if ((fn.size() == 6 && strncasecmp(fn.data(), "random", 6) == 0) ||
           (fn.size() >= 4 && strncasecmp(fn.data(), "eval", 4) == 0))
         out.opaque = true;
+      if (out.opaque || reads_outside(*c)) out.unstable = true;
       for (uint32_t i = 0; i < c->nargs; ++i) walk(c->args[i], out);
       return;
     }
@@ -121,28 +140,35 @@ const TreeRefs& RefMemo::refs(const Expr* root) {
   return memo_.emplace(root, std::move(r)).first->second;
 }
 
-std::vector<uint32_t> slot_side_attrs(const std::vector<const ClassAd*>& slots,
-                                      const std::vector<const Expr*>& extra, RefMemo& memo) {
+void slot_attrs(const ClassAd& slot, const std::vector<const Expr*>& extra, RefMemo& memo,
+                std::vector<uint32_t>& out, std::vector<const Expr*>* seen_resources) {
   static const uint32_t kRequirements = id_of("Requirements");
   static const uint32_t kRank = id_of("Rank");
   static const uint32_t kMachineResources = id_of("MachineResources");
+  slot_refs(slot, slot.lookup_id(kRequirements), memo, out, 0);
+  slot_refs(slot, slot.lookup_id(kRank), memo, out, 0);
+  for (const Expr* e : extra) slot_refs(slot, e, memo, out, 0);
+  const Expr* res = slot.lookup_id(kMachineResources);
+  if (res && res->kind == ExprKind::kLiteral && classad::as_literal(res)->value.is_string()) {
+    if (seen_resources) {
+      if (std::find(seen_resources->begin(), seen_resources->end(), res) != seen_resources->end())
+        return;
+      seen_resources->push_back(res);
+    }
+    for (const std::string& name :
+         startd::split_list(classad::as_literal(res)->value.as_string())) {
+      out.push_back(classad::intern_name("Request" + name).id);
+    }
+  }
+}
+
+std::vector<uint32_t> slot_side_attrs(const std::vector<const ClassAd*>& slots,
+                                      const std::vector<const Expr*>& extra, RefMemo& memo) {
   std::vector<uint32_t> out = {id_of("RequestCpus"), id_of("RequestMemory"), id_of("RequestDisk"),
                                id_of("ConcurrencyLimits")};
   std::vector<const Expr*> seen_resources;
   for (const ClassAd* slot : slots) {
-    if (!slot) continue;
-    slot_refs(*slot, slot->lookup_id(kRequirements), memo, out, 0);
-    slot_refs(*slot, slot->lookup_id(kRank), memo, out, 0);
-    for (const Expr* e : extra) slot_refs(*slot, e, memo, out, 0);
-    const Expr* res = slot->lookup_id(kMachineResources);
-    if (res && res->kind == ExprKind::kLiteral && classad::as_literal(res)->value.is_string() &&
-        std::find(seen_resources.begin(), seen_resources.end(), res) == seen_resources.end()) {
-      seen_resources.push_back(res);
-      for (const std::string& name :
-           startd::split_list(classad::as_literal(res)->value.as_string())) {
-        out.push_back(classad::intern_name("Request" + name).id);
-      }
-    }
+    if (slot) slot_attrs(*slot, extra, memo, out, &seen_resources);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

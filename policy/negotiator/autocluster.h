@@ -30,6 +30,9 @@ struct TreeRefs {
   // Reads its partner in ways a list of names cannot tell: the whole TARGET ad, eval() of a
   // string, random().
   bool opaque = false;
+  // Its value may change while neither ad does: it reads the clock or chance (time(),
+  // CurrentTime, random(), ...), a special name (MY, PARENT, ...) or holds a nested ad.
+  bool unstable = false;
 };
 
 /// TreeRefs per distinct tree (trees are shared between ads, so each is walked once).
@@ -46,6 +49,14 @@ class RefMemo {
 /// *opaque when the expression may read the partner in other ways.
 void partner_refs(const classad::ClassAd& my, const classad::Expr* root, RefMemo& memo,
                   std::vector<uint32_t>& out, bool* opaque);
+
+/// The job-side significant attribute ids one slot imposes (unsorted, may repeat): the
+/// references of its Requirements and Rank and of `extra` (slot as MY), and the Request*
+/// attributes of its MachineResources (skipped when that list's tree is in *seen_resources,
+/// which gets it; null: always).
+void slot_attrs(const classad::ClassAd& slot, const std::vector<const classad::Expr*>& extra,
+                RefMemo& memo, std::vector<uint32_t>& out,
+                std::vector<const classad::Expr*>* seen_resources = nullptr);
 
 /// The job-side significant attribute ids the slots impose (sorted, unique): references of the
 /// slots' `roots` (Requirements, Rank, ...) and of `extra` (config expressions, slot as MY), plus

@@ -17,6 +17,7 @@
 #include "policy/negotiator/fair_plan.h"
 #include "policy/negotiator/job_order.h"
 #include "policy/negotiator/knobs.h"
+#include "policy/negotiator/match_cache.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/negotiator/pslot_preemption.h"
 #include "policy/negotiator/requirements_memo.h"
@@ -120,6 +121,10 @@ class Cycle {
   RefMemo memo_;
   RequirementsMemo req_memo_;  // for the cluster whose list was made last
   uint32_t memo_cluster_ = UINT32_MAX;
+  uint32_t memo_pending_ = UINT32_MAX;   // that cluster, until an evaluation needs the memo
+  MatchCache* cache_ = nullptr;          // CycleInput::match_cache
+  uint32_t cache_cluster_ = UINT32_MAX;  // the cluster the cache's job is (the last list made)
+  std::vector<const classad::Expr*> rank_roots_;  // the knobs' rank chain, for the cache
   std::unique_ptr<AutoclusterBuilder> builder_;
   FairPlan plan_;
   std::vector<uint32_t> run_of_;  // CycleInput::submitters index -> runs_ index
@@ -179,7 +184,20 @@ void Cycle::setup_slots() {
                                     &knobs_.preemption_requirements, &knobs_.preemption_rank}) {
     if (*e) extra.push_back(e->get());
   }
-  builder_.reset(new AutoclusterBuilder(slot_side_attrs(ads, extra, memo_), memo_));
+  std::vector<uint32_t> side;
+  if (cache_) {
+    // What an unchanged slot imposes is known from earlier cycles.
+    side = slot_side_attrs({}, extra, memo_);
+    for (const ClassAd* ad : ads) {
+      const std::vector<uint32_t>& mine = cache_->slot_attrs(*ad, extra, memo_);
+      side.insert(side.end(), mine.begin(), mine.end());
+    }
+    std::sort(side.begin(), side.end());
+    side.erase(std::unique(side.begin(), side.end()), side.end());
+  } else {
+    side = slot_side_attrs(ads, extra, memo_);
+  }
+  builder_.reset(new AutoclusterBuilder(std::move(side), memo_));
 }
 
 void Cycle::setup_submitters() {
@@ -235,11 +253,43 @@ bool Cycle::evaluate_as_is(uint32_t cluster, uint32_t slot, Candidate* out) {
   const SubmitterRun& run = runs_[cl.submitter];
   Asker asker{cl.rep.get(), &run.in->name, run.in->priority};
   const SlotView& s = slots_[slot];
+  // An idle static slot's answer may be known from an earlier cycle.
+  const bool cacheable = cache_ && cache_cluster_ == cluster && s.use == SlotUse::kIdle &&
+                         !s.partitionable && !s.taken;
+  if (cacheable) {
+    if (const CachedMatch* m = cache_->find(*s.ad)) {
+      if (!m->matches) return false;
+      Candidate c;
+      c.slot = slot;
+      c.version = s.version;
+      c.pre = m->pre;
+      c.job_rank = m->job_rank;
+      c.post = m->post;
+      *out = c;
+      return true;
+    }
+  }
   const double prio = s.use == SlotUse::kRunning ? s.remote_prio : 0;
+  if (memo_pending_ == cluster && !s.partitionable) {
+    req_memo_.reset(*cl.rep, memo_);
+    memo_cluster_ = cluster;
+    memo_pending_ = UINT32_MAX;
+  }
   // Not for partitionable slots: their resources are rewritten during the cycle, and a new
   // literal may sit where a freed one was (the memo compares trees by address).
   RequirementsMemo* memo = memo_cluster_ == cluster && !s.partitionable ? &req_memo_ : nullptr;
-  return evaluate_candidate(knobs_, &env_, asker, s, slot, prio, memo, out);
+  const bool ok = evaluate_candidate(knobs_, &env_, asker, s, slot, prio, memo, out);
+  if (cacheable) {
+    CachedMatch m;
+    m.matches = ok;
+    if (ok) {
+      m.pre = out->pre;
+      m.job_rank = out->job_rank;
+      m.post = out->post;
+    }
+    cache_->remember(*cl.rep, *s.ad, rank_roots_, m);
+  }
+  return ok;
 }
 
 void Cycle::fill(MatchList& list) {
@@ -248,8 +298,12 @@ void Cycle::fill(MatchList& list) {
   set_submitter_attrs(*cl.rep, run.in->name, run.in->priority,
                       run.in->usage + static_cast<double>(run.matched));
   list.heap.clear();
-  req_memo_.reset(*cl.rep, memo_);
-  memo_cluster_ = list.cluster;
+  memo_pending_ = list.cluster;  // the memo starts over when an evaluation needs it
+  memo_cluster_ = UINT32_MAX;
+  if (cache_) {
+    cache_->begin_job(*cl.rep);
+    cache_cluster_ = list.cluster;
+  }
   Candidate c;
   for (uint32_t i = 0; i < slots_.size(); ++i) {
     if (evaluate(list.cluster, i, &c)) list.heap.push_back(c);
@@ -312,6 +366,25 @@ double Cycle::slot_weight_of(const SlotView& s) const {
 
 // The best slot for `cluster` that its submitter's slice has room for (having matched `got`
 // in this spin) and whose concurrency limits have room for the job.
+// The job's RequestCpus as evaluate_real() reads it, without the name lookup and, for a
+// literal (nearly always), without evaluating.
+bool request_cpus(const ClassAd& job, double* out) {
+  static const uint32_t id = classad::intern_name("RequestCpus").id;
+  const classad::Expr* e = job.lookup_id(id);
+  if (!e) return false;
+  if (e->kind != classad::ExprKind::kLiteral) return job.evaluate_real("RequestCpus", *out);
+  const classad::Value& v = classad::as_literal(e)->value;
+  if (v.is_integer()) {
+    *out = static_cast<double>(v.as_integer());
+    return true;
+  }
+  if (v.is_real()) {
+    *out = v.as_real();
+    return true;
+  }
+  return false;
+}
+
 uint32_t concurrency_limits_id() {
   static const uint32_t id = classad::intern_name("ConcurrencyLimits").id;
   return id;
@@ -510,6 +583,12 @@ void Cycle::run_round(const fairshare::GroupRound& round) {
 }
 
 CycleResult Cycle::run() {
+  cache_ = in_.match_cache;
+  if (cache_) {
+    cache_->begin_cycle(settings_, in_.slots.size());
+    for (const classad::ExprPtr* e : {&knobs_.pre_job_rank, &knobs_.post_job_rank})
+      if (*e) rank_roots_.push_back(e->get());
+  }
   setup_slots();
   setup_submitters();
   // The pie: every slot the cycle may match, or preempt when preemption is considered.
@@ -531,7 +610,7 @@ CycleResult Cycle::run() {
     for (const IdleJob& j : in_.submitters[i].jobs) {
       if (demand[i] > pool_weight_) break;
       double cpus = 1;
-      if (j.ad && !j.ad->evaluate_real("RequestCpus", cpus)) cpus = 1;
+      if (j.ad && !request_cpus(*j.ad, &cpus)) cpus = 1;
       demand[i] += cpus > 0 ? cpus : 1;
     }
   }

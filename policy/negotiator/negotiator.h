@@ -16,6 +16,7 @@
 namespace kite::negotiator {
 
 struct CycleSettings;  // cycle_settings.h
+class MatchCache;      // match_cache.h
 
 struct IdleJob {
   int32_t cluster = 0;
@@ -56,6 +57,9 @@ struct CycleInput {
   // The settings read from `cfg` by read_cycle_settings(), for many cycles on one
   // configuration; null: each cycle reads them.
   std::shared_ptr<const CycleSettings> settings;
+  // Match answers kept from earlier cycles for the unchanged idle slots (match_cache.h); null:
+  // every pair is evaluated. Owned by the caller, for one pool.
+  MatchCache* match_cache = nullptr;
 };
 
 struct Match {

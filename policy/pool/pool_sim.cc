@@ -25,6 +25,7 @@
 #include "policy/fairshare/group_quotas.h"
 #include "policy/fairshare/slot_weight.h"
 #include "policy/negotiator/cycle_settings.h"
+#include "policy/negotiator/match_cache.h"
 #include "policy/negotiator/negotiator.h"
 #include "policy/pool/pool_steps.h"
 #include "policy/pool/sim_machine.h"
@@ -219,6 +220,7 @@ class Sim {
   PoolResult* res_;
   config::Config cfg_{"NEGOTIATOR"};
   std::shared_ptr<const negotiator::CycleSettings> settings_;  // read once for every cycle
+  negotiator::MatchCache match_cache_;  // answers for the slots that stay free between cycles
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
   fairshare::LimitTracker limits_;
@@ -246,6 +248,7 @@ class Sim {
   // Indexes kept by set_state(), so no step scans every job ever submitted.
   std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
   std::set<int> running_;
+  std::set<int> limited_;  // the running jobs that hold concurrency-limit units
   std::map<std::pair<std::string, std::string>, Tally> tally_;  // (submit name, group)
   std::map<std::string, std::pair<int64_t, double>> usage_;     // principal -> slots, weight
   // Slot weight of jobs whose claims wait for their slots: theirs already in the negotiator's
@@ -275,6 +278,7 @@ void Sim::set_state(int j, JobState to) {
   if (job.state == JobState::kIdle) idle_[job.principal].erase({-job.prio, j});
   if (job.state == JobState::kRunning) {
     running_.erase(j);
+    limited_.erase(j);
     auto& u = usage_[job.principal];
     u.first -= 1;
     u.second -= job.weight;
@@ -285,6 +289,7 @@ void Sim::set_state(int j, JobState to) {
   if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
   if (to == JobState::kRunning) {
     running_.insert(j);
+    if (!job.limits.empty()) limited_.insert(j);
     auto& u = usage_[job.principal];
     u.first += 1;
     u.second += job.weight;
@@ -877,6 +882,7 @@ void Sim::cycle() {
   negotiator::CycleInput in;
   in.cfg = &cfg_;
   in.settings = settings_;
+  in.match_cache = &match_cache_;
   in.now = now_;
   std::map<std::string, size_t> index;
   // Jobs of one kind (one submitter's, with the same ad, whatever `submit` made them) are
@@ -945,7 +951,7 @@ void Sim::cycle() {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
   }
-  for (int r : running_) {
+  for (int r : limited_) {  // (in job order, as running_ has them)
     const Job& j = jobs_[r];
     in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
   }

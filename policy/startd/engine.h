@@ -219,6 +219,11 @@ inline bool starter_alive(const SlotImpl& s) {
   return (s.has_job && s.job.starter_running) || s.starter_cleaning;
 }
 
+/// Sets `n` to the literal `v`, unless the ad already holds that literal under that spelling:
+/// then nothing changes (no allocation, and the ad's generation holds, by which the
+/// negotiator's match cache knows an unchanged slot). slot_ad.cc.
+void put_value(ClassAd& ad, const classad::InternedName& n, Value v);
+
 /// The engine: everything that needs the Startd's private parts, for one call at time `now`.
 // Machine-wide job statistics (stats.cc).
 enum class Stat : uint8_t {
@@ -281,7 +286,9 @@ struct Engine {
   };
   static bool holds_cb(Trigger t, void* ctx);
   std::string cause_for(const TransitionRow& r, SlotImpl& s);
-  void ins(SlotImpl& s, const char* name, Value v) { s.ad->insert_value(name, std::move(v)); }
+  void ins(SlotImpl& s, const char* name, Value v) {
+    put_value(*s.ad, classad::intern_name(name), std::move(v));
+  }
   // Time-dependent attributes are expressions of time() (set at transitions), so a poll only
   // has to touch the few literals that really changed.
   void refresh_time(SlotImpl& s);

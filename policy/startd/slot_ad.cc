@@ -4,11 +4,40 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 
 namespace kite::startd {
+
+namespace {
+
+bool holds_literal(const ClassAd& ad, const classad::InternedName& n, const Value& v) {
+  const ClassAd::Entry* e = ad.find_entry(n.id);
+  if (!e || e->name != n.name || e->expr->kind != classad::ExprKind::kLiteral ||
+      e->expr->flags != 0)
+    return false;
+  const Value& have = classad::as_literal(e->expr)->value;
+  if (have.type() != v.type()) return false;
+  switch (v.type()) {
+    case classad::ValueType::kInteger: return have.as_integer() == v.as_integer();
+    case classad::ValueType::kBoolean: return have.as_boolean() == v.as_boolean();
+    case classad::ValueType::kString: return have.as_string() == v.as_string();
+    case classad::ValueType::kReal: {
+      const double a = have.as_real(), b = v.as_real();
+      return std::memcmp(&a, &b, sizeof a) == 0;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void put_value(ClassAd& ad, const classad::InternedName& n, Value v) {
+  if (holds_literal(ad, n, v)) return;
+  ad.insert(n, new classad::LiteralExpr(std::move(v)));
+}
 
 void Engine::refresh_time(SlotImpl& s) {
   if (s.pub_badput != sd.drain_badput_ || s.pub_unclaimed != sd.drain_unclaimed_) {

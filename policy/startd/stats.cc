@@ -32,7 +32,7 @@ const classad::InternedName& stat_name(int k, bool recent) {
 }
 
 void put(SlotImpl& s, const classad::InternedName& n, Value v) {
-  s.ad->insert(n, new classad::LiteralExpr(std::move(v)));
+  put_value(*s.ad, n, std::move(v));
 }
 
 constexpr int kStates = static_cast<int>(State::kDrained) + 1;
