@@ -409,7 +409,7 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
     if (q.has_items) {
       for (size_t k = 0; k < q.vars.size(); ++k) m_.set_item(q.vars[k], q.items[i][k]);
     }
-    m_.item_index = static_cast<int>(i);
+    m_.item_index = q.has_items ? q.rows[i] : 0;
     for (int64_t s = 0; s < count; ++s) {
       m_.step = static_cast<int>(s);
       m_.process = static_cast<int>(out_->procs.size());

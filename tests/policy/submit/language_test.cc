@@ -118,14 +118,43 @@ TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
   EXPECT_EQ(attr(r, 2, "V"), "\"blue\"");
 }
 
+// condor_submit (SubmitForeachArgs::split_item) cuts a row at its first comma, blank or tab
+// and trims blanks, not commas, around the cut, so "1 , x" is "1", "" and "x"; the last
+// variable takes the rest of the row. Lines starting with '#' are skipped; an empty row
+// assigns no variable, so they keep the previous row's values (select_rowdata).
 TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndBlanksTheLastTakingTheRest) {
   Result r =
-      run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
-          "# a comment\n\n  2, w\n  p q r s\n)\n");
-  ASSERT_EQ(r.procs.size(), 3u);
+      run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1, x y , z\n"
+          "# a comment\n\n  2, w\n  p q r s\n  1 , x\n)\n");
+  ASSERT_EQ(r.procs.size(), 5u);
   EXPECT_EQ(attr(r, 0, "V"), "\"1|x|y , z\"");
-  EXPECT_EQ(attr(r, 1, "V"), "\"2|w|\"");
-  EXPECT_EQ(attr(r, 2, "V"), "\"p|q|r s\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"1|x|y , z\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"2|w|\"");
+  EXPECT_EQ(attr(r, 3, "V"), "\"p|q|r s\"");
+  EXPECT_EQ(attr(r, 4, "V"), "\"1||x\"");
+}
+
+// $(ItemIndex) and $(Row) are the item's index in the whole list, before the slice
+// (condor_submit's qslice::translate maps the proc's sequence number to the row number).
+TEST_F(SubmitTest, ASlicedListKeepsEachItemsIndexInTheWholeList) {
+  Result r =
+      run("executable = job.sh\n+V = \"$(Item)/$(Step)/$(ItemIndex)/$(Row)/$(Process)\"\n"
+          "queue 2 in [1::2] (a b c d e)\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"b/0/1/1/0\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"b/1/1/1/1\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"d/0/3/3/2\"");
+  EXPECT_EQ(attr(r, 3, "V"), "\"d/1/3/3/3\"");
+}
+
+TEST_F(SubmitTest, CommentLinesInAMultiLineListAreSkipped) {
+  Result r = run(
+      "executable = job.sh\n+V = \"$(Item)\"\nqueue in (a\n# not an item\n  b # c\n) ignored\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"a\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"b\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"#\"");  // only whole-line comments
+  EXPECT_EQ(attr(r, 3, "V"), "\"c\"");
 }
 
 TEST_F(SubmitTest, QueueListsEndAtALineBeginningWithAParen) {
