@@ -31,11 +31,19 @@ TEST_F(SubmitTest, ARecursiveDefinitionUsesTheValueSoFar) {
             std::string::npos);
 }
 
+// condor_submit's table of submit macro defaults (submit_utils.cpp SubmitMacroDefaults):
+// IsLinux "1", IsWindows "0", JobId "$(ClusterId).$(ProcId)", JobListId "$(ClusterId)",
+// TaskId "0", Request_Memory "$(RequestMemory)", VM_MEMORY "$(Request_Memory)".
 TEST_F(SubmitTest, AutomaticVariables) {
   Result r =
       run("executable = job.sh\n+A = \"$(OPSYS)/$(IsLinux)/$(IsWindows)/$(DOLLAR)x\"\n"
-          "+S = \"$(SUBMIT_FILE)\"\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "A"), "\"LINUX/true/false/$x\"");
+          "+S = \"$(SUBMIT_FILE)\"\n+J = \"$(JobId) $(JobListId) $(TaskId)\"\n"
+          "+M = \"[$(Request_Memory)] [$(VM_MEMORY)] [$(Request_CPUs)]\"\nRequestMemory = 300\n"
+          "queue 2\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"LINUX/1/0/$x\"");
+  EXPECT_EQ(attr(r, 0, "J"), "\"1.0 1 0\"");
+  EXPECT_EQ(attr(r, 1, "J"), "\"1.1 1 0\"");
+  EXPECT_EQ(attr(r, 0, "M"), "\"[300] [300] []\"");
   EXPECT_EQ(attr(r, 0, "S"), "\"" + dir_ + "/test.sub\"");
   // Unlike Cluster and Process, Step and friends may be set by the file.
   Result s =
