@@ -131,7 +131,11 @@ bool Expander::expand(std::string_view text, std::string& out, int depth) {
       std::string_view name = body.substr(0, colon);
       bool has_def = colon != std::string_view::npos;
       std::string_view def = has_def ? body.substr(colon + 1) : std::string_view();
-      if (valid_name(name)) {
+      if (!has_def && iequals(name, "DOLLAR")) {
+        // HTCONDOR: config.cpp expand_macro: $(DOLLAR) is always a literal '$', put in
+        // after every other expansion (so its result is never expanded again).
+        out += '$';
+      } else if (valid_name(name)) {
         if (!expand_name(name, def, has_def, out, depth)) return false;
       } else if (name.find("$(") != std::string_view::npos) {
         // $($(X)): expand the inner reference, then look up the name it produced.

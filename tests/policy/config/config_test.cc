@@ -415,3 +415,18 @@ TEST(ConfigRobustness, OddInputsDoNotCrash) {
 }
 
 }  // namespace
+
+namespace {
+
+// HTCondor's expand_macro (config.cpp) replaces $(DOLLAR) by a literal '$' after every other
+// expansion, so "$(DOLLAR)(A)" stays "$(A)" and is not expanded again.
+TEST(ConfigMacros, DollarIsALiteralDollarSign) {
+  Config c = load(
+      "A = 1\n"
+      "X = $(DOLLAR)(A)\n"
+      "Y = $(X) $(dollar)$(DOLLAR)\n");
+  EXPECT_EQ(get(c, "X"), "$(A)");
+  EXPECT_EQ(get(c, "Y"), "$(A) $$");
+}
+
+}  // namespace
