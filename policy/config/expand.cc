@@ -16,7 +16,9 @@ namespace kite::config::internal {
 bool Expander::expand_name(std::string_view name, std::string_view def, bool has_def,
                            std::string& out, int depth) {
   Entry e;
-  if (cfg.lookup(name, &e)) return expand_entry(e, out, depth);
+  // HTCONDOR: config.cpp evaluate_macro_func: the default also replaces a macro whose
+  // value is empty (as written, before expansion).
+  if (cfg.lookup(name, &e) && !(has_def && e.value.empty())) return expand_entry(e, out, depth);
   if (has_def) return expand(def, out, depth + 1);
   return true;
 }

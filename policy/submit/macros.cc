@@ -290,8 +290,13 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
       }
       size_t colon = body.find(':');
       std::string_view name = body.substr(0, colon);
+      const std::string* defined = nullptr;
       if (!valid_macro_name(name)) {
         out.append(text.data() + i, close + 1 - i);
+      } else if (colon != std::string_view::npos && (defined = m.raw(name)) && defined->empty()) {
+        // HTCONDOR: config.cpp evaluate_macro_func: the default also replaces a macro
+        // defined as nothing.
+        if (!run(body.substr(colon + 1), out, depth + 1)) return false;
       } else if (!reference(name, out, depth)) {
         if (!err.ok) return false;
         if (colon != std::string_view::npos && !run(body.substr(colon + 1), out, depth + 1)) {
@@ -316,6 +321,8 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
           out += v;
         } else if (colon != std::string::npos) {
           out += arg.substr(colon + 1);
+        } else {
+          out += "UNDEFINED";  // as the configuration language's $ENV
         }
         i = close + 1;
         continue;

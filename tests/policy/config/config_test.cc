@@ -429,4 +429,17 @@ TEST(ConfigMacros, DollarIsALiteralDollarSign) {
   EXPECT_EQ(get(c, "Y"), "$(A) $$");
 }
 
+// HTCondor's evaluate_macro_func (config.cpp, MACRO_ID_NORMAL) takes the default when the
+// macro is undefined or its value, as written, is empty: `if (pcolon && (!tvalue ||
+// !tvalue[0])) tvalue = pcolon;`.
+TEST(ConfigMacros, DefaultAlsoReplacesAnEmptyValue) {
+  Config c = load(
+      "E =\n"
+      "F = $(NOTHING)\n"
+      "X = $(E:def)\n"
+      "Y = [$(F:def)]\n");
+  EXPECT_EQ(get(c, "X"), "def");
+  EXPECT_EQ(get(c, "Y"), "[]");  // F's value is not empty before expansion
+}
+
 }  // namespace

@@ -15,6 +15,16 @@ TEST_F(SubmitTest, MacrosExpandWithDefaultsAndNesting) {
   EXPECT_EQ(attr(r, 0, "D"), "\"data\"");  // names are case-insensitive
 }
 
+// condor_submit expands with the configuration's expand_macro: a default replaces an empty
+// value too, and $ENV of an unset variable without a default is "UNDEFINED".
+TEST_F(SubmitTest, DefaultsReplaceEmptyValuesAndEnvOfNothingIsUndefined) {
+  ::unsetenv("KITE_TEST_NO_SUCH_VARIABLE");
+  Result r =
+      run("executable = job.sh\nE =\n+A = \"$(E:def)|$ENV(KITE_TEST_NO_SUCH_VARIABLE)|"
+          "$ENV(KITE_TEST_NO_SUCH_VARIABLE:x)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"def|UNDEFINED|x\"");
+}
+
 TEST_F(SubmitTest, MacrosAreExpandedAtQueueTimeWithTheLatestValue) {
   Result r = run("executable = job.sh\n+V = \"$(x)\"\nx = 1\nqueue\nx = 2\nqueue\n");
   EXPECT_EQ(attr(r, 0, "V"), "\"1\"");
