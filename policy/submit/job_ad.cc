@@ -13,6 +13,7 @@
 #include "policy/classad/unparse.h"
 #include "policy/config/internal.h"
 #include "policy/submit/job_ad.h"
+#include "policy/submit/transfer.h"
 
 namespace kite::submit {
 namespace {
@@ -47,16 +48,10 @@ const ExprCommand kExprCommands[] = {
 };
 // Commands whose value is stored as a string.
 const ExprCommand kStringCommands[] = {
-    {"batch_name", "JobBatchName"},
-    {"notify_user", "NotifyUser"},
-    {"cron_minute", "CronMinute"},
-    {"cron_hour", "CronHour"},
-    {"cron_day_of_month", "CronDayOfMonth"},
-    {"cron_month", "CronMonth"},
-    {"cron_day_of_week", "CronDayOfWeek"},
-    {"transfer_input_files", "TransferInput"},
-    {"transfer_output_files", "TransferOutput"},
-    {"description", "JobDescription"},
+    {"batch_name", "JobBatchName"},          {"notify_user", "NotifyUser"},
+    {"cron_minute", "CronMinute"},           {"cron_hour", "CronHour"},
+    {"cron_day_of_month", "CronDayOfMonth"}, {"cron_month", "CronMonth"},
+    {"cron_day_of_week", "CronDayOfWeek"},   {"description", "JobDescription"},
 };
 const ExprCommand kSignalCommands[] = {
     {"kill_sig", "KillSig"},
@@ -203,6 +198,9 @@ const ExprCommand kOtherAliases[] = {
     {"cron_window", "CronWindow"},
     {"should_transfer_files", "ShouldTransferFiles"},
     {"when_to_transfer_output", "WhenToTransferOutput"},
+    {"transfer_input_files", "TransferInput"},
+    {"transfer_output_files", "TransferOutput"},
+    {"transfer_output_remaps", "TransferOutputRemaps"},
 };
 
 // `name` equals the NUL-terminated `word`, ignoring case (no strlen: the hot path calls this).
@@ -299,6 +297,7 @@ struct JobBuilder::Draft {
   std::string v;  // the value of the last command read
   std::string exe;
   RequirementsInput req;
+  TransferPlan xfer;
   bool deferral = false;
 
   void put(std::string_view name, std::string value) {
@@ -447,6 +446,19 @@ Status JobBuilder::Draft::matching() {
   }
   deferral = deferral || m.entry("deferral_time") != nullptr;
   req.deferral = deferral;
+  std::string given[5];
+  const char* const kTransfer[5] = {"should_transfer_files", "when_to_transfer_output",
+                                    "transfer_input_files", "transfer_output_files",
+                                    "transfer_output_remaps"};
+  const std::string* found[5] = {};
+  for (int i = 0; i < 5; ++i) {
+    if (cmd.get(kTransfer[i], &given[i])) found[i] = &given[i];
+  }
+  if (failed()) return error();
+  Status ts =
+      plan_transfer(TransferCommands{found[0], found[1], found[2], found[3], found[4]}, &xfer);
+  if (!ts.ok) return ts;
+  req.transfer = xfer.should;
   if (failed() || !put_expr("Requirements", build_requirements(req))) return error();
   if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return error();
   if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return error();
@@ -521,16 +533,11 @@ Status JobBuilder::Draft::policy() {
     }
   }
   put("JobNotification", std::to_string(notify));
-  auto upper_string = [this](const char* command, const char* attr, const char* dflt) {
-    if (cmd.get(command, &v) && !v.empty()) {
-      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      put(attr, quoted(v));
-    } else {
-      put(attr, quoted(dflt));
-    }
-  };
-  upper_string("should_transfer_files", "ShouldTransferFiles", "IF_NEEDED");
-  upper_string("when_to_transfer_output", "WhenToTransferOutput", "ON_EXIT");
+  put("ShouldTransferFiles", quoted(xfer.should_text));
+  if (!xfer.when_text.empty()) put("WhenToTransferOutput", quoted(xfer.when_text));
+  if (xfer.has_input) put("TransferInput", quoted(xfer.input));
+  if (xfer.has_output) put("TransferOutput", quoted(xfer.output));
+  if (!xfer.remaps.empty()) put("TransferOutputRemaps", quoted(xfer.remaps));
   return error();
 }
 
@@ -551,7 +558,8 @@ Status JobBuilder::Draft::status() {
 // What the submitting side adds, and the attributes every job ad carries.
 void JobBuilder::Draft::submit_side() {
   const Options& o = b.opts_;
-  put("FileSystemDomain", quoted(o.filesystem_domain));
+  // condor_submit writes FileSystemDomain unless files are always transferred.
+  if (xfer.should != ShouldTransfer::kYes) put("FileSystemDomain", quoted(o.filesystem_domain));
   put("JobSubmitFile", quoted(b.submit_file_));
   put("CondorVersion", quoted(o.version));
   put("SubmitVersion", quoted(o.version));

@@ -9,6 +9,7 @@
 
 #include "policy/submit/macros.h"
 #include "policy/submit/submit.h"
+#include "policy/submit/transfer.h"
 
 namespace kite::submit {
 
@@ -33,12 +34,13 @@ bool is_attribute_alias(std::string_view name);
 
 /// What the default Requirements depends on.
 struct RequirementsInput {
-  std::string user;                 // canonical user expression or empty
-  std::vector<std::string> refs;    // machine attributes it names (lower)
-  bool memory_clause = true;        // RequestMemory not a literal <= 1
-  bool cpus_clause = false;         // RequestCpus not a literal <= 1
-  std::vector<std::string> custom;  // custom tags needing a clause, sorted
-  bool deferral = false;            // deferral_time or cron_*
+  std::string user;                                     // canonical user expression or empty
+  std::vector<std::string> refs;                        // machine attributes it names (lower)
+  bool memory_clause = true;                            // RequestMemory not a literal <= 1
+  bool cpus_clause = false;                             // RequestCpus not a literal <= 1
+  std::vector<std::string> custom;                      // custom tags needing a clause, sorted
+  bool deferral = false;                                // deferral_time or cron_*
+  ShouldTransfer transfer = ShouldTransfer::kIfNeeded;  // should_transfer_files
 };
 /// Attribute names an expression refers to (unqualified or TARGET.), lower-cased.
 void machine_refs(std::string_view expr_text, std::vector<std::string>* out);
