@@ -13,6 +13,7 @@
 #include "policy/classad/unparse.h"
 #include "policy/config/internal.h"
 #include "policy/submit/job_ad.h"
+#include "policy/submit/retries.h"
 #include "policy/submit/transfer.h"
 
 namespace kite::submit {
@@ -42,9 +43,6 @@ const ExprCommand kExprCommands[] = {
     {"periodic_remove", "PeriodicRemove"},
     {"periodic_vacate", "PeriodicVacate"},
     {"deferral_time", "DeferralTime"},
-    {"max_retries", "MaxRetries"},
-    {"retry_until", "RetryUntil"},
-    {"success_exit_code", "SuccessExitCode"},
 };
 // Commands whose value is stored as a string.
 const ExprCommand kStringCommands[] = {
@@ -201,6 +199,8 @@ const ExprCommand kOtherAliases[] = {
     {"transfer_input_files", "TransferInput"},
     {"transfer_output_files", "TransferOutput"},
     {"transfer_output_remaps", "TransferOutputRemaps"},
+    {"max_retries", "JobMaxRetries"},
+    {"success_exit_code", "JobSuccessExitCode"},
 };
 
 // `name` equals the NUL-terminated `word`, ignoring case (no strlen: the hot path calls this).
@@ -500,8 +500,31 @@ Status JobBuilder::Draft::accounting() {
 
 // Policy expressions, signals, string commands, deferral, notification, file transfer.
 Status JobBuilder::Draft::policy() {
+  std::string given[5];
+  const char* const kRetry[5] = {"max_retries", "success_exit_code", "retry_until",
+                                 "on_exit_remove", "on_exit_hold"};
+  const std::string* found[5] = {};
+  for (int i = 0; i < 5; ++i) {
+    if (cmd.get(kRetry[i], &given[i]) && !given[i].empty()) found[i] = &given[i];
+  }
+  if (failed()) return error();
+  RetryCommands retry{found[0], found[1], found[2], found[3], found[4]};
+  bool retries = retries_wanted(retry);
   for (const ExprCommand& c : kExprCommands) {
+    // With retries, OnExitRemove and OnExitHold come from plan_retries below.
+    if (retries &&
+        (std::strcmp(c.attr, "OnExitRemove") == 0 || std::strcmp(c.attr, "OnExitHold") == 0)) {
+      continue;
+    }
     if (cmd.get(c.command, &v) && !v.empty() && !put_expr(c.attr, v)) return error();
+  }
+  if (retries) {
+    std::vector<std::pair<std::string, std::string>> attrs;
+    Status rs = plan_retries(retry, &attrs);
+    if (!rs.ok) return rs;
+    for (const auto& a : attrs) {
+      if (!put_expr(a.first, a.second)) return error();
+    }
   }
   for (const ExprCommand& c : kSignalCommands) {
     if (!cmd.get(c.command, &v) || v.empty()) continue;
