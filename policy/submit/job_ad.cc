@@ -46,10 +46,39 @@ const ExprCommand kExprCommands[] = {
 };
 // Commands whose value is stored as a string.
 const ExprCommand kStringCommands[] = {
-    {"batch_name", "JobBatchName"},          {"notify_user", "NotifyUser"},
-    {"cron_minute", "CronMinute"},           {"cron_hour", "CronHour"},
-    {"cron_day_of_month", "CronDayOfMonth"}, {"cron_month", "CronMonth"},
-    {"cron_day_of_week", "CronDayOfWeek"},   {"description", "JobDescription"},
+    {"batch_name", "JobBatchName"},
+    {"notify_user", "NotifyUser"},
+    {"cron_minute", "CronMinute"},
+    {"cron_hour", "CronHour"},
+    {"cron_day_of_month", "CronDayOfMonth"},
+    {"cron_month", "CronMonth"},
+    {"cron_day_of_week", "CronDayOfWeek"},
+    {"description", "JobDescription"},
+    {"job_machine_attrs", "JobMachineAttrs"},
+};
+// Commands condor_submit copies as an expression, an integer or a boolean
+// (submit_utils.cpp prunable_keywords).
+struct SimpleCommand {
+  enum Kind { kExpr, kInt, kBool };
+  const char* command;
+  const char* attr;
+  Kind kind;
+};
+const SimpleCommand kSimpleCommands[] = {
+    {"want_graceful_removal", "WantGracefulRemoval", SimpleCommand::kExpr},
+    {"stack_size", "StackSize", SimpleCommand::kExpr},
+    {"max_transfer_input_mb", "MaxTransferInputMB", SimpleCommand::kExpr},
+    {"max_transfer_output_mb", "MaxTransferOutputMB", SimpleCommand::kExpr},
+    {"allowed_job_duration", "AllowedJobDuration", SimpleCommand::kExpr},
+    {"allowed_execute_duration", "AllowedExecuteDuration", SimpleCommand::kExpr},
+    {"core_size", "CoreSize", SimpleCommand::kInt},
+    {"checkpoint_exit_code", "SuccessCheckpointExitCode", SimpleCommand::kInt},
+    {"job_machine_attrs_history_length", "JobMachineAttrsHistoryLength", SimpleCommand::kInt},
+    {"run_as_owner", "RunAsOwner", SimpleCommand::kBool},
+    {"log_xml", "UserLogUseXML", SimpleCommand::kBool},
+    {"preserve_relative_paths", "PreserveRelativePaths", SimpleCommand::kBool},
+    {"erase_output_and_error_on_restart", "EraseOutputAndErrorOnRestart", SimpleCommand::kBool},
+    {"load_profile", "LoadProfile", SimpleCommand::kBool},
 };
 const ExprCommand kSignalCommands[] = {
     {"kill_sig", "KillSig"},
@@ -461,7 +490,13 @@ Status JobBuilder::Draft::matching() {
   req.transfer = xfer.should;
   if (failed() || !put_expr("Requirements", build_requirements(req))) return error();
   if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return error();
-  if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return error();
+  // HTCONDOR: submit_utils.cpp prunable_keywords: priority is read as an integer.
+  long long prio = 0;
+  if (cmd.get("priority", &v) && !v.empty() && !parse_long(v, &prio)) {
+    return Status::Error("priority=" + v + " is invalid, must eval to an integer.");
+  }
+  if (failed()) return error();
+  put("JobPrio", std::to_string(prio));
   put_expr("JobLeaseDuration", cmd.get("job_lease_duration", &v) ? v : "2400");
   return error();
 }
@@ -533,7 +568,33 @@ Status JobBuilder::Draft::policy() {
     put(c.attr, quoted(name));
   }
   for (const ExprCommand& c : kStringCommands) {
-    if (cmd.get(c.command, &v) && !v.empty()) put(c.attr, quoted(v));
+    if (!cmd.get(c.command, &v) || v.empty()) continue;
+    // batch_name loses surrounding quotes (condor_submit's f_strip_quotes).
+    if (std::strcmp(c.command, "batch_name") == 0 && v.size() >= 2 && v.front() == '"' &&
+        v.back() == '"') {
+      v = v.substr(1, v.size() - 2);
+    }
+    put(c.attr, quoted(v));
+  }
+  for (const SimpleCommand& c : kSimpleCommands) {
+    if (!cmd.get(c.command, &v) || v.empty()) continue;
+    if (c.kind == SimpleCommand::kExpr) {
+      if (!put_expr(c.attr, v)) return error();
+    } else if (c.kind == SimpleCommand::kInt) {
+      long long n = 0;
+      if (!parse_long(v, &n)) {
+        return Status::Error(std::string(c.command) + "=" + v +
+                             " is invalid, must eval to an integer.");
+      }
+      put(c.attr, std::to_string(n));
+    } else {
+      bool flag = false;
+      if (!parse_bool(v, &flag)) {
+        return Status::Error(std::string(c.command) + "=" + v +
+                             " is invalid, must eval to a boolean.");
+      }
+      put(c.attr, flag ? "true" : "false");
+    }
   }
   if (deferral) {
     std::string window = "0", prep = "300";
@@ -597,6 +658,15 @@ void JobBuilder::Draft::submit_side() {
   size_t n = 0;
   const Attr* k = constants(&n);
   ad->insert(ad->end(), k, k + n);
+  // leave_in_queue replaces the default LeaveJobInQueue = false.
+  if (cmd.get("leave_in_queue", &v) && !v.empty()) {
+    std::string c;
+    if (b.canonical("LeaveJobInQueue", v, &c).ok) {
+      for (Attr& a : *ad) {
+        if (a.name == "LeaveJobInQueue") a.value = c;
+      }
+    }
+  }
 }
 
 // +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.

@@ -25,6 +25,9 @@ std::string normalise_limits(std::string_view text);
 /// The boolean a submit command means (true/false/yes/no/t/f/numbers); false with no result
 /// when `text` is not one.
 bool parse_bool(std::string_view text, bool* out);
+/// An integer as condor_submit reads one (string_is_long_param): a decimal literal, or an
+/// expression that evaluates to a number (truncated) or a boolean. False when it is neither.
+bool parse_long(std::string_view text, long long* out);
 
 /// The other name condor_submit accepts for a command: the job attribute it sets
 /// ("request_cpus" <-> "RequestCpus"); null when there is none.
