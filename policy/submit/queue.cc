@@ -197,7 +197,9 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   }
   for (size_t i = 0; i < words.size(); ++i) {
     if (!valid_macro_name(words[i])) {
-      return Status::Error("invalid queue variable name '" + words[i] + "'");
+      // condor_submit reads what is not a variable list as part of the count.
+      return Status::Error("Invalid Queue count expression (invalid queue variable name '" +
+                           words[i] + "')");
     }
     out->vars.push_back(words[i]);
   }
@@ -217,7 +219,7 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   std::string slice;
   if (!rest.empty() && rest[0] == '[') {
     size_t close = rest.find(']');
-    if (close == std::string_view::npos) return Status::Error("unclosed [slice] in queue");
+    if (close == std::string_view::npos) return Status::Error("Invalid [::] statement");
     slice = std::string(rest.substr(1, close - 1));
     rest = trim(rest.substr(close + 1));
   }
@@ -247,11 +249,15 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   } else if (kw == "from") {
     std::string file_text;
     if (!paren) {
-      std::string path(trim(list));
-      if (path.empty()) return Status::Error("queue from names no file or list");
-      if (path[0] != '/') path = cwd + "/" + path;
+      std::string given(trim(list));
+      if (given.empty()) return Status::Error("queue from names no file or list");
+      std::string path = given[0] == '/' ? given : cwd + "/" + given;
+      struct stat info;
+      if (::stat(path.c_str(), &info) != 0) {
+        return Status::Error("can't open file " + given + ": " + std::strerror(errno));
+      }
       Status st = read_text_file(path, kMaxFromFile, &file_text);
-      if (!st.ok) return Status::Error("queue from: " + st.message);
+      if (!st.ok) return Status::Error("can't open file " + given + ": " + st.message);
       if (file_text.find('\0') != std::string::npos) {
         return Status::Error("a NUL byte in " + path);
       }
@@ -282,7 +288,7 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   }
   for (size_t i = 0; i < out->items.size(); ++i) out->rows.push_back(static_cast<int>(i));
   if (!slice.empty() && !apply_slice(slice, &out->items, &out->rows)) {
-    return Status::Error("invalid slice [" + slice + "] in queue");
+    return Status::Error("Invalid [::] statement");
   }
   // An empty row sets no variable: they keep the values of the row queued before it
   // (condor_submit's SubmitStepFromQArgs::select_rowdata assigns only the fields a row

@@ -77,7 +77,7 @@ TEST_F(SubmitTest, MultiLineValues) {
           "queue\n");
   EXPECT_EQ(attr(r, 0, "Requirements").rfind("(Memory > 10 && Cpus > 1) && ", 0), 0u)
       << attr(r, 0, "Requirements");
-  expect_error("executable = job.sh\n\nx @=end\nvalue\nqueue\n", "test.sub, line 3");
+  expect_error("executable = job.sh\n\nx @=end\nvalue\nqueue\n", "on Line 3 of test.sub");
 }
 
 TEST_F(SubmitTest, MatchTimeMacrosAreKept) {
@@ -219,10 +219,12 @@ TEST_F(SubmitTest, QueueVariablesAreForgottenAfterTheirStatement) {
 
 TEST_F(SubmitTest, BadQueueLinesNameFileAndLine) {
   std::string a = error("executable = job.sh\n\nqueue banana\n");
-  EXPECT_NE(a.find("test.sub, line 3"), std::string::npos) << a;
-  expect_error("executable = job.sh\nqueue x in (a, b\n", "test.sub, line 2");
+  EXPECT_NE(a.find("on Line 3 of test.sub"), std::string::npos) << a;
+  expect_error("executable = job.sh\nqueue x in (a, b\n", "on Line 2 of test.sub");
   expect_error("executable = job.sh\nqueue x from missing.txt\n", "missing.txt");
-  expect_error("executable = job.sh\nqueue -1\n", "line 2");
+  EXPECT_EQ(error("executable = job.sh\nqueue -1\n"),
+            "on Line 2 of test.sub: Queue count out of range");
+  EXPECT_EQ(a, "on Line 3 of test.sub: Invalid Queue count expression");
 }
 
 TEST_F(SubmitTest, ConditionalsDefinedVersionBooleansAndElif) {
@@ -251,7 +253,7 @@ TEST_F(SubmitTest, VersionComparisonsUseTheComponentsGiven) {
   EXPECT_FALSE(holds("> 25.14.0"));
   EXPECT_TRUE(holds("<= 25.14.0"));
   EXPECT_TRUE(holds("< 26.0"));
-  EXPECT_NE(error("executable = job.sh\nif version ~ 25.0\nendif\nqueue\n").find("line 2"),
+  EXPECT_NE(error("executable = job.sh\nif version ~ 25.0\nendif\nqueue\n").find("Line 2"),
             std::string::npos);
 }
 
@@ -262,15 +264,31 @@ TEST_F(SubmitTest, NestedConditionalsInsideAFalseBranchAreSkipped) {
   EXPECT_EQ(attr(r, 0, "A"), "2");
 }
 
+// condor_submit's messages (config.cpp ConfigIfStack::line_is_if, Evaluate_config_if,
+// Parse_macros; submit.cpp "ERROR: on Line %d of %s: %s").
 TEST_F(SubmitTest, ConditionalErrorsNameFileAndLine) {
-  expect_error("executable = job.sh\nmode = gpu\nif $(mode) == gpu\nendif\nqueue\n",
-               "test.sub, line 3");
-  std::string open = error("executable = job.sh\nif true\nqueue\n");
-  EXPECT_NE(open.find("test.sub, line 2"), std::string::npos) << open;
-  EXPECT_NE(open.find("endif"), std::string::npos) << open;
-  expect_error("executable = job.sh\nendif\nqueue\n", "line 2: endif without if");
-  expect_error("executable = job.sh\nif true\nelse\nelse\nendif\nqueue\n", "line 4");
-  expect_error("executable = job.sh\nif version >= banana\nendif\nqueue\n", "line 2");
+  EXPECT_EQ(error("executable = job.sh\nmode = gpu\nif $(mode) == gpu\nendif\nqueue\n"),
+            "on Line 3 of test.sub: $(mode) == gpu is not a valid if condition because complex "
+            "conditionals are not supported");
+  EXPECT_EQ(error("executable = job.sh\nmode = gpu\nif $(mode)\nendif\nqueue\n"),
+            "on Line 3 of test.sub: $(mode) is not a valid if condition because expression is "
+            "not a conditional");
+  EXPECT_EQ(error("executable = job.sh\nqueue\nif true\n+A = 1\n"),
+            "on Line 4 of test.sub: endif(s) not found before end-of-file");
+  EXPECT_EQ(error("executable = job.sh\nendif\nqueue\n"),
+            "on Line 2 of test.sub: endif without matching if");
+  EXPECT_EQ(error("executable = job.sh\nif true\nelse\nelse\nendif\nqueue\n"),
+            "on Line 4 of test.sub: else is not allowed after else");
+  expect_error("executable = job.sh\nif version >= banana\nendif\nqueue\n", "on Line 2");
+}
+
+// condor_submit stops reading at a queue statement and goes on with a new if-stack, so an if
+// left open before the queue is forgotten: its endif has no matching if.
+TEST_F(SubmitTest, AQueueStatementEndsTheOpenIfs) {
+  Result r = run("executable = job.sh\nif true\n+A = 1\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "1");
+  EXPECT_EQ(error("executable = job.sh\nif true\nqueue\nendif\n"),
+            "on Line 4 of test.sub: endif without matching if");
 }
 
 TEST_F(SubmitTest, IncludeReadsAnotherFile) {
@@ -284,10 +302,15 @@ TEST_F(SubmitTest, IncludeReadsAnotherFile) {
 
 TEST_F(SubmitTest, MissingIncludeAndErrorsInsideIncludesNameTheirFileAndLine) {
   std::string missing = error("executable = job.sh\n\ninclude : nope.inc\nqueue\n");
-  EXPECT_NE(missing.find("test.sub, line 3"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("on Line 3 of test.sub"), std::string::npos) << missing;
   EXPECT_NE(missing.find("nope.inc"), std::string::npos) << missing;
   write("bad.inc", "x = 1\nthis is not a command\n");
-  expect_error("executable = job.sh\ninclude : bad.inc\nqueue\n", "bad.inc, line 2");
+  std::string inner = error("executable = job.sh\ninclude : bad.inc\nqueue\n");
+  EXPECT_EQ(inner.substr(0, inner.find('\n')), "on Line 2 of test.sub: ") << inner;
+  EXPECT_NE(inner.find("on Line 2 of bad.inc"), std::string::npos) << inner;
+  write("q.inc", "queue 2\n");
+  expect_error("executable = job.sh\ninclude : q.inc\n",
+               "Queue statement not allowed in include file or command");
 }
 
 TEST_F(SubmitTest, ContinuationLinesAndComments) {
@@ -305,13 +328,13 @@ TEST_F(SubmitTest, SubmitErrors) {
   expect_error("executable = job.sh\ninitialdir = nodir\nqueue\n", "nodir");
   std::string plus = error("executable = job.sh\n+Bad = (1 +\nqueue\n");
   EXPECT_EQ(plus.rfind("Parse error in expression:", 0), 0u) << plus;
-  EXPECT_NE(plus.find("test.sub, line 2"), std::string::npos) << plus;
+  EXPECT_NE(plus.find("(test.sub, line 2)"), std::string::npos) << plus;
   std::string req = error("executable = job.sh\nrequirements = Memory >\nqueue\n");
   EXPECT_EQ(req.rfind("Parse error in expression:", 0), 0u) << req;
   EXPECT_NE(error("executable = job.sh\nuniverse = docker\nqueue\n").find("vanilla"),
             std::string::npos);
   EXPECT_NE(error("executable = job.sh\n").find("queue"), std::string::npos);
-  EXPECT_NE(error("executable = job.sh\njunk line\nqueue\n").find("test.sub, line 2"),
+  EXPECT_NE(error("executable = job.sh\njunk line\nqueue\n").find("on Line 2 of test.sub"),
             std::string::npos);
 }
 
