@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "policy/classad/args_env.h"
+#include "policy/classad/expr.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/internal.h"
@@ -351,6 +352,7 @@ struct JobBuilder::Draft {
   Status paths();
   Status arguments();
   Status resources();
+  Status gpu_properties();
   Status matching();
   Status accounting();
   Status policy();
@@ -453,10 +455,84 @@ Status JobBuilder::Draft::resources() {
   std::sort(custom.begin(), custom.end(), [](const auto& a, const auto& b) {
     return strcasecmp(a.first.c_str(), b.first.c_str()) < 0;
   });
+  bool gpus = false;
   for (auto& [tag, command] : custom) {
     cmd.get(command.c_str(), &v);
     if (failed() || !put_expr("Request" + tag, v)) return error();
     if (!(literal_number(ad->back().value, &num) && num <= 0)) req.custom.push_back(tag);
+    gpus = gpus || tag == "GPUs";
+  }
+  return gpus ? gpu_properties() : error();
+}
+
+// HTCONDOR: submit_utils.cpp SetRequestResources and SetResourceRequirements: with a GPU
+// request, require_gpus becomes RequireGPUs and the GPU property limits are written and
+// and-ed into it ("Capability >= GPUsMinCapability", ...) unless it already names the
+// property.
+Status JobBuilder::Draft::gpu_properties() {
+  std::string require;
+  bool has_require = cmd.get("require_gpus", &require) && !require.empty();
+  std::vector<std::string> refs;
+  if (has_require) machine_refs(require, &refs);
+  auto names = [&refs](const char* prop) {
+    return std::find(refs.begin(), refs.end(), prop) != refs.end();
+  };
+  std::string clauses;
+  auto clause = [&clauses](const char* text) {
+    clauses += (clauses.empty() ? "" : " && ") + std::string(text);
+  };
+  if (cmd.get("gpus_minimum_capability", &v) && !v.empty()) {
+    if (!put_expr("GPUsMinCapability", v)) return error();
+    if (!names("capability")) clause("Capability >= GPUsMinCapability");
+  }
+  if (cmd.get("gpus_maximum_capability", &v) && !v.empty()) {
+    if (!put_expr("GPUsMaxCapability", v)) return error();
+    if (!names("capability")) clause("Capability <= GPUsMaxCapability");
+  }
+  if (cmd.get("gpus_minimum_memory", &v) && !v.empty()) {
+    if (!put_expr("GPUsMinMemory", apply_units(v, kMiB, kMiB))) return error();
+    if (!names("globalmemorymb")) clause("GlobalMemoryMb >= GPUsMinMemory");
+  }
+  if (cmd.get("gpus_minimum_runtime", &v) && !v.empty()) {
+    // "x" or "x.y" is the version x * 1000 + y * 10 (a number above 1000 is taken as is).
+    std::string t(trim(v));
+    size_t dot = t.find('.');
+    std::string major = t.substr(0, dot);
+    std::string minor = dot == std::string::npos ? "" : t.substr(dot + 1);
+    auto digits = [](const std::string& d) {
+      return !d.empty() && d.size() < 10 &&
+             std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    std::string value = t;
+    if (digits(major) && (dot == std::string::npos || (digits(minor) && std::stol(minor) < 100))) {
+      long long mj = std::stoll(major);
+      long long ver = dot == std::string::npos && mj > 1000 ? mj : mj * 1000;
+      if (dot != std::string::npos) ver += std::stoll(minor) * 10;
+      value = std::to_string(ver);
+    }
+    if (!put_expr("GPUsMinRuntime", value)) return error();
+    if (!names("maxsupportedversion")) clause("MaxSupportedVersion >= GPUsMinRuntime");
+  }
+  if (failed()) return error();
+  std::string text = require;
+  if (!clauses.empty()) {
+    if (has_require) {
+      // and-ed after the user's expression, parenthesised when it binds more loosely than &&
+      classad::ExprPtr e = classad::parse_expr(require);
+      const classad::Expr* root = e.get();
+      bool loose = root && root->kind == classad::ExprKind::kOp &&
+                   classad::paren_count(root) == 0 &&
+                   (root->op == classad::Op::kOr || root->op == classad::Op::kTernary ||
+                    root->op == classad::Op::kElvis);
+      text = (loose ? "(" + std::string(trim(require)) + ")" : std::string(trim(require))) +
+             " && " + clauses;
+    } else {
+      text = clauses;
+    }
+  }
+  if (!text.empty()) {
+    if (!put_expr("RequireGPUs", text)) return error();
+    req.require_gpus = true;
   }
   return error();
 }

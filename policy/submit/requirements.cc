@@ -85,7 +85,12 @@ std::string build_requirements(const RequirementsInput& in) {
   if (in.memory_clause) add("(TARGET.Memory >= RequestMemory)");
   if (in.cpus_clause) add("(TARGET.Cpus >= RequestCpus)");
   for (const std::string& tag : in.custom) {
-    if (!refers(in, lower(tag).c_str())) add("(TARGET." + tag + " >= Request" + tag + ")");
+    if (refers(in, lower(tag).c_str())) continue;
+    if (tag == "GPUs" && in.require_gpus) {
+      add("(countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs)");
+    } else {
+      add("(TARGET." + tag + " >= Request" + tag + ")");
+    }
   }
   // HTCONDOR: submit_utils.cpp SetRequirements: no transfer needs the same file system; a
   // reference to HasFileTransfer (or HasJobTransferPlugins) leaves the transfer clause out.

@@ -55,7 +55,9 @@ const char* const kKnownCommands[] = {
     "periodic_remove_subcode", "on_exit_remove_reason", "on_exit_remove_subcode",
     "transfer_plugins", "use_oauth_services", "job_batch_id", "skip_filechecks", "machine_count",
     "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb", "core_size", "stack_size",
-    "erase_output_and_error_on_restart", "job_machine_attrs_history_length"};
+    "erase_output_and_error_on_restart", "job_machine_attrs_history_length", "require_gpus",
+    "gpus_minimum_capability", "gpus_maximum_capability", "gpus_minimum_memory",
+    "gpus_minimum_runtime"};
 
 bool known_command(std::string_view name) {
   if (command_alias(name)) return true;
