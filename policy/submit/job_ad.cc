@@ -459,7 +459,18 @@ Status JobBuilder::Draft::resources() {
   for (auto& [tag, command] : custom) {
     cmd.get(command.c_str(), &v);
     if (failed() || !put_expr("Request" + tag, v)) return error();
-    if (!(literal_number(ad->back().value, &num) && num <= 0)) req.custom.push_back(tag);
+    // A string request matches by regexp, unless empty; a number above 0 (or an expression)
+    // needs TARGET.<tag> >= Request<tag> (HTCONDOR: submit_utils.cpp SetRequirements).
+    const std::string& value = ad->back().value;
+    bool is_string = value.size() >= 2 && value.front() == '"' && value.back() == '"';
+    if (is_string) {
+      if (value.size() > 2) {
+        req.custom.push_back(tag);
+        req.string_tags.push_back(tag);
+      }
+    } else if (!(literal_number(value, &num) && num <= 0)) {
+      req.custom.push_back(tag);
+    }
     gpus = gpus || tag == "GPUs";
   }
   return gpus ? gpu_properties() : error();

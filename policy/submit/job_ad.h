@@ -44,6 +44,7 @@ struct RequirementsInput {
   std::vector<std::string> custom;                      // custom tags needing a clause, sorted
   bool deferral = false;                                // deferral_time or cron_*
   ShouldTransfer transfer = ShouldTransfer::kIfNeeded;  // should_transfer_files
+  std::vector<std::string> string_tags;                 // custom tags whose request is a string
   bool require_gpus = false;  // RequireGPUs written: the GPU clause uses countMatches
 };
 /// Attribute names an expression refers to (unqualified or TARGET.), lower-cased.

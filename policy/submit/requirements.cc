@@ -86,7 +86,9 @@ std::string build_requirements(const RequirementsInput& in) {
   if (in.cpus_clause) add("(TARGET.Cpus >= RequestCpus)");
   for (const std::string& tag : in.custom) {
     if (refers(in, lower(tag).c_str())) continue;
-    if (tag == "GPUs" && in.require_gpus) {
+    if (std::find(in.string_tags.begin(), in.string_tags.end(), tag) != in.string_tags.end()) {
+      add("regexp(Request" + tag + ", TARGET." + tag + ")");
+    } else if (tag == "GPUs" && in.require_gpus) {
       add("(countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs)");
     } else {
       add("(TARGET." + tag + " >= Request" + tag + ")");

@@ -130,6 +130,20 @@ namespace {
 // (gpus_minimum_memory in MB, gpus_minimum_runtime x.y as x * 1000 + y * 10) and and-ed into
 // RequireGPUs, and the GPU clause becomes
 // "(countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs)".
+// A custom resource requested as a string adds " && regexp(Request<tag>, TARGET.<tag>)"; an
+// empty string or a number <= 0 adds nothing (submit_utils.cpp SetRequirements, gt6938).
+TEST_F(SubmitTest, StringCustomResourcesMatchByRegexp) {
+  Result r =
+      run("executable = job.sh\nrequest_Flavor = \"big\"\nrequest_empty = \"\"\nrequest_zero = 0\n"
+          "queue\n");
+  const std::string req = attr(r, 0, "Requirements");
+  EXPECT_NE(req.find("(TARGET.Memory >= RequestMemory) && regexp(RequestFlavor,TARGET.Flavor) && "
+                     "((TARGET.FileSystemDomain"),
+            std::string::npos)
+      << req;
+  EXPECT_EQ(req.find("empty"), std::string::npos) << req;
+}
+
 TEST_F(SubmitTest, GpuRequirementsAndPropertyLimits) {
   Result r =
       run("executable = job.sh\nrequest_gpus = 1\ngpus_minimum_capability = 7.5\n"
