@@ -12,6 +12,10 @@
 #include "hal/root.h"
 #include "hal/status.h"
 
+namespace kite::config {
+class Config;
+}
+
 namespace kite::hal {
 
 /// OS identity as the machine ad spells it.
@@ -35,6 +39,10 @@ struct OsInfo {
 /// Reads /etc/os-release and the kernel's identity (uname(2) on the live root, else
 /// /proc/sys/kernel/{ostype,osrelease,version,hostname,arch}).
 Status os_info_read(const Root& root, OsInfo* out);
+/// Sets the configuration macros HTCondor detects from the OS identity: ARCH, UNAME_ARCH,
+/// OPSYS, OPSYSLEGACY, UNAME_OPSYS, OPSYSANDVER, OPSYSNAME, OPSYSLONGNAME, OPSYSSHORTNAME,
+/// OPSYSVER, OPSYSMAJORVER and UTSNAME_{SYSNAME,NODENAME,RELEASE,VERSION,MACHINE}.
+void os_info_set_detected(const OsInfo& os, config::Config* cfg);
 /// HTCondor's Arch for a uname machine ("x86_64" -> "X86_64", "i686" -> "INTEL").
 std::string arch_from_uname(const std::string& machine);
 
@@ -91,8 +99,8 @@ struct IdleInfo {
   int64_t keyboard_idle = 0;
   int64_t console_idle = 0;
 };
-Status idle_read(const Root& root, const std::vector<std::string>& console_devices,
-                 time_t now, IdleInfo* out);
+Status idle_read(const Root& root, const std::vector<std::string>& console_devices, time_t now,
+                 IdleInfo* out);
 
 /// ClockMin (minutes since local midnight) and ClockDay (0 = Sunday) for `now`.
 void clock_fields(time_t now, int* clock_min, int* clock_day);

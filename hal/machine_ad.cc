@@ -27,12 +27,14 @@ Status hal_probe(const Root& root, config::Config* cfg, time_t now, const GpuOpt
   st = meminfo_read(root, &out->mem);
   if (!st.ok) return st;
   // Physical memory as the kernel counts it (hwloc's total can differ by reserved pages).
-  if (out->mem.mem_total_kib > 0) out->topo.memory = static_cast<uint64_t>(out->mem.mem_total_kib) * 1024;
+  if (out->mem.mem_total_kib > 0)
+    out->topo.memory = static_cast<uint64_t>(out->mem.mem_total_kib) * 1024;
   topology_set_detected(out->topo, cfg);
   st = resources_compute(out->topo, *cfg, &out->res);
   if (!st.ok) return st;
   st = os_info_read(root, &out->os);
   if (!st.ok) return st;
+  os_info_set_detected(out->os, cfg);
 
   std::string exec = cfg_string(*cfg, "EXECUTE", "/var/lib/condor/execute");
   st = disk_read(root, exec, &out->disk);
@@ -68,8 +70,10 @@ Status hal_probe(const Root& root, config::Config* cfg, time_t now, const GpuOpt
   // KITE_GPU_DISCOVERY: which methods to use (a board knows what it has), default all.
   std::string methods = cfg_string(*cfg, "KITE_GPU_DISCOVERY", "nvml,proc,drm,tegra");
   if (methods != "nvml,proc,drm,tegra") {
-    auto has = [&](const char* m) { return (", " + methods + ",").find(std::string(" ") + m + ",") != std::string::npos ||
-                                           ("," + methods + ",").find(std::string(",") + m + ",") != std::string::npos; };
+    auto has = [&](const char* m) {
+      return (", " + methods + ",").find(std::string(" ") + m + ",") != std::string::npos ||
+             ("," + methods + ",").find(std::string(",") + m + ",") != std::string::npos;
+    };
     g.use_nvml = g.use_nvml && has("nvml");
     g.use_proc = g.use_proc && has("proc");
     g.use_drm = g.use_drm && has("drm");
@@ -115,13 +119,16 @@ classad::AdPtr hal_machine_ad(const HalReport& r) {
   i("DetectedNumaNodes", static_cast<int64_t>(r.topo.numa.size()));
   if (!r.topo.cpu_model.empty()) s("CpuModel", r.topo.cpu_model);
   std::string numa = "{ ";
-  for (size_t k = 0; k < r.topo.numa.size(); ++k) numa += (k ? ", " : "") + std::to_string(r.topo.numa[k].memory >> 20);
+  for (size_t k = 0; k < r.topo.numa.size(); ++k)
+    numa += (k ? ", " : "") + std::to_string(r.topo.numa[k].memory >> 20);
   expr("NumaNodeMemory", numa + " }");
   std::string caches;
   for (const CacheInfo& c : r.topo.caches) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%sL%d%s:%lluK*%d", caches.empty() ? "" : ",", c.level,
-                  c.kind == 'd' ? "d" : c.kind == 'i' ? "i" : "",
+                  c.kind == 'd'   ? "d"
+                  : c.kind == 'i' ? "i"
+                                  : "",
                   static_cast<unsigned long long>(c.size >> 10), c.count);
     caches += buf;
   }
@@ -153,8 +160,11 @@ classad::AdPtr hal_machine_ad(const HalReport& r) {
   std::string placement;
   for (int f = 0; f < static_cast<int>(CgroupFacility::kCount); ++f) {
     CgroupPlace p = r.cgroups.place[f];
-    placement += std::string(placement.empty() ? "" : ",") + cgroup_facility_name(static_cast<CgroupFacility>(f)) +
-                 ":" + (p == CgroupPlace::kV2 ? "v2" : p == CgroupPlace::kV1 ? "v1" : "none");
+    placement += std::string(placement.empty() ? "" : ",") +
+                 cgroup_facility_name(static_cast<CgroupFacility>(f)) + ":" +
+                 (p == CgroupPlace::kV2   ? "v2"
+                  : p == CgroupPlace::kV1 ? "v1"
+                                          : "none");
   }
   s("CgroupControllers", placement);
   s("BaseCgroup", r.base_cgroup);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "agent/cli/commands.h"
+#include "agent/core/config_command.h"
+#include "hal/facts.h"
 #include "policy/config/config.h"
 #include "policy/config/persistent.h"
 
@@ -137,6 +139,9 @@ int config_val_main(int argc, char** argv) {
     std::string shortname(host);
     cfg.set_detected("HOSTNAME", shortname.substr(0, shortname.find('.')));
   }
+  cfg.set_command_runner(agent::run_config_command);
+  hal::OsInfo os;  // $(OPSYS), $(ARCH), $(OPSYSANDVER), ... as HTCondor detects them
+  if (hal::os_info_read(hal::Root(), &os).ok) hal::os_info_set_detected(os, &cfg);
   bool must_exist = true;
   std::string path;
   if (file) {

@@ -30,6 +30,7 @@ using internal::upper;
 
 Config::Config(std::string subsystem) : subsystem_(upper(subsystem)) {
   set_detected("SUBSYSTEM", subsystem_);
+  set_detected("LOCALNAME", subsystem_);  // HTCondor's LOCALNAME without a local name
   // HTCondor's CondorIsAdmin: whether this process may switch user ids (runs as root).
   set_detected("CondorIsAdmin", geteuid() == 0 ? "true" : "false");
 }

@@ -54,6 +54,13 @@ class Config {
   /// Checks that every macro expands (no reference cycles, no runaway growth).
   Status finish() const;
 
+  /// Runs the command of `include : COMMAND |` (HTCondor splits it into arguments and runs it
+  /// without a shell) and collects its standard output; an error for a failure or a non-zero
+  /// exit. The configuration language runs no process itself: without a runner such includes
+  /// are errors.
+  using CommandRunner = Status (*)(const std::string& command, std::string* output);
+  void set_command_runner(CommandRunner run) { runner_ = run; }
+
   /// Sets a run-time fact (DETECTED_CPUS, FULL_HOSTNAME, ...); reported as <Detected>.
   void set_detected(const std::string& name, const std::string& value);
 
@@ -89,6 +96,7 @@ class Config {
   std::map<std::string, Entry> table_;  // key: upper-cased name
   std::vector<std::string> files_;
   std::vector<std::string> warnings_;
+  CommandRunner runner_ = nullptr;
 };
 
 }  // namespace kite::config

@@ -215,6 +215,8 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
     return Status::Error(o.where(line) + ": expected 'include [ifexist] : FILE'");
   }
   bool ifexist = false;
+  bool command = false;
+  std::string into;  // `into <cache-file>`: read the file instead when it exists
   std::string_view opts = trim(rest.substr(0, colon));
   while (!opts.empty()) {
     size_t sp = 0;
@@ -222,8 +224,17 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
     std::string_view w = opts.substr(0, sp);
     if (iequals(w, "ifexist")) {
       ifexist = true;
-    } else if (iequals(w, "command") || iequals(w, "into")) {
-      return Status::Error(o.where(line) + ": 'include command' is not supported by Kite");
+    } else if (iequals(w, "command")) {
+      command = true;
+    } else if (iequals(w, "into")) {
+      opts = trim(opts.substr(sp));
+      size_t end = 0;
+      while (end < opts.size() && !is_space(opts[end])) ++end;
+      Status est = cfg.expand(opts.substr(0, end), &into);
+      if (!est.ok || into.empty()) {
+        return Status::Error(o.where(line) + ": 'include ... into' names no cache file");
+      }
+      sp = end;
     } else {
       return Status::Error(o.where(line) + ": unknown include option '" + excerpt(w) + "'");
     }
@@ -234,8 +245,37 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
   if (!st.ok) return Status::Error(o.where(line) + ": " + st.message);
   path = std::string(trim(path));
   if (path.empty()) return Status::Error(o.where(line) + ": include names no file");
-  if (path.back() == '|') {
-    return Status::Error(o.where(line) + ": including a command's output is not supported by Kite");
+  if (path.back() == '|' || command) {
+    // HTCONDOR: config.cpp Open_macro_source: `include : COMMAND |` (or `include command :`)
+    // reads the command's output as configuration text named after the command.
+    if (path.back() == '|')
+      path = std::string(trim(std::string_view(path).substr(0, path.size() - 1)));
+    // HTCONDOR: "If that file exists, it will be read and the command line will not be
+    // executed." (Kite does not write the cache file: the configuration language only reads.)
+    struct stat cache;
+    if (!into.empty() && ::stat(into.c_str(), &cache) == 0) {
+      st = load_path(into, false);
+      if (!st.ok) return Status::Error(o.where(line) + ": include: " + st.message);
+      return Status::Ok();
+    }
+    if (!cfg.runner_) {
+      return Status::Error(o.where(line) + ": including a command's output needs a command runner");
+    }
+    std::string text;
+    st = cfg.runner_(path, &text);
+    if (!st.ok && ifexist) return Status::Ok();  // "unless the ifexist keyword is also specified"
+    if (!st.ok) return Status::Error(o.where(line) + ": include: " + path + ": " + st.message);
+    if (include_depth >= kMaxIncludeDepth) {
+      return Status::Error(o.where(line) + ": include: includes nested too deeply");
+    }
+    Origin inner;
+    inner.file = path;
+    inner.text = text;
+    ++include_depth;
+    st = parse(inner);
+    --include_depth;
+    if (!st.ok) return Status::Error(o.where(line) + ": include: " + st.message);
+    return Status::Ok();
   }
   if (path.front() != '/' && o.file.find('/') != std::string::npos) {
     path = dir_of(o.file) + "/" + path;

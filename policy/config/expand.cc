@@ -16,7 +16,9 @@ namespace kite::config::internal {
 bool Expander::expand_name(std::string_view name, std::string_view def, bool has_def,
                            std::string& out, int depth) {
   Entry e;
-  if (cfg.lookup(name, &e)) return expand_entry(e, out, depth);
+  // HTCONDOR: config.cpp evaluate_macro_func: the default also replaces a macro whose
+  // value is empty (as written, before expansion).
+  if (cfg.lookup(name, &e) && !(has_def && e.value.empty())) return expand_entry(e, out, depth);
   if (has_def) return expand(def, out, depth + 1);
   return true;
 }
@@ -131,7 +133,11 @@ bool Expander::expand(std::string_view text, std::string& out, int depth) {
       std::string_view name = body.substr(0, colon);
       bool has_def = colon != std::string_view::npos;
       std::string_view def = has_def ? body.substr(colon + 1) : std::string_view();
-      if (valid_name(name)) {
+      if (!has_def && iequals(name, "DOLLAR")) {
+        // HTCONDOR: config.cpp expand_macro: $(DOLLAR) is always a literal '$', put in
+        // after every other expansion (so its result is never expanded again).
+        out += '$';
+      } else if (valid_name(name)) {
         if (!expand_name(name, def, has_def, out, depth)) return false;
       } else if (name.find("$(") != std::string_view::npos) {
         // $($(X)): expand the inner reference, then look up the name it produced.

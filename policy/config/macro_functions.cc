@@ -2,6 +2,9 @@
 // $EVAL, $DIRNAME, $BASENAME, $F[fpduwnxbqa]. Values are evaluated with Kite's ClassAd library.
 #include "policy/config/macro_functions.h"
 
+#include <strings.h>
+
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -310,8 +313,22 @@ bool filename_macro(std::string_view fn, std::string_view args, MacroArgs& cfg, 
       }
     }
   }
+  // HTCONDOR: config.cpp: $BASENAME(name, suffix) strips a suffix that ends the file name,
+  // as if it were the extension.
+  std::string_view suffix;
+  if (fn == "BASENAME") {
+    size_t comma = args.rfind(',');
+    if (comma != std::string_view::npos && args.find(')', comma) == std::string_view::npos) {
+      suffix = args.substr(comma + 1);
+      while (!suffix.empty() && std::isspace(static_cast<unsigned char>(suffix[0]))) {
+        suffix.remove_prefix(1);
+      }
+      args = args.substr(0, comma);
+    }
+  }
+  // The argument is a macro name or, when no macro has that name, the text itself.
   std::string v;
-  if (!cfg.value(trim(args), false, &v)) return !cfg.failed();
+  if (!cfg.value(trim(args), true, &v)) return !cfg.failed();
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     v = v.substr(1, v.size() - 2);
   }
@@ -325,8 +342,15 @@ bool filename_macro(std::string_view fn, std::string_view args, MacroArgs& cfg, 
   for (size_t i = 0; i < v.size(); ++i) {
     if (is_sep(v[i])) ixn = i + 1;
   }
-  size_t ixx = v.rfind('.');  // start of the extension, in the file name only
-  if (ixx == std::string::npos || ixx < ixn) ixx = end;
+  // The extension starts at the file name's last '.', but not at its first character
+  // (".hidden" has none: condor_basename_extension_ptr).
+  size_t ixx = v.rfind('.');
+  if (ixx == std::string::npos || ixx <= ixn) ixx = end;
+  if (!suffix.empty() && end - ixn >= suffix.size() &&
+      strncasecmp(v.c_str() + end - suffix.size(), suffix.data(), suffix.size()) == 0) {
+    ixx = end - suffix.size();
+    parts &= ~kExt;
+  }
   if (ixn == 0 && (parts & (kName | kExt))) parts &= ~(kPath | kDir);
   size_t begin = 0;
   switch (parts) {
@@ -349,14 +373,15 @@ bool filename_macro(std::string_view fn, std::string_view args, MacroArgs& cfg, 
     case kPath | kName: end = ixx; break;
     default:  // with d: the last `dirs` directories
       if (ixn > 0) {
-        size_t p = ixn - 1;  // the separator before the file name
-        for (int k = 0; k < dirs && p > 0; ++k) {
-          size_t q = p;
-          while (q > 0 && !is_sep(v[q - 1])) --q;
-          begin = q;
-          p = q > 0 ? q - 1 : 0;
-          if (q == 0) break;
+        // The file name and `dirs` directories before it: from just after the separator
+        // `dirs` separators before the last one, or the whole path when there are not that
+        // many (condor_basename_plus_dirs).
+        std::vector<size_t> after_sep;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (is_sep(v[i])) after_sep.push_back(i + 1);
         }
+        size_t n = after_sep.size();
+        begin = static_cast<size_t>(dirs) < n ? after_sep[n - 1 - dirs] : 0;
         if ((parts & (kName | kExt)) == kName) {
           end = ixx;
         } else if ((parts & (kName | kExt)) == 0) {

@@ -9,10 +9,13 @@
 #include <cstring>
 
 #include "policy/classad/args_env.h"
+#include "policy/classad/expr.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 #include "policy/config/internal.h"
 #include "policy/submit/job_ad.h"
+#include "policy/submit/retries.h"
+#include "policy/submit/transfer.h"
 
 namespace kite::submit {
 namespace {
@@ -41,9 +44,6 @@ const ExprCommand kExprCommands[] = {
     {"periodic_remove", "PeriodicRemove"},
     {"periodic_vacate", "PeriodicVacate"},
     {"deferral_time", "DeferralTime"},
-    {"max_retries", "MaxRetries"},
-    {"retry_until", "RetryUntil"},
-    {"success_exit_code", "SuccessExitCode"},
 };
 // Commands whose value is stored as a string.
 const ExprCommand kStringCommands[] = {
@@ -54,9 +54,32 @@ const ExprCommand kStringCommands[] = {
     {"cron_day_of_month", "CronDayOfMonth"},
     {"cron_month", "CronMonth"},
     {"cron_day_of_week", "CronDayOfWeek"},
-    {"transfer_input_files", "TransferInput"},
-    {"transfer_output_files", "TransferOutput"},
     {"description", "JobDescription"},
+    {"job_machine_attrs", "JobMachineAttrs"},
+};
+// Commands condor_submit copies as an expression, an integer or a boolean
+// (submit_utils.cpp prunable_keywords).
+struct SimpleCommand {
+  enum Kind { kExpr, kInt, kBool };
+  const char* command;
+  const char* attr;
+  Kind kind;
+};
+const SimpleCommand kSimpleCommands[] = {
+    {"want_graceful_removal", "WantGracefulRemoval", SimpleCommand::kExpr},
+    {"stack_size", "StackSize", SimpleCommand::kExpr},
+    {"max_transfer_input_mb", "MaxTransferInputMB", SimpleCommand::kExpr},
+    {"max_transfer_output_mb", "MaxTransferOutputMB", SimpleCommand::kExpr},
+    {"allowed_job_duration", "AllowedJobDuration", SimpleCommand::kExpr},
+    {"allowed_execute_duration", "AllowedExecuteDuration", SimpleCommand::kExpr},
+    {"core_size", "CoreSize", SimpleCommand::kInt},
+    {"checkpoint_exit_code", "SuccessCheckpointExitCode", SimpleCommand::kInt},
+    {"job_machine_attrs_history_length", "JobMachineAttrsHistoryLength", SimpleCommand::kInt},
+    {"run_as_owner", "RunAsOwner", SimpleCommand::kBool},
+    {"log_xml", "UserLogUseXML", SimpleCommand::kBool},
+    {"preserve_relative_paths", "PreserveRelativePaths", SimpleCommand::kBool},
+    {"erase_output_and_error_on_restart", "EraseOutputAndErrorOnRestart", SimpleCommand::kBool},
+    {"load_profile", "LoadProfile", SimpleCommand::kBool},
 };
 const ExprCommand kSignalCommands[] = {
     {"kill_sig", "KillSig"},
@@ -203,6 +226,11 @@ const ExprCommand kOtherAliases[] = {
     {"cron_window", "CronWindow"},
     {"should_transfer_files", "ShouldTransferFiles"},
     {"when_to_transfer_output", "WhenToTransferOutput"},
+    {"transfer_input_files", "TransferInput"},
+    {"transfer_output_files", "TransferOutput"},
+    {"transfer_output_remaps", "TransferOutputRemaps"},
+    {"max_retries", "JobMaxRetries"},
+    {"success_exit_code", "JobSuccessExitCode"},
 };
 
 // `name` equals the NUL-terminated `word`, ignoring case (no strlen: the hot path calls this).
@@ -299,6 +327,7 @@ struct JobBuilder::Draft {
   std::string v;  // the value of the last command read
   std::string exe;
   RequirementsInput req;
+  TransferPlan xfer;
   bool deferral = false;
 
   void put(std::string_view name, std::string value) {
@@ -323,6 +352,7 @@ struct JobBuilder::Draft {
   Status paths();
   Status arguments();
   Status resources();
+  Status gpu_properties();
   Status matching();
   Status accounting();
   Status policy();
@@ -425,10 +455,95 @@ Status JobBuilder::Draft::resources() {
   std::sort(custom.begin(), custom.end(), [](const auto& a, const auto& b) {
     return strcasecmp(a.first.c_str(), b.first.c_str()) < 0;
   });
+  bool gpus = false;
   for (auto& [tag, command] : custom) {
     cmd.get(command.c_str(), &v);
     if (failed() || !put_expr("Request" + tag, v)) return error();
-    if (!(literal_number(ad->back().value, &num) && num <= 0)) req.custom.push_back(tag);
+    // A string request matches by regexp, unless empty; a number above 0 (or an expression)
+    // needs TARGET.<tag> >= Request<tag> (HTCONDOR: submit_utils.cpp SetRequirements).
+    const std::string& value = ad->back().value;
+    bool is_string = value.size() >= 2 && value.front() == '"' && value.back() == '"';
+    if (is_string) {
+      if (value.size() > 2) {
+        req.custom.push_back(tag);
+        req.string_tags.push_back(tag);
+      }
+    } else if (!(literal_number(value, &num) && num <= 0)) {
+      req.custom.push_back(tag);
+    }
+    gpus = gpus || tag == "GPUs";
+  }
+  return gpus ? gpu_properties() : error();
+}
+
+// HTCONDOR: submit_utils.cpp SetRequestResources and SetResourceRequirements: with a GPU
+// request, require_gpus becomes RequireGPUs and the GPU property limits are written and
+// and-ed into it ("Capability >= GPUsMinCapability", ...) unless it already names the
+// property.
+Status JobBuilder::Draft::gpu_properties() {
+  std::string require;
+  bool has_require = cmd.get("require_gpus", &require) && !require.empty();
+  std::vector<std::string> refs;
+  if (has_require) machine_refs(require, &refs);
+  auto names = [&refs](const char* prop) {
+    return std::find(refs.begin(), refs.end(), prop) != refs.end();
+  };
+  std::string clauses;
+  auto clause = [&clauses](const char* text) {
+    clauses += (clauses.empty() ? "" : " && ") + std::string(text);
+  };
+  if (cmd.get("gpus_minimum_capability", &v) && !v.empty()) {
+    if (!put_expr("GPUsMinCapability", v)) return error();
+    if (!names("capability")) clause("Capability >= GPUsMinCapability");
+  }
+  if (cmd.get("gpus_maximum_capability", &v) && !v.empty()) {
+    if (!put_expr("GPUsMaxCapability", v)) return error();
+    if (!names("capability")) clause("Capability <= GPUsMaxCapability");
+  }
+  if (cmd.get("gpus_minimum_memory", &v) && !v.empty()) {
+    if (!put_expr("GPUsMinMemory", apply_units(v, kMiB, kMiB))) return error();
+    if (!names("globalmemorymb")) clause("GlobalMemoryMb >= GPUsMinMemory");
+  }
+  if (cmd.get("gpus_minimum_runtime", &v) && !v.empty()) {
+    // "x" or "x.y" is the version x * 1000 + y * 10 (a number above 1000 is taken as is).
+    std::string t(trim(v));
+    size_t dot = t.find('.');
+    std::string major = t.substr(0, dot);
+    std::string minor = dot == std::string::npos ? "" : t.substr(dot + 1);
+    auto digits = [](const std::string& d) {
+      return !d.empty() && d.size() < 10 &&
+             std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    std::string value = t;
+    if (digits(major) && (dot == std::string::npos || (digits(minor) && std::stol(minor) < 100))) {
+      long long mj = std::stoll(major);
+      long long ver = dot == std::string::npos && mj > 1000 ? mj : mj * 1000;
+      if (dot != std::string::npos) ver += std::stoll(minor) * 10;
+      value = std::to_string(ver);
+    }
+    if (!put_expr("GPUsMinRuntime", value)) return error();
+    if (!names("maxsupportedversion")) clause("MaxSupportedVersion >= GPUsMinRuntime");
+  }
+  if (failed()) return error();
+  std::string text = require;
+  if (!clauses.empty()) {
+    if (has_require) {
+      // and-ed after the user's expression, parenthesised when it binds more loosely than &&
+      classad::ExprPtr e = classad::parse_expr(require);
+      const classad::Expr* root = e.get();
+      bool loose = root && root->kind == classad::ExprKind::kOp &&
+                   classad::paren_count(root) == 0 &&
+                   (root->op == classad::Op::kOr || root->op == classad::Op::kTernary ||
+                    root->op == classad::Op::kElvis);
+      text = (loose ? "(" + std::string(trim(require)) + ")" : std::string(trim(require))) +
+             " && " + clauses;
+    } else {
+      text = clauses;
+    }
+  }
+  if (!text.empty()) {
+    if (!put_expr("RequireGPUs", text)) return error();
+    req.require_gpus = true;
   }
   return error();
 }
@@ -447,9 +562,28 @@ Status JobBuilder::Draft::matching() {
   }
   deferral = deferral || m.entry("deferral_time") != nullptr;
   req.deferral = deferral;
+  std::string given[5];
+  const char* const kTransfer[5] = {"should_transfer_files", "when_to_transfer_output",
+                                    "transfer_input_files", "transfer_output_files",
+                                    "transfer_output_remaps"};
+  const std::string* found[5] = {};
+  for (int i = 0; i < 5; ++i) {
+    if (cmd.get(kTransfer[i], &given[i])) found[i] = &given[i];
+  }
+  if (failed()) return error();
+  Status ts =
+      plan_transfer(TransferCommands{found[0], found[1], found[2], found[3], found[4]}, &xfer);
+  if (!ts.ok) return ts;
+  req.transfer = xfer.should;
   if (failed() || !put_expr("Requirements", build_requirements(req))) return error();
   if (!put_expr("Rank", cmd.get("rank", &v) && !v.empty() ? v : "0.0")) return error();
-  if (!put_expr("JobPrio", cmd.get("priority", &v) && !v.empty() ? v : "0")) return error();
+  // HTCONDOR: submit_utils.cpp prunable_keywords: priority is read as an integer.
+  long long prio = 0;
+  if (cmd.get("priority", &v) && !v.empty() && !parse_long(v, &prio)) {
+    return Status::Error("priority=" + v + " is invalid, must eval to an integer.");
+  }
+  if (failed()) return error();
+  put("JobPrio", std::to_string(prio));
   put_expr("JobLeaseDuration", cmd.get("job_lease_duration", &v) ? v : "2400");
   return error();
 }
@@ -488,8 +622,31 @@ Status JobBuilder::Draft::accounting() {
 
 // Policy expressions, signals, string commands, deferral, notification, file transfer.
 Status JobBuilder::Draft::policy() {
+  std::string given[5];
+  const char* const kRetry[5] = {"max_retries", "success_exit_code", "retry_until",
+                                 "on_exit_remove", "on_exit_hold"};
+  const std::string* found[5] = {};
+  for (int i = 0; i < 5; ++i) {
+    if (cmd.get(kRetry[i], &given[i]) && !given[i].empty()) found[i] = &given[i];
+  }
+  if (failed()) return error();
+  RetryCommands retry{found[0], found[1], found[2], found[3], found[4]};
+  bool retries = retries_wanted(retry);
   for (const ExprCommand& c : kExprCommands) {
+    // With retries, OnExitRemove and OnExitHold come from plan_retries below.
+    if (retries &&
+        (std::strcmp(c.attr, "OnExitRemove") == 0 || std::strcmp(c.attr, "OnExitHold") == 0)) {
+      continue;
+    }
     if (cmd.get(c.command, &v) && !v.empty() && !put_expr(c.attr, v)) return error();
+  }
+  if (retries) {
+    std::vector<std::pair<std::string, std::string>> attrs;
+    Status rs = plan_retries(retry, &attrs);
+    if (!rs.ok) return rs;
+    for (const auto& a : attrs) {
+      if (!put_expr(a.first, a.second)) return error();
+    }
   }
   for (const ExprCommand& c : kSignalCommands) {
     if (!cmd.get(c.command, &v) || v.empty()) continue;
@@ -498,7 +655,33 @@ Status JobBuilder::Draft::policy() {
     put(c.attr, quoted(name));
   }
   for (const ExprCommand& c : kStringCommands) {
-    if (cmd.get(c.command, &v) && !v.empty()) put(c.attr, quoted(v));
+    if (!cmd.get(c.command, &v) || v.empty()) continue;
+    // batch_name loses surrounding quotes (condor_submit's f_strip_quotes).
+    if (std::strcmp(c.command, "batch_name") == 0 && v.size() >= 2 && v.front() == '"' &&
+        v.back() == '"') {
+      v = v.substr(1, v.size() - 2);
+    }
+    put(c.attr, quoted(v));
+  }
+  for (const SimpleCommand& c : kSimpleCommands) {
+    if (!cmd.get(c.command, &v) || v.empty()) continue;
+    if (c.kind == SimpleCommand::kExpr) {
+      if (!put_expr(c.attr, v)) return error();
+    } else if (c.kind == SimpleCommand::kInt) {
+      long long n = 0;
+      if (!parse_long(v, &n)) {
+        return Status::Error(std::string(c.command) + "=" + v +
+                             " is invalid, must eval to an integer.");
+      }
+      put(c.attr, std::to_string(n));
+    } else {
+      bool flag = false;
+      if (!parse_bool(v, &flag)) {
+        return Status::Error(std::string(c.command) + "=" + v +
+                             " is invalid, must eval to a boolean.");
+      }
+      put(c.attr, flag ? "true" : "false");
+    }
   }
   if (deferral) {
     std::string window = "0", prep = "300";
@@ -521,16 +704,11 @@ Status JobBuilder::Draft::policy() {
     }
   }
   put("JobNotification", std::to_string(notify));
-  auto upper_string = [this](const char* command, const char* attr, const char* dflt) {
-    if (cmd.get(command, &v) && !v.empty()) {
-      for (char& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      put(attr, quoted(v));
-    } else {
-      put(attr, quoted(dflt));
-    }
-  };
-  upper_string("should_transfer_files", "ShouldTransferFiles", "IF_NEEDED");
-  upper_string("when_to_transfer_output", "WhenToTransferOutput", "ON_EXIT");
+  put("ShouldTransferFiles", quoted(xfer.should_text));
+  if (!xfer.when_text.empty()) put("WhenToTransferOutput", quoted(xfer.when_text));
+  if (xfer.has_input) put("TransferInput", quoted(xfer.input));
+  if (xfer.has_output) put("TransferOutput", quoted(xfer.output));
+  if (!xfer.remaps.empty()) put("TransferOutputRemaps", quoted(xfer.remaps));
   return error();
 }
 
@@ -551,7 +729,8 @@ Status JobBuilder::Draft::status() {
 // What the submitting side adds, and the attributes every job ad carries.
 void JobBuilder::Draft::submit_side() {
   const Options& o = b.opts_;
-  put("FileSystemDomain", quoted(o.filesystem_domain));
+  // condor_submit writes FileSystemDomain unless files are always transferred.
+  if (xfer.should != ShouldTransfer::kYes) put("FileSystemDomain", quoted(o.filesystem_domain));
   put("JobSubmitFile", quoted(b.submit_file_));
   put("CondorVersion", quoted(o.version));
   put("SubmitVersion", quoted(o.version));
@@ -566,6 +745,15 @@ void JobBuilder::Draft::submit_side() {
   size_t n = 0;
   const Attr* k = constants(&n);
   ad->insert(ad->end(), k, k + n);
+  // leave_in_queue replaces the default LeaveJobInQueue = false.
+  if (cmd.get("leave_in_queue", &v) && !v.empty()) {
+    std::string c;
+    if (b.canonical("LeaveJobInQueue", v, &c).ok) {
+      for (Attr& a : *ad) {
+        if (a.name == "LeaveJobInQueue") a.value = c;
+      }
+    }
+  }
 }
 
 // +Attr and MY.Attr: stored as written (expanded), unevaluated; they win over the above.

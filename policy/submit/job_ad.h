@@ -9,6 +9,7 @@
 
 #include "policy/submit/macros.h"
 #include "policy/submit/submit.h"
+#include "policy/submit/transfer.h"
 
 namespace kite::submit {
 
@@ -24,6 +25,9 @@ std::string normalise_limits(std::string_view text);
 /// The boolean a submit command means (true/false/yes/no/t/f/numbers); false with no result
 /// when `text` is not one.
 bool parse_bool(std::string_view text, bool* out);
+/// An integer as condor_submit reads one (string_is_long_param): a decimal literal, or an
+/// expression that evaluates to a number (truncated) or a boolean. False when it is neither.
+bool parse_long(std::string_view text, long long* out);
 
 /// The other name condor_submit accepts for a command: the job attribute it sets
 /// ("request_cpus" <-> "RequestCpus"); null when there is none.
@@ -33,12 +37,15 @@ bool is_attribute_alias(std::string_view name);
 
 /// What the default Requirements depends on.
 struct RequirementsInput {
-  std::string user;                 // canonical user expression or empty
-  std::vector<std::string> refs;    // machine attributes it names (lower)
-  bool memory_clause = true;        // RequestMemory not a literal <= 1
-  bool cpus_clause = false;         // RequestCpus not a literal <= 1
-  std::vector<std::string> custom;  // custom tags needing a clause, sorted
-  bool deferral = false;            // deferral_time or cron_*
+  std::string user;                                     // canonical user expression or empty
+  std::vector<std::string> refs;                        // machine attributes it names (lower)
+  bool memory_clause = true;                            // RequestMemory not a literal <= 1
+  bool cpus_clause = false;                             // RequestCpus not a literal <= 1
+  std::vector<std::string> custom;                      // custom tags needing a clause, sorted
+  bool deferral = false;                                // deferral_time or cron_*
+  ShouldTransfer transfer = ShouldTransfer::kIfNeeded;  // should_transfer_files
+  std::vector<std::string> string_tags;                 // custom tags whose request is a string
+  bool require_gpus = false;  // RequireGPUs written: the GPU clause uses countMatches
 };
 /// Attribute names an expression refers to (unqualified or TARGET.), lower-cased.
 void machine_refs(std::string_view expr_text, std::vector<std::string>* out);

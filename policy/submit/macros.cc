@@ -162,6 +162,22 @@ bool Macros::builtin(std::string_view name, std::string* out) const {
   return true;
 }
 
+// HTCONDOR: submit_utils.cpp SubmitMacroDefaults: these defaults are macro text.
+const char* Macros::default_text(std::string_view name) {
+  static const struct {
+    const char* name;
+    const char* text;
+  } kDefaults[] = {
+      {"JobId", "$(ClusterId).$(ProcId)"}, {"JobListId", "$(ClusterId)"},
+      {"Request_CPUs", "$(RequestCPUs)"},  {"Request_Memory", "$(RequestMemory)"},
+      {"VM_MEMORY", "$(Request_Memory)"},  {"VM_VCPUS", "$(Request_CPUs)"},
+  };
+  for (const auto& d : kDefaults) {
+    if (is(name, d.name)) return d.text;
+  }
+  return nullptr;
+}
+
 bool Macros::automatic(std::string_view name, std::string* out) const {
   const char* text = nullptr;
   if (is(name, "Step")) {
@@ -170,14 +186,16 @@ bool Macros::automatic(std::string_view name, std::string* out) const {
     out->append(std::to_string(item_index));
   } else if (is(name, "Node")) {
     // Empty outside the parallel universe.
+  } else if (is(name, "TaskId")) {
+    text = "0";
   } else if (is(name, "ARCH")) {
     text = kArch;
   } else if (is(name, "OPSYS")) {
     text = "LINUX";
   } else if (is(name, "IsLinux")) {
-    text = "true";
+    text = "1";  // condor_submit's defaults: "1" and "0", not the configuration's booleans
   } else if (is(name, "IsWindows")) {
-    text = "false";
+    text = "0";
   } else if (is(name, "SUBMIT_FILE")) {
     out->append(submit_file);
   } else if (is(name, "DOLLAR")) {
@@ -225,7 +243,10 @@ class SubmitArgs final : public config::internal::MacroArgs {
 bool Expansion::reference(std::string_view name, std::string& out, int depth) {
   if (m.builtin(name, &out)) return true;
   const std::string* raw = m.raw(name);
-  if (!raw) return m.automatic(name, &out);
+  if (!raw) {
+    if (const char* text = Macros::default_text(name)) return run(text, out, depth + 1);
+    return m.automatic(name, &out);
+  }
   const Macros::Macro* self = m.find(name);
   for (const Macros::Macro* s : stack) {
     if (s == self) return fail("macro " + self->name + " refers to itself");
@@ -269,8 +290,13 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
       }
       size_t colon = body.find(':');
       std::string_view name = body.substr(0, colon);
+      const std::string* defined = nullptr;
       if (!valid_macro_name(name)) {
         out.append(text.data() + i, close + 1 - i);
+      } else if (colon != std::string_view::npos && (defined = m.raw(name)) && defined->empty()) {
+        // HTCONDOR: config.cpp evaluate_macro_func: the default also replaces a macro
+        // defined as nothing.
+        if (!run(body.substr(colon + 1), out, depth + 1)) return false;
       } else if (!reference(name, out, depth)) {
         if (!err.ok) return false;
         if (colon != std::string_view::npos && !run(body.substr(colon + 1), out, depth + 1)) {
@@ -295,6 +321,8 @@ bool Expansion::run(std::string_view text, std::string& out, int depth) {
           out += v;
         } else if (colon != std::string::npos) {
           out += arg.substr(colon + 1);
+        } else {
+          out += "UNDEFINED";  // as the configuration language's $ENV
         }
         i = close + 1;
         continue;

@@ -58,6 +58,10 @@ class Macros {
   /// The automatic variables a submit file may redefine: Step, ItemIndex/Row, Node, ARCH,
   /// OPSYS, IsLinux, IsWindows, SUBMIT_FILE, DOLLAR. False when `name` is not one.
   bool automatic(std::string_view name, std::string* out) const;
+  /// The defaults condor_submit gives as macro text, expanded when used and unless the
+  /// file defines the name: JobId, JobListId, Request_CPUs, Request_Memory, VM_MEMORY,
+  /// VM_VCPUS. Null for any other name.
+  static const char* default_text(std::string_view name);
   std::string self_substituted(std::string_view name, std::string_view value);
   Macro* find(std::string_view name);
 

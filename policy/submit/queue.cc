@@ -53,25 +53,61 @@ std::vector<std::string> split(std::string_view s, const char* seps) {
   return out;
 }
 
-// One line of a `from` list split into `n` fields on commas and/or blanks; the last field takes
-// the rest of the line.
+// One line of a `from` list split into `n` fields as condor_submit splits a row: cut at the
+// first comma, blank or tab, trim blanks (not commas) around the cut; the last field takes
+// the rest of the line. So "1 , 2" gives "1", "" and "2" for three variables.
 std::vector<std::string> fields(std::string_view line, size_t n) {
   std::vector<std::string> out;
   std::string_view rest = trim(line);
-  while (out.size() + 1 < n && !rest.empty()) {
+  while (out.size() + 1 < n) {
     size_t cut = rest.find_first_of(", \t");
     if (cut == std::string_view::npos) break;
-    out.emplace_back(rest.substr(0, cut));
-    rest = trim(rest.substr(cut));
-    if (!rest.empty() && rest[0] == ',') rest = trim(rest.substr(1));
+    std::string_view field = rest.substr(0, cut);
+    while (!field.empty() && (field.back() == ' ' || field.back() == '\t')) field.remove_suffix(1);
+    out.emplace_back(field);
+    rest = rest.substr(cut + 1);
+    while (!rest.empty() && (rest[0] == ' ' || rest[0] == '\t')) rest.remove_prefix(1);
   }
   out.emplace_back(rest);
   while (out.size() < n) out.emplace_back();
   return out;
 }
 
+// The lines of a queue statement's list (`text` holds them joined by '\n'): for a
+// parenthesised list, lines after the first that start with '#' are comments and an empty
+// first line is no line, nor is the closing line's (empty) text before its ')'; every
+// line is trimmed.
+std::vector<std::string_view> list_lines(std::string_view text, bool paren) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '\n') continue;
+    std::string_view line = trim(text.substr(begin, i - begin));
+    bool first = begin == 0;
+    bool closing = i == text.size() && !first;  // what the ')' line holds before the ')'
+    begin = i + 1;
+    if (paren && (first || closing) && line.empty()) continue;
+    if (paren && !first && !line.empty() && line[0] == '#') continue;
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The lines of an item file, trimmed; a final line end makes no extra line.
+std::vector<std::string_view> file_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t nl = std::min(text.find('\n', begin), text.size());
+    out.push_back(trim(text.substr(begin, nl - begin)));
+    begin = nl + 1;
+  }
+  return out;
+}
+
 // `[start:end:step]` (Python slice) applied to `items`; false on a malformed slice.
-bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* items) {
+bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* items,
+                 std::vector<int>* rows) {
   long v[3] = {0, 0, 1};
   bool given[3] = {false, false, false};
   size_t part = 0;
@@ -96,8 +132,13 @@ bool apply_slice(std::string_view slice, std::vector<std::vector<std::string>>* 
   long from = given[0] ? norm(v[0]) : 0;
   long to = given[1] ? norm(v[1]) : n;
   std::vector<std::vector<std::string>> out;
-  for (long i = from; i < to; i += v[2]) out.push_back(std::move((*items)[i]));
+  std::vector<int> kept;
+  for (long i = from; i < to; i += v[2]) {
+    out.push_back(std::move((*items)[i]));
+    kept.push_back((*rows)[i]);
+  }
   *items = std::move(out);
+  *rows = std::move(kept);
   return true;
 }
 
@@ -156,7 +197,9 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   }
   for (size_t i = 0; i < words.size(); ++i) {
     if (!valid_macro_name(words[i])) {
-      return Status::Error("invalid queue variable name '" + words[i] + "'");
+      // condor_submit reads what is not a variable list as part of the count.
+      return Status::Error("Invalid Queue count expression (invalid queue variable name '" +
+                           words[i] + "')");
     }
     out->vars.push_back(words[i]);
   }
@@ -176,48 +219,61 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
   std::string slice;
   if (!rest.empty() && rest[0] == '[') {
     size_t close = rest.find(']');
-    if (close == std::string_view::npos) return Status::Error("unclosed [slice] in queue");
+    if (close == std::string_view::npos) return Status::Error("Invalid [::] statement");
     slice = std::string(rest.substr(1, close - 1));
     rest = trim(rest.substr(close + 1));
   }
   std::string_view list = rest;
   bool paren = !rest.empty() && rest[0] == '(';
   if (paren) {
-    size_t close = rest.rfind(')');
+    // A list over several lines ends at its last line, which starts with ')'; condor_submit
+    // ignores the rest of that line.
+    size_t last_nl = rest.rfind('\n');
+    size_t close = last_nl == std::string_view::npos ? rest.rfind(')') : rest.find(')', last_nl);
     if (close == std::string_view::npos) return Status::Error("queue list has no closing ')'");
-    if (!trim(rest.substr(close + 1)).empty()) {
+    if (last_nl == std::string_view::npos && !trim(rest.substr(close + 1)).empty()) {
       return Status::Error("unexpected text after the queue list's ')'");
     }
     list = rest.substr(1, close - 1);
   }
   if (list.find('\0') != std::string_view::npos) return Status::Error("a NUL byte in the items");
   std::string kw(kind);
+  // condor_submit reads the lines after a queue line's '(' up to a line starting with ')',
+  // skipping lines that start with '#'; the first line's text after '(' counts only when
+  // not empty. Lines of a `from FILE` are all items, as read.
+  std::vector<std::string_view> lines = list_lines(list, paren);
   if (kw == "in") {
-    for (std::string& item : split(list, ", \t\n")) out->items.push_back({std::move(item)});
+    for (std::string_view line : lines) {
+      for (std::string& item : split(line, ", \t")) out->items.push_back({std::move(item)});
+    }
   } else if (kw == "from") {
     std::string file_text;
     if (!paren) {
-      std::string path(trim(list));
-      if (path.empty()) return Status::Error("queue from names no file or list");
-      if (path[0] != '/') path = cwd + "/" + path;
+      std::string given(trim(list));
+      if (given.empty()) return Status::Error("queue from names no file or list");
+      std::string path = given[0] == '/' ? given : cwd + "/" + given;
+      struct stat info;
+      if (::stat(path.c_str(), &info) != 0) {
+        return Status::Error("can't open file " + given + ": " + std::strerror(errno));
+      }
       Status st = read_text_file(path, kMaxFromFile, &file_text);
-      if (!st.ok) return Status::Error("queue from: " + st.message);
-      list = file_text;
-      if (list.find('\0') != std::string_view::npos) {
+      if (!st.ok) return Status::Error("can't open file " + given + ": " + st.message);
+      if (file_text.find('\0') != std::string::npos) {
         return Status::Error("a NUL byte in " + path);
       }
+      lines = file_lines(file_text);
     }
-    size_t begin = 0;
-    for (size_t i = 0; i <= list.size(); ++i) {
-      if (i < list.size() && list[i] != '\n') continue;
-      std::string_view line = trim(list.substr(begin, i - begin));
-      begin = i + 1;
-      if (line.empty() || line[0] == '#') continue;
+    for (std::string_view line : lines) {
       if (out->items.size() >= kMaxItems) return Status::Error("too many queue items");
-      out->items.push_back(fields(line, out->vars.size()));
+      // An empty row (no fields) is resolved after the slice, below.
+      out->items.push_back(line.empty() ? std::vector<std::string>()
+                                        : fields(line, out->vars.size()));
     }
   } else {  // matching: glob patterns
-    std::vector<std::string> pats = split(list, ", \t\n");
+    std::vector<std::string> pats;
+    for (std::string_view line : lines) {
+      for (std::string& p : split(line, ", \t")) pats.push_back(std::move(p));
+    }
     if (pats.empty()) return Status::Error("queue matching names no pattern");
     for (const std::string& p : pats) {
       std::string full = p[0] == '/' ? p : cwd + "/" + p;
@@ -230,9 +286,16 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
       }
     }
   }
-  for (std::vector<std::string>& item : out->items) item.resize(out->vars.size());
-  if (!slice.empty() && !apply_slice(slice, &out->items)) {
-    return Status::Error("invalid slice [" + slice + "] in queue");
+  for (size_t i = 0; i < out->items.size(); ++i) out->rows.push_back(static_cast<int>(i));
+  if (!slice.empty() && !apply_slice(slice, &out->items, &out->rows)) {
+    return Status::Error("Invalid [::] statement");
+  }
+  // An empty row sets no variable: they keep the values of the row queued before it
+  // (condor_submit's SubmitStepFromQArgs::select_rowdata assigns only the fields a row
+  // splits into), or stay empty.
+  for (size_t i = 0; i < out->items.size(); ++i) {
+    if (out->items[i].empty() && i > 0) out->items[i] = out->items[i - 1];
+    out->items[i].resize(out->vars.size());
   }
   return Status::Ok();
 }

@@ -15,6 +15,7 @@ struct QueueSpec {
   std::vector<std::string> vars;  // variable names (default Item when a list is given)
   bool has_items = false;         // in/from/matching
   std::vector<std::vector<std::string>> items;  // one field per variable, per item
+  std::vector<int> rows;  // each item's index in the whole list ($(ItemIndex), $(Row))
 };
 
 /// Where a queue statement's list comes from: `text` is the statement after `queue` (with the

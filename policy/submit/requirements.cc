@@ -85,12 +85,26 @@ std::string build_requirements(const RequirementsInput& in) {
   if (in.memory_clause) add("(TARGET.Memory >= RequestMemory)");
   if (in.cpus_clause) add("(TARGET.Cpus >= RequestCpus)");
   for (const std::string& tag : in.custom) {
-    if (!refers(in, lower(tag).c_str())) add("(TARGET." + tag + " >= Request" + tag + ")");
+    if (refers(in, lower(tag).c_str())) continue;
+    if (std::find(in.string_tags.begin(), in.string_tags.end(), tag) != in.string_tags.end()) {
+      add("regexp(Request" + tag + ", TARGET." + tag + ")");
+    } else if (tag == "GPUs" && in.require_gpus) {
+      add("(countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs)");
+    } else {
+      add("(TARGET." + tag + " >= Request" + tag + ")");
+    }
   }
-  if (refers(in, "filesystemdomain")) {
-    add("(TARGET.HasFileTransfer)");
-  } else {
-    add("((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))");
+  // HTCONDOR: submit_utils.cpp SetRequirements: no transfer needs the same file system; a
+  // reference to HasFileTransfer (or HasJobTransferPlugins) leaves the transfer clause out.
+  bool fsdomain = refers(in, "filesystemdomain");
+  if (in.transfer == ShouldTransfer::kNo) {
+    if (!fsdomain) add("(TARGET.FileSystemDomain == MY.FileSystemDomain)");
+  } else if (!refers(in, "hasfiletransfer") && !refers(in, "hasjobtransferplugins")) {
+    if (in.transfer == ShouldTransfer::kIfNeeded && !fsdomain) {
+      add("((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))");
+    } else {
+      add("(TARGET.HasFileTransfer)");
+    }
   }
   if (in.deferral) {
     add("TARGET.HasJobDeferral && (((time() + ScheddInterval) >= (DeferralTime - "

@@ -4,8 +4,10 @@
 #include "policy/submit/submit.h"
 
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,7 +54,10 @@ const char* const kKnownCommands[] = {
     "checkpoint_exit_code", "job_max_vacate_time", "periodic_remove_reason",
     "periodic_remove_subcode", "on_exit_remove_reason", "on_exit_remove_subcode",
     "transfer_plugins", "use_oauth_services", "job_batch_id", "skip_filechecks", "machine_count",
-    "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb"};
+    "keep_claim_idle", "max_transfer_input_mb", "max_transfer_output_mb", "core_size", "stack_size",
+    "erase_output_and_error_on_restart", "job_machine_attrs_history_length", "require_gpus",
+    "gpus_minimum_capability", "gpus_maximum_capability", "gpus_minimum_memory",
+    "gpus_minimum_runtime"};
 
 bool known_command(std::string_view name) {
   if (command_alias(name)) return true;
@@ -72,8 +77,21 @@ bool is_blank(char c) {
   return c == ' ' || c == '\t';
 }
 
+// condor_submit's "on Line N of FILE" (submit.cpp: "ERROR: on Line %d of %s: %s").
 std::string where(const std::string& file, int line) {
-  return file + ", line " + std::to_string(line);
+  return "on Line " + std::to_string(line) + " of " + file;
+}
+
+// Why condor_submit's configuration parser refuses an if condition (config.cpp
+// Evaluate_config_if): a single word that is no boolean "is not a conditional"; anything with
+// operators, blanks or brackets is "complex".
+std::string if_refusal(std::string_view expanded) {
+  bool word = !expanded.empty();
+  for (char c : expanded) {
+    word = word && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' ||
+                    c == '.' || c == '-');
+  }
+  return word ? "expression is not a conditional" : "complex conditionals are not supported";
 }
 
 std::string excerpt(std::string_view s) {
@@ -141,7 +159,8 @@ class Submitter {
  private:
   Status statement(std::string_view s, const std::string& file, int line,
                    std::vector<IfFrame>& ifs);
-  Status condition(std::string_view cond, const std::string& file, int line, bool* result);
+  Status condition(std::string_view cond, const char* kind, const std::string& file, int line,
+                   bool* result);
   Status include(std::string_view rest, const std::string& file, int line, int depth);
   Status queue(std::string_view rest, const std::string& file, int line);
   void add_proc(std::vector<Attr>& ad);
@@ -151,6 +170,7 @@ class Submitter {
   Macros m_;
   JobBuilder builder_;
   bool queued_ = false;
+  int include_error_line_ = 0;  // the line of an included file an error was found on
   int depth_ = 0;
 };
 
@@ -225,7 +245,10 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
         closed = !trim(raw).empty() && trim(raw)[0] == ')';
       }
       if (!closed) {
-        return Status::Error(where(file, start) + ": the queue statement's list has no ')'");
+        return Status::Error(where(file, lines.number) +
+                             ": Reached end of file without finding closing brace ')' for Queue "
+                             "command on line " +
+                             std::to_string(start));
       }
     }
     if (logical.find('\0') != std::string::npos) {
@@ -235,7 +258,7 @@ Status Submitter::run(std::string_view text, const std::string& file, int depth)
     if (!st.ok) return st;
   }
   if (!ifs.empty()) {
-    return Status::Error(where(file, ifs.back().line) + ": if without matching endif");
+    return Status::Error(where(file, lines.number) + ": endif(s) not found before end-of-file");
   }
   return Status::Ok();
 }
@@ -251,19 +274,19 @@ Status Submitter::statement(std::string_view s, const std::string& file, int lin
   if (keyword_form && iequals(word, "if")) {
     bool r = false;
     if (active) {
-      Status st = condition(rest, file, line, &r);
+      Status st = condition(rest, "if", file, line, &r);
       if (!st.ok) return st;
     }
     ifs.push_back(IfFrame{line, active, r, active && r, false});
     return Status::Ok();
   }
   if (keyword_form && iequals(word, "elif")) {
-    if (ifs.empty()) return Status::Error(where(file, line) + ": elif without if");
+    if (ifs.empty()) return Status::Error(where(file, line) + ": elif without matching if");
     IfFrame& f = ifs.back();
-    if (f.in_else) return Status::Error(where(file, line) + ": elif after else");
+    if (f.in_else) return Status::Error(where(file, line) + ": elif is not allowed after else");
     bool r = false;
     if (f.parent_active && !f.taken) {
-      Status st = condition(rest, file, line, &r);
+      Status st = condition(rest, "elif", file, line, &r);
       if (!st.ok) return st;
     }
     f.active = f.parent_active && !f.taken && r;
@@ -271,22 +294,28 @@ Status Submitter::statement(std::string_view s, const std::string& file, int lin
     return Status::Ok();
   }
   if (keyword_form && iequals(word, "else") && rest.empty()) {
-    if (ifs.empty()) return Status::Error(where(file, line) + ": else without if");
+    if (ifs.empty()) return Status::Error(where(file, line) + ": else without matching if");
     IfFrame& f = ifs.back();
-    if (f.in_else) return Status::Error(where(file, line) + ": else after else");
+    if (f.in_else) return Status::Error(where(file, line) + ": else is not allowed after else");
     f.in_else = true;
     f.active = f.parent_active && !f.taken;
     f.taken = true;
     return Status::Ok();
   }
   if (keyword_form && iequals(word, "endif") && rest.empty()) {
-    if (ifs.empty()) return Status::Error(where(file, line) + ": endif without if");
+    if (ifs.empty()) return Status::Error(where(file, line) + ": endif without matching if");
     ifs.pop_back();
     return Status::Ok();
   }
   if (!active) return Status::Ok();
   if (keyword_form && iequals(word, "include")) return include(rest, file, line, depth_);
-  if (keyword_form && iequals(word, "queue")) return queue(rest, file, line);
+  if (keyword_form && iequals(word, "queue")) {
+    // condor_submit stops reading at a queue statement and reads on with a new if-stack
+    // (config.cpp Parse_macros): an if still open there is forgotten, so a later endif has
+    // no matching if.
+    ifs.clear();
+    return queue(rest, file, line);
+  }
   size_t eq = s.find('=');
   std::string_view name = eq == std::string_view::npos ? "" : trim(s.substr(0, eq));
   std::string_view check = !name.empty() && name[0] == '+' ? name.substr(1) : name;
@@ -299,9 +328,24 @@ Status Submitter::statement(std::string_view s, const std::string& file, int lin
   return Status::Ok();
 }
 
-Status Submitter::condition(std::string_view cond, const std::string& file, int line,
-                            bool* result) {
-  std::string_view c = trim(cond);
+// HTCONDOR: config.cpp Test_config_if_expression / Evaluate_config_if: the condition is
+// macro-expanded first (empty means false), may start with '!', and is then a number, a
+// boolean (true/false/yes/no/t/f), "defined NAME" or "version OP x.y[.z]".
+Status Submitter::condition(std::string_view cond, const char* kind, const std::string& file,
+                            int line, bool* result) {
+  std::string_view raw = trim(cond);
+  auto refuse = [&](const std::string& reason) {
+    return Status::Error(where(file, line) + ": " + std::string(raw) + " is not a valid " + kind +
+                         " condition because " + reason);
+  };
+  std::string expanded;
+  std::string_view c = raw;
+  bool was_expanded = raw.find('$') != std::string_view::npos;
+  if (was_expanded) {
+    Status st = m_.expand(raw, &expanded);
+    if (!st.ok) return Status::Error(where(file, line) + ": " + st.message);
+    c = trim(expanded);
+  }
   bool neg = false;
   if (!c.empty() && c[0] == '!') {
     neg = true;
@@ -312,24 +356,35 @@ Status Submitter::condition(std::string_view cond, const std::string& file, int 
   std::string_view word = c.substr(0, sp);
   std::string_view rest = trim(c.substr(sp));
   bool r = false;
-  if (iequals(word, "defined")) {
-    if (!valid_macro_name(rest)) {
-      return Status::Error(where(file, line) + ": 'if defined' needs one macro name");
+  std::string number(c);
+  char* end = nullptr;
+  double d = number.empty() ? 0 : std::strtod(number.c_str(), &end);
+  if (was_expanded && c.empty()) {
+    r = false;
+  } else if (!number.empty() && end && *end == '\0' &&
+             !std::isalpha(static_cast<unsigned char>(c[0]))) {
+    r = d != 0;
+  } else if (iequals(c, "true") || iequals(c, "yes") || iequals(c, "t")) {
+    r = true;
+  } else if (iequals(c, "false") || iequals(c, "no") || iequals(c, "f")) {
+    r = false;
+  } else if (iequals(word, "defined")) {
+    bool b = false;
+    if (rest.empty()) {
+      r = false;
+    } else if (valid_macro_name(rest)) {
+      const std::string* v = m_.raw(rest);
+      r = v && !v->empty();
+    } else if (parse_bool(rest, &b)) {
+      r = true;  // a boolean or a number is defined
+    } else {
+      return refuse("defined argument must be param name, boolean, or number");
     }
-    const std::string* v = m_.raw(rest);
-    r = v && !v->empty();
   } else if (iequals(word, "version")) {
     std::string msg;
-    if (!version_test(rest, &r, &msg)) return Status::Error(where(file, line) + ": " + msg);
+    if (!version_test(rest, &r, &msg)) return refuse("the version literal is invalid");
   } else {
-    std::string v;
-    Status st = m_.expand(c, &v);
-    if (!st.ok) return Status::Error(where(file, line) + ": " + st.message);
-    if (!trim(v).empty() && !parse_bool(v, &r)) {
-      return Status::Error(where(file, line) + ": if condition '" + excerpt(c) +
-                           "' is not a simple boolean (true/false/yes/no/number, defined NAME, "
-                           "version OP x.y); comparisons are not supported");
-    }
+    return refuse(if_refusal(c));
   }
   *result = neg ? !r : r;
   return Status::Ok();
@@ -364,21 +419,36 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
     full = (dir.empty() || dir[0] != '/' ? opts_.cwd + (dir.empty() ? "" : "/" + dir) : dir) + "/" +
            path;
   }
+  // condor_submit reports a failed include on the include line with an empty message; what
+  // went wrong follows on the next line ("Error "FILE", Line N, Include Depth D: ...").
+  auto failed = [&](int inner_line, const std::string& msg) {
+    return Status::Error(where(file, line) + ": \nError \"" + path + "\", Line " +
+                         std::to_string(inner_line) + ", Include Depth " +
+                         std::to_string(depth + 1) + ": " + msg);
+  };
   std::string text;
   st = read_text_file(full, kMaxFileBytes, &text);
   if (!st.ok) {
     if (ifexist) return Status::Ok();
-    return Status::Error(where(file, line) + ": failed to open include file " + path);
+    struct stat info;
+    bool missing = ::stat(full.c_str(), &info) != 0;
+    return failed(0, "can't open file " + path + ": " +
+                         (missing ? std::string("No such file or directory") : st.message));
   }
   std::string shown = path[0] == '/'         ? path
                       : dir_of(file).empty() ? path
                                              : dir_of(file) + "/" + path;
   st = run(text, shown, depth + 1);
   depth_ = depth;
+  if (!st.ok) return failed(include_error_line_, st.message);
   return st;
 }
 
 Status Submitter::queue(std::string_view rest, const std::string& file, int line) {
+  if (depth_ > 0) {
+    include_error_line_ = line;
+    return Status::Error("Queue statement not allowed in include file or command");
+  }
   queued_ = true;
   QueueSpec q;
   Status st = parse_queue(rest, opts_.cwd, &q);
@@ -391,9 +461,12 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
     classad::ExprPtr e = classad::parse_expr(text);
     classad::AdPtr scope(classad::ClassAd::make());
     classad::Value v = e ? scope->evaluate_expr(e.get()) : classad::Value();
-    if (!e || !v.is_integer() || v.as_integer() < 0) {
-      return Status::Error(where(file, line) + ": invalid queue statement 'queue " +
-                           excerpt(trim(rest)) + "' (the count must be a whole number >= 0)");
+    // HTCONDOR: submit_utils.cpp parse_q_args' messages.
+    if (!e || !v.is_integer()) {
+      return Status::Error(where(file, line) + ": Invalid Queue count expression");
+    }
+    if (v.as_integer() < 0 || v.as_integer() >= INT32_MAX) {
+      return Status::Error(where(file, line) + ": Queue count out of range");
     }
     count = v.as_integer();
   }
@@ -409,7 +482,7 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
     if (q.has_items) {
       for (size_t k = 0; k < q.vars.size(); ++k) m_.set_item(q.vars[k], q.items[i][k]);
     }
-    m_.item_index = static_cast<int>(i);
+    m_.item_index = q.has_items ? q.rows[i] : 0;
     for (int64_t s = 0; s < count; ++s) {
       m_.step = static_cast<int>(s);
       m_.process = static_cast<int>(out_->procs.size());

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "policy/classad/eval.h"
+#include "policy/classad/parser.h"
 #include "policy/config/internal.h"
 #include "policy/submit/job_ad.h"
 
@@ -116,6 +118,29 @@ bool parse_bool(std::string_view text, bool* out) {
     double d = s.empty() ? 0 : std::strtod(s.c_str(), &end);
     if (s.empty() || !end || *end != '\0') return false;
     *out = d != 0;
+  }
+  return true;
+}
+
+bool parse_long(std::string_view text, long long* out) {
+  std::string s(trim(text));
+  char* end = nullptr;
+  long long v = s.empty() ? 0 : std::strtoll(s.c_str(), &end, 10);
+  if (!s.empty() && end && *end == '\0') {
+    *out = v;
+    return true;
+  }
+  classad::ExprPtr e = classad::parse_expr(s);
+  if (!e) return false;
+  classad::Value val = classad::evaluate(e.get());
+  if (val.is_integer()) {
+    *out = val.as_integer();
+  } else if (val.is_real() && val.as_real() > -9.2e18 && val.as_real() < 9.2e18) {
+    *out = static_cast<long long>(val.as_real());
+  } else if (val.is_boolean()) {
+    *out = val.as_boolean() ? 1 : 0;
+  } else {
+    return false;
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "hal_test_util.h"
+#include "policy/config/config.h"
 
 namespace kite::hal {
 namespace {
@@ -39,6 +40,35 @@ TEST(OsInfo, GenericX86MatchesHtcondorsAdForThisKindOfMachine) {
   EXPECT_EQ(o.uname_release, "6.18.44-fc-v595");
   EXPECT_EQ(o.uname_version, "#1 SMP PREEMPT_DYNAMIC @0");
   EXPECT_EQ(o.hostname, "vm");
+}
+
+// HTCondor's configuration has the OS identity as detected macros (condor_config.cpp
+// fill_attributes), with the machine ad's values: $(ARCH) "X86_64", $(OPSYS) "LINUX",
+// $(OPSYSANDVER) "Debian12", $(UNAME_ARCH) "x86_64", $(UNAME_OPSYS) "Linux", ...
+TEST(OsInfo, DetectedConfigurationMacros) {
+  config::Config cfg;
+  os_info_set_detected(os("generic-x86_64"), &cfg);
+  auto get = [&cfg](const char* name) {
+    std::string v;
+    EXPECT_TRUE(cfg.get(name, &v)) << name;
+    return v;
+  };
+  EXPECT_EQ(get("ARCH"), "X86_64");
+  EXPECT_EQ(get("OPSYS"), "LINUX");
+  EXPECT_EQ(get("OPSYSLEGACY"), "LINUX");
+  EXPECT_EQ(get("OPSYSANDVER"), "Debian12");
+  EXPECT_EQ(get("OPSYSMAJORVER"), "12");
+  EXPECT_EQ(get("OPSYSVER"), "1200");
+  EXPECT_EQ(get("OPSYSNAME"), "Debian");
+  EXPECT_EQ(get("OPSYSSHORTNAME"), "Debian");
+  EXPECT_EQ(get("OPSYSLONGNAME"), "Debian GNU/Linux 12");
+  EXPECT_EQ(get("UNAME_ARCH"), "x86_64");
+  EXPECT_EQ(get("UNAME_OPSYS"), "Linux");
+  EXPECT_EQ(get("UTSNAME_MACHINE"), "x86_64");
+  EXPECT_EQ(get("UTSNAME_RELEASE"), "6.18.44-fc-v595");
+  std::string v;
+  ASSERT_TRUE(cfg.expand("$(OPSYS)/$(ARCH)", &v).ok);
+  EXPECT_EQ(v, "LINUX/X86_64");
 }
 
 TEST(OsInfo, OtherBoards) {

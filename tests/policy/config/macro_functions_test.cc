@@ -97,6 +97,30 @@ TEST(ConfigMacroFunctions, FileNameParts) {
   EXPECT_EQ(value_of(p, "[$Fp(BARE)]"), "[]");
 }
 
+// "$BASENAME(filename, suffix-to-remove) expands to the basename without the file extension
+// or extensions when the filename ends with suffix-to-remove. It behaves like $Fnx(filename)
+// when the filename does not end with suffix-to-remove."
+TEST(ConfigMacroFunctions, BasenameWithASuffixToRemove) {
+  const std::string p = "P = /usr/local/bin/prog.tar.gz\n";
+  EXPECT_EQ(value_of(p, "$BASENAME(P, .tar.gz)"), "prog");
+  EXPECT_EQ(value_of(p, "$BASENAME(P,.gz)"), "prog.tar");
+  EXPECT_EQ(value_of(p, "$BASENAME(P, .zip)"), "prog.tar.gz");
+}
+
+// The filename argument is a macro name or, failing that, the file name itself (the
+// documented $Fn(/tmp/simulate.exe) is "simulate"); a leading '.' starts no extension, and
+// more d's than directories keep the whole path (HTCondor's condor_basename_extension_ptr
+// and condor_basename_plus_dirs).
+TEST(ConfigMacroFunctions, FileNamePartsOfLiteralsAndEdges) {
+  EXPECT_EQ(value_of("", "$Fn(/tmp/simulate.exe)"), "simulate");
+  EXPECT_EQ(value_of("", "$Fx(/tmp/simulate.exe)"), ".exe");
+  EXPECT_EQ(value_of("", "$Fp(/x/)"), "/x/");
+  EXPECT_EQ(value_of("", "$Fn(/a/.hidden)"), ".hidden");
+  EXPECT_EQ(value_of("", "[$Fx(/a/.hidden)]"), "[]");
+  EXPECT_EQ(value_of("P = /usr/bin/prog\n", "$Fddd(P)"), "/usr/bin/");
+  EXPECT_EQ(value_of("P = /usr/bin/prog\n", "$Fddn(P)"), "usr/bin/prog");
+}
+
 TEST(ConfigMacroFunctions, BadFormatsAndValuesAreErrors) {
   std::string err = error_of("A = 3\nV = $INT(A,%s)\n");
   EXPECT_NE(err.find("$INT(): '%s' is not a valid format specifier"), std::string::npos) << err;

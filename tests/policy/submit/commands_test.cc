@@ -258,3 +258,28 @@ TEST_F(SubmitTest, ProcsShareTheClusterAdAndKeepOnlyWhatDiffers) {
 
 }  // namespace
 }  // namespace kite::submit::testing
+
+namespace kite::submit::testing {
+namespace {
+
+// condor_submit's keyword table (submit_utils.cpp prunable_keywords): priority is an integer
+// ("must eval to an integer"), batch_name loses its quotes, leave_in_queue replaces
+// LeaveJobInQueue, and the simple commands keep their types.
+TEST_F(SubmitTest, SimpleKeywordsKeepCondorSubmitsTypes) {
+  Result r =
+      run("executable = job.sh\npriority = 2 + 3\nbatch_name = \"my batch\"\ncore_size = 10\n"
+          "run_as_owner = yes\nleave_in_queue = JobStatus == 4\nwant_graceful_removal = true\n"
+          "queue\n");
+  expect_attrs(r, 0,
+               {{"JobPrio", "5"},
+                {"JobBatchName", "\"my batch\""},
+                {"CoreSize", "10"},
+                {"RunAsOwner", "true"},
+                {"LeaveJobInQueue", "JobStatus == 4"},
+                {"WantGracefulRemoval", "true"}});
+  EXPECT_EQ(error("executable = job.sh\npriority = high\nqueue\n"),
+            "priority=high is invalid, must eval to an integer.");
+}
+
+}  // namespace
+}  // namespace kite::submit::testing

@@ -28,7 +28,7 @@ TEST_F(SubmitTest, FuzzRegressionReplayKeptInputs) {
     Result r;
     Status st = submit_text(ss.str(), "fuzz.sub", opts_, &r);
     if (!st.ok) {
-      EXPECT_NE(st.message.find("fuzz.sub, line "), std::string::npos) << st.message;
+      EXPECT_NE(st.message.find("fuzz.sub"), std::string::npos) << st.message;
       continue;
     }
     for (size_t i = 0; i < r.procs.size(); ++i) {
@@ -44,7 +44,7 @@ TEST_F(SubmitTest, NulBytesAreRejectedWithTheLine) {
   Result r;
   Status st = submit_text(text, "test.sub", opts_, &r);
   EXPECT_FALSE(st.ok);
-  EXPECT_NE(st.message.find("test.sub, line 2"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("on Line 2 of test.sub"), std::string::npos) << st.message;
 }
 
 TEST_F(SubmitTest, OnlyRegularFilesAreRead) {

@@ -15,6 +15,16 @@ TEST_F(SubmitTest, MacrosExpandWithDefaultsAndNesting) {
   EXPECT_EQ(attr(r, 0, "D"), "\"data\"");  // names are case-insensitive
 }
 
+// condor_submit expands with the configuration's expand_macro: a default replaces an empty
+// value too, and $ENV of an unset variable without a default is "UNDEFINED".
+TEST_F(SubmitTest, DefaultsReplaceEmptyValuesAndEnvOfNothingIsUndefined) {
+  ::unsetenv("KITE_TEST_NO_SUCH_VARIABLE");
+  Result r =
+      run("executable = job.sh\nE =\n+A = \"$(E:def)|$ENV(KITE_TEST_NO_SUCH_VARIABLE)|"
+          "$ENV(KITE_TEST_NO_SUCH_VARIABLE:x)\"\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"def|UNDEFINED|x\"");
+}
+
 TEST_F(SubmitTest, MacrosAreExpandedAtQueueTimeWithTheLatestValue) {
   Result r = run("executable = job.sh\n+V = \"$(x)\"\nx = 1\nqueue\nx = 2\nqueue\n");
   EXPECT_EQ(attr(r, 0, "V"), "\"1\"");
@@ -31,11 +41,19 @@ TEST_F(SubmitTest, ARecursiveDefinitionUsesTheValueSoFar) {
             std::string::npos);
 }
 
+// condor_submit's table of submit macro defaults (submit_utils.cpp SubmitMacroDefaults):
+// IsLinux "1", IsWindows "0", JobId "$(ClusterId).$(ProcId)", JobListId "$(ClusterId)",
+// TaskId "0", Request_Memory "$(RequestMemory)", VM_MEMORY "$(Request_Memory)".
 TEST_F(SubmitTest, AutomaticVariables) {
   Result r =
       run("executable = job.sh\n+A = \"$(OPSYS)/$(IsLinux)/$(IsWindows)/$(DOLLAR)x\"\n"
-          "+S = \"$(SUBMIT_FILE)\"\nqueue\n");
-  EXPECT_EQ(attr(r, 0, "A"), "\"LINUX/true/false/$x\"");
+          "+S = \"$(SUBMIT_FILE)\"\n+J = \"$(JobId) $(JobListId) $(TaskId)\"\n"
+          "+M = \"[$(Request_Memory)] [$(VM_MEMORY)] [$(Request_CPUs)]\"\nRequestMemory = 300\n"
+          "queue 2\n");
+  EXPECT_EQ(attr(r, 0, "A"), "\"LINUX/1/0/$x\"");
+  EXPECT_EQ(attr(r, 0, "J"), "\"1.0 1 0\"");
+  EXPECT_EQ(attr(r, 1, "J"), "\"1.1 1 0\"");
+  EXPECT_EQ(attr(r, 0, "M"), "\"[300] [300] []\"");
   EXPECT_EQ(attr(r, 0, "S"), "\"" + dir_ + "/test.sub\"");
   // Unlike Cluster and Process, Step and friends may be set by the file.
   Result s =
@@ -59,7 +77,7 @@ TEST_F(SubmitTest, MultiLineValues) {
           "queue\n");
   EXPECT_EQ(attr(r, 0, "Requirements").rfind("(Memory > 10 && Cpus > 1) && ", 0), 0u)
       << attr(r, 0, "Requirements");
-  expect_error("executable = job.sh\n\nx @=end\nvalue\nqueue\n", "test.sub, line 3");
+  expect_error("executable = job.sh\n\nx @=end\nvalue\nqueue\n", "on Line 3 of test.sub");
 }
 
 TEST_F(SubmitTest, MatchTimeMacrosAreKept) {
@@ -118,14 +136,43 @@ TEST_F(SubmitTest, QueueInWithAVariableAndAListOverLines) {
   EXPECT_EQ(attr(r, 2, "V"), "\"blue\"");
 }
 
+// condor_submit (SubmitForeachArgs::split_item) cuts a row at its first comma, blank or tab
+// and trims blanks, not commas, around the cut, so "1 , x" is "1", "" and "x"; the last
+// variable takes the rest of the row. Lines starting with '#' are skipped; an empty row
+// assigns no variable, so they keep the previous row's values (select_rowdata).
 TEST_F(SubmitTest, QueueFromInlineSplitsOnCommasAndBlanksTheLastTakingTheRest) {
   Result r =
-      run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1 ,  x y , z\n"
-          "# a comment\n\n  2, w\n  p q r s\n)\n");
-  ASSERT_EQ(r.procs.size(), 3u);
+      run("executable = job.sh\n+V = \"$(a)|$(b)|$(c)\"\nqueue a, b, c from (\n  1, x y , z\n"
+          "# a comment\n\n  2, w\n  p q r s\n  1 , x\n)\n");
+  ASSERT_EQ(r.procs.size(), 5u);
   EXPECT_EQ(attr(r, 0, "V"), "\"1|x|y , z\"");
-  EXPECT_EQ(attr(r, 1, "V"), "\"2|w|\"");
-  EXPECT_EQ(attr(r, 2, "V"), "\"p|q|r s\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"1|x|y , z\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"2|w|\"");
+  EXPECT_EQ(attr(r, 3, "V"), "\"p|q|r s\"");
+  EXPECT_EQ(attr(r, 4, "V"), "\"1||x\"");
+}
+
+// $(ItemIndex) and $(Row) are the item's index in the whole list, before the slice
+// (condor_submit's qslice::translate maps the proc's sequence number to the row number).
+TEST_F(SubmitTest, ASlicedListKeepsEachItemsIndexInTheWholeList) {
+  Result r =
+      run("executable = job.sh\n+V = \"$(Item)/$(Step)/$(ItemIndex)/$(Row)/$(Process)\"\n"
+          "queue 2 in [1::2] (a b c d e)\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"b/0/1/1/0\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"b/1/1/1/1\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"d/0/3/3/2\"");
+  EXPECT_EQ(attr(r, 3, "V"), "\"d/1/3/3/3\"");
+}
+
+TEST_F(SubmitTest, CommentLinesInAMultiLineListAreSkipped) {
+  Result r = run(
+      "executable = job.sh\n+V = \"$(Item)\"\nqueue in (a\n# not an item\n  b # c\n) ignored\n");
+  ASSERT_EQ(r.procs.size(), 4u);
+  EXPECT_EQ(attr(r, 0, "V"), "\"a\"");
+  EXPECT_EQ(attr(r, 1, "V"), "\"b\"");
+  EXPECT_EQ(attr(r, 2, "V"), "\"#\"");  // only whole-line comments
+  EXPECT_EQ(attr(r, 3, "V"), "\"c\"");
 }
 
 TEST_F(SubmitTest, QueueListsEndAtALineBeginningWithAParen) {
@@ -172,10 +219,12 @@ TEST_F(SubmitTest, QueueVariablesAreForgottenAfterTheirStatement) {
 
 TEST_F(SubmitTest, BadQueueLinesNameFileAndLine) {
   std::string a = error("executable = job.sh\n\nqueue banana\n");
-  EXPECT_NE(a.find("test.sub, line 3"), std::string::npos) << a;
-  expect_error("executable = job.sh\nqueue x in (a, b\n", "test.sub, line 2");
+  EXPECT_NE(a.find("on Line 3 of test.sub"), std::string::npos) << a;
+  expect_error("executable = job.sh\nqueue x in (a, b\n", "on Line 2 of test.sub");
   expect_error("executable = job.sh\nqueue x from missing.txt\n", "missing.txt");
-  expect_error("executable = job.sh\nqueue -1\n", "line 2");
+  EXPECT_EQ(error("executable = job.sh\nqueue -1\n"),
+            "on Line 2 of test.sub: Queue count out of range");
+  EXPECT_EQ(a, "on Line 3 of test.sub: Invalid Queue count expression");
 }
 
 TEST_F(SubmitTest, ConditionalsDefinedVersionBooleansAndElif) {
@@ -204,7 +253,7 @@ TEST_F(SubmitTest, VersionComparisonsUseTheComponentsGiven) {
   EXPECT_FALSE(holds("> 25.14.0"));
   EXPECT_TRUE(holds("<= 25.14.0"));
   EXPECT_TRUE(holds("< 26.0"));
-  EXPECT_NE(error("executable = job.sh\nif version ~ 25.0\nendif\nqueue\n").find("line 2"),
+  EXPECT_NE(error("executable = job.sh\nif version ~ 25.0\nendif\nqueue\n").find("Line 2"),
             std::string::npos);
 }
 
@@ -215,15 +264,31 @@ TEST_F(SubmitTest, NestedConditionalsInsideAFalseBranchAreSkipped) {
   EXPECT_EQ(attr(r, 0, "A"), "2");
 }
 
+// condor_submit's messages (config.cpp ConfigIfStack::line_is_if, Evaluate_config_if,
+// Parse_macros; submit.cpp "ERROR: on Line %d of %s: %s").
 TEST_F(SubmitTest, ConditionalErrorsNameFileAndLine) {
-  expect_error("executable = job.sh\nmode = gpu\nif $(mode) == gpu\nendif\nqueue\n",
-               "test.sub, line 3");
-  std::string open = error("executable = job.sh\nif true\nqueue\n");
-  EXPECT_NE(open.find("test.sub, line 2"), std::string::npos) << open;
-  EXPECT_NE(open.find("endif"), std::string::npos) << open;
-  expect_error("executable = job.sh\nendif\nqueue\n", "line 2: endif without if");
-  expect_error("executable = job.sh\nif true\nelse\nelse\nendif\nqueue\n", "line 4");
-  expect_error("executable = job.sh\nif version >= banana\nendif\nqueue\n", "line 2");
+  EXPECT_EQ(error("executable = job.sh\nmode = gpu\nif $(mode) == gpu\nendif\nqueue\n"),
+            "on Line 3 of test.sub: $(mode) == gpu is not a valid if condition because complex "
+            "conditionals are not supported");
+  EXPECT_EQ(error("executable = job.sh\nmode = gpu\nif $(mode)\nendif\nqueue\n"),
+            "on Line 3 of test.sub: $(mode) is not a valid if condition because expression is "
+            "not a conditional");
+  EXPECT_EQ(error("executable = job.sh\nqueue\nif true\n+A = 1\n"),
+            "on Line 4 of test.sub: endif(s) not found before end-of-file");
+  EXPECT_EQ(error("executable = job.sh\nendif\nqueue\n"),
+            "on Line 2 of test.sub: endif without matching if");
+  EXPECT_EQ(error("executable = job.sh\nif true\nelse\nelse\nendif\nqueue\n"),
+            "on Line 4 of test.sub: else is not allowed after else");
+  expect_error("executable = job.sh\nif version >= banana\nendif\nqueue\n", "on Line 2");
+}
+
+// condor_submit stops reading at a queue statement and goes on with a new if-stack, so an if
+// left open before the queue is forgotten: its endif has no matching if.
+TEST_F(SubmitTest, AQueueStatementEndsTheOpenIfs) {
+  Result r = run("executable = job.sh\nif true\n+A = 1\nqueue\n");
+  EXPECT_EQ(attr(r, 0, "A"), "1");
+  EXPECT_EQ(error("executable = job.sh\nif true\nqueue\nendif\n"),
+            "on Line 4 of test.sub: endif without matching if");
 }
 
 TEST_F(SubmitTest, IncludeReadsAnotherFile) {
@@ -237,10 +302,15 @@ TEST_F(SubmitTest, IncludeReadsAnotherFile) {
 
 TEST_F(SubmitTest, MissingIncludeAndErrorsInsideIncludesNameTheirFileAndLine) {
   std::string missing = error("executable = job.sh\n\ninclude : nope.inc\nqueue\n");
-  EXPECT_NE(missing.find("test.sub, line 3"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("on Line 3 of test.sub"), std::string::npos) << missing;
   EXPECT_NE(missing.find("nope.inc"), std::string::npos) << missing;
   write("bad.inc", "x = 1\nthis is not a command\n");
-  expect_error("executable = job.sh\ninclude : bad.inc\nqueue\n", "bad.inc, line 2");
+  std::string inner = error("executable = job.sh\ninclude : bad.inc\nqueue\n");
+  EXPECT_EQ(inner.substr(0, inner.find('\n')), "on Line 2 of test.sub: ") << inner;
+  EXPECT_NE(inner.find("on Line 2 of bad.inc"), std::string::npos) << inner;
+  write("q.inc", "queue 2\n");
+  expect_error("executable = job.sh\ninclude : q.inc\n",
+               "Queue statement not allowed in include file or command");
 }
 
 TEST_F(SubmitTest, ContinuationLinesAndComments) {
@@ -258,13 +328,13 @@ TEST_F(SubmitTest, SubmitErrors) {
   expect_error("executable = job.sh\ninitialdir = nodir\nqueue\n", "nodir");
   std::string plus = error("executable = job.sh\n+Bad = (1 +\nqueue\n");
   EXPECT_EQ(plus.rfind("Parse error in expression:", 0), 0u) << plus;
-  EXPECT_NE(plus.find("test.sub, line 2"), std::string::npos) << plus;
+  EXPECT_NE(plus.find("(test.sub, line 2)"), std::string::npos) << plus;
   std::string req = error("executable = job.sh\nrequirements = Memory >\nqueue\n");
   EXPECT_EQ(req.rfind("Parse error in expression:", 0), 0u) << req;
   EXPECT_NE(error("executable = job.sh\nuniverse = docker\nqueue\n").find("vanilla"),
             std::string::npos);
   EXPECT_NE(error("executable = job.sh\n").find("queue"), std::string::npos);
-  EXPECT_NE(error("executable = job.sh\njunk line\nqueue\n").find("test.sub, line 2"),
+  EXPECT_NE(error("executable = job.sh\njunk line\nqueue\n").find("on Line 2 of test.sub"),
             std::string::npos);
 }
 

@@ -121,3 +121,51 @@ TEST_F(SubmitTest, CustomResourcesAddSortedClausesSpeltAsWritten) {
 
 }  // namespace
 }  // namespace kite::submit::testing
+
+namespace kite::submit::testing {
+namespace {
+
+// HTCondor submit_utils.cpp SetRequestResources / SetResourceRequirements / SetRequirements:
+// with request_gpus, require_gpus becomes RequireGPUs, the GPU property limits are written
+// (gpus_minimum_memory in MB, gpus_minimum_runtime x.y as x * 1000 + y * 10) and and-ed into
+// RequireGPUs, and the GPU clause becomes
+// "(countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs)".
+// A custom resource requested as a string adds " && regexp(Request<tag>, TARGET.<tag>)"; an
+// empty string or a number <= 0 adds nothing (submit_utils.cpp SetRequirements, gt6938).
+TEST_F(SubmitTest, StringCustomResourcesMatchByRegexp) {
+  Result r =
+      run("executable = job.sh\nrequest_Flavor = \"big\"\nrequest_empty = \"\"\nrequest_zero = 0\n"
+          "queue\n");
+  const std::string req = attr(r, 0, "Requirements");
+  EXPECT_NE(req.find("(TARGET.Memory >= RequestMemory) && regexp(RequestFlavor,TARGET.Flavor) && "
+                     "((TARGET.FileSystemDomain"),
+            std::string::npos)
+      << req;
+  EXPECT_EQ(req.find("empty"), std::string::npos) << req;
+}
+
+TEST_F(SubmitTest, GpuRequirementsAndPropertyLimits) {
+  Result r =
+      run("executable = job.sh\nrequest_gpus = 1\ngpus_minimum_capability = 7.5\n"
+          "gpus_minimum_memory = 4G\ngpus_minimum_runtime = 12.1\nqueue\n");
+  expect_attrs(r, 0,
+               {{"GPUsMinCapability", "7.5"},
+                {"GPUsMinMemory", "4096"},
+                {"GPUsMinRuntime", "12010"},
+                {"RequireGPUs",
+                 "Capability >= GPUsMinCapability && GlobalMemoryMb >= GPUsMinMemory && "
+                 "MaxSupportedVersion >= GPUsMinRuntime"}});
+  EXPECT_NE(attr(r, 0, "Requirements")
+                .find("&& (countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs) &&"),
+            std::string::npos);
+  Result u =
+      run("executable = job.sh\nrequest_gpus = 1\nrequire_gpus = Capability > 8 || DeviceName == "
+          "\"x\"\ngpus_minimum_memory = 2000\ngpus_minimum_capability = 7\nqueue\n");
+  EXPECT_EQ(attr(u, 0, "RequireGPUs"),
+            "(Capability > 8 || DeviceName == \"x\") && GlobalMemoryMb >= GPUsMinMemory");
+  Result none = run("executable = job.sh\nrequire_gpus = Capability > 8\nqueue\n");
+  EXPECT_EQ(attr(none, 0, "RequireGPUs"), "<absent>");
+}
+
+}  // namespace
+}  // namespace kite::submit::testing
