@@ -47,9 +47,11 @@ TlsConn::TlsConn(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h, const Conn
   mbedtls_ssl_init(&ssl_);
   uv_tcp_init(loop, &tcp_);
   uv_timer_init(loop, &timer_);
+  uv_idle_init(loop, &idle_);
   tcp_.data = this;
   timer_.data = this;
-  open_handles_ = 2;
+  idle_.data = this;
+  open_handles_ = 3;
 }
 
 TlsConn::~TlsConn() {
@@ -245,18 +247,34 @@ void TlsConn::dispatch(core::Json& msg) {
 
 void TlsConn::send(const core::Json& msg) {
   if (state_ != State::kHello && state_ != State::kReady) return;
-  std::string frame = core::frame_encode(msg);
+  // Frames queued in one loop turn leave together, at the end of the read being handled or in
+  // the idle phase before the loop next waits: one TLS record and one write for many small
+  // frames (an agent's slot updates, a fleet's), not one each, on both sides.
+  core::frame_append(msg, &plain_);
+  if (plain_.size() >= kSealAtBytes) {
+    flush();
+  } else if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&idle_))) {
+    uv_idle_start(&idle_, [](uv_idle_t* h) {
+      uv_idle_stop(h);
+      static_cast<TlsConn*>(h->data)->flush();
+    });
+  }
+}
+
+bool TlsConn::seal(std::string* err) {
   size_t off = 0;
-  while (off < frame.size()) {
-    int n = mbedtls_ssl_write(&ssl_, reinterpret_cast<const unsigned char*>(frame.data()) + off,
-                              frame.size() - off);
-    if (n < 0) {
-      close("TLS write: " + mbedtls_message(n));
-      return;
-    }
+  int n = 0;
+  while (off < plain_.size()) {
+    n = mbedtls_ssl_write(&ssl_, reinterpret_cast<const unsigned char*>(plain_.data()) + off,
+                          plain_.size() - off);
+    if (n < 0) break;
     off += static_cast<size_t>(n);
   }
-  flush();
+  std::string().swap(plain_);  // idle connections keep no buffer
+  uv_idle_stop(&idle_);
+  if (n >= 0) return true;
+  *err = "TLS write: " + mbedtls_message(n);
+  return false;
 }
 
 void TlsConn::send_error(const std::string& what) {
@@ -266,7 +284,13 @@ void TlsConn::send_error(const std::string& what) {
 }
 
 void TlsConn::flush() {
-  if (out_.empty() || state_ == State::kClosed) return;
+  if (state_ == State::kClosed) return;
+  std::string err;
+  if (!plain_.empty() && !seal(&err)) {
+    close(err);
+    return;
+  }
+  if (out_.empty()) return;
   if (pending_write_ + out_.size() > opts_.max_pending_write) {
     shutdown("peer does not read (" + std::to_string(pending_write_) + " bytes queued)", true);
     return;
@@ -331,6 +355,9 @@ void TlsConn::shutdown(const std::string& why, bool tell) {
   state_ = State::kClosed;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
   uv_timer_stop(&timer_);
+  std::string err;
+  if (was_up && !plain_.empty()) seal(&err);  // frames queued this turn (an error frame)
+  std::string().swap(plain_);
   if (was_up) mbedtls_ssl_close_notify(&ssl_);
   if (!out_.empty() && pending_write_ + out_.size() <= opts_.max_pending_write) write_out();
   // Let queued frames (an error frame, close_notify) reach the peer, within a deadline.
@@ -354,7 +381,9 @@ void TlsConn::close_handles() {
   if (handles_closing_) return;
   handles_closing_ = true;
   uv_timer_stop(&timer_);
+  uv_idle_stop(&idle_);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), on_handle_closed);
+  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), on_handle_closed);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_handle_closed);
 }
 

@@ -51,7 +51,8 @@ class TlsConn {
   /// check against its certificate (empty: any name the CA signed) and a saved session.
   bool start(const std::string& server_name, const mbedtls_ssl_session* resume, std::string* err);
 
-  /// Queues a frame (dropped unless the TLS session is up).
+  /// Queues a frame (dropped unless the TLS session is up). Frames queued in one loop turn are
+  /// sealed and written together (see send()).
   void send(const core::Json& msg);
   void send_error(const std::string& what);
   /// Closes and tells the handler.
@@ -89,8 +90,13 @@ class TlsConn {
   void handshake_done();
   void read_plaintext();
   void dispatch(core::Json& msg);
+  // Encrypts and writes what is queued.
   void flush();
+  // Encrypts the queued frames into out_; false with `err` when mbedTLS fails.
+  bool seal(std::string* err);
   void write_out();
+  // Queued frames past this many bytes are sealed at once (a big reply need not wait).
+  static constexpr size_t kSealAtBytes = 64 * 1024;
   void close_handles();
   static constexpr uint64_t kDrainTimeoutMs = 2000;
   void shutdown(const std::string& why, bool tell);
@@ -101,13 +107,15 @@ class TlsConn {
   ConnOptions opts_;
   uv_tcp_t tcp_{};
   uv_timer_t timer_{};
+  uv_idle_t idle_{};  // active while frames are queued: flushes them before the loop waits
   int open_handles_ = 0;
   bool handles_closing_ = false;
   mbedtls_ssl_context ssl_;
   State state_ = State::kHandshake;
   std::string in_;  // ciphertext from the peer not yet taken by mbedTLS
   size_t in_pos_ = 0;
-  std::string out_;  // ciphertext for the peer not yet handed to uv_write
+  std::string plain_;  // frames queued this loop turn, not yet sealed
+  std::string out_;    // ciphertext for the peer not yet handed to uv_write
   size_t pending_write_ = 0;
   core::FrameReader reader_;
   int bad_frames_ = 0;
