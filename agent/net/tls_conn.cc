@@ -47,11 +47,9 @@ TlsConn::TlsConn(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h, const Conn
   mbedtls_ssl_init(&ssl_);
   uv_tcp_init(loop, &tcp_);
   uv_timer_init(loop, &timer_);
-  uv_idle_init(loop, &idle_);
   tcp_.data = this;
   timer_.data = this;
-  idle_.data = this;
-  open_handles_ = 3;
+  open_handles_ = 2;
 }
 
 TlsConn::~TlsConn() {
@@ -118,9 +116,16 @@ void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
 }
 
 void TlsConn::pump() {
+  // Replies to the frames of one read leave together, after the read is handled.
+  ++batch_depth_;
   if (state_ == State::kHandshake) handshake();
   if (state_ == State::kHello || state_ == State::kReady) read_plaintext();
+  --batch_depth_;
   flush();
+}
+
+void TlsConn::batch_end() {
+  if (batch_depth_ > 0 && --batch_depth_ == 0) flush();
 }
 
 void TlsConn::handshake() {
@@ -247,18 +252,10 @@ void TlsConn::dispatch(core::Json& msg) {
 
 void TlsConn::send(const core::Json& msg) {
   if (state_ != State::kHello && state_ != State::kReady) return;
-  // Frames queued in one loop turn leave together, at the end of the read being handled or in
-  // the idle phase before the loop next waits: one TLS record and one write for many small
-  // frames (an agent's slot updates, a fleet's), not one each, on both sides.
+  // Within a batch (batch_begin, or handling a read) frames wait and then leave together: one
+  // TLS record and one write for many small frames, not one each, on both sides.
   core::frame_append(msg, &plain_);
-  if (plain_.size() >= kSealAtBytes) {
-    flush();
-  } else if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&idle_))) {
-    uv_idle_start(&idle_, [](uv_idle_t* h) {
-      uv_idle_stop(h);
-      static_cast<TlsConn*>(h->data)->flush();
-    });
-  }
+  if (batch_depth_ == 0 || plain_.size() >= kSealAtBytes) flush();
 }
 
 bool TlsConn::seal(std::string* err) {
@@ -270,8 +267,11 @@ bool TlsConn::seal(std::string* err) {
     if (n < 0) break;
     off += static_cast<size_t>(n);
   }
-  std::string().swap(plain_);  // idle connections keep no buffer
-  uv_idle_stop(&idle_);
+  if (plain_.capacity() > kKeepPlainBytes) {
+    std::string().swap(plain_);  // a burst's buffer is not kept by an idle connection
+  } else {
+    plain_.clear();
+  }
   if (n >= 0) return true;
   *err = "TLS write: " + mbedtls_message(n);
   return false;
@@ -381,9 +381,7 @@ void TlsConn::close_handles() {
   if (handles_closing_) return;
   handles_closing_ = true;
   uv_timer_stop(&timer_);
-  uv_idle_stop(&idle_);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), on_handle_closed);
-  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), on_handle_closed);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_handle_closed);
 }
 

@@ -107,8 +107,9 @@ struct Fleet {
     }
   }
 
+  // A round's frames go as one batch, as an agent sends the updates of its slots.
   void send_round(int i) {
-    NetClient* c = clients[static_cast<size_t>(i)].get();
+    std::vector<Json> batch;
     for (int u = 0; u < o.per_round; ++u) {
       Json m = Json::message("update");
       int slot = 1 + u % o.slots, load = round * 1000 + u;
@@ -117,11 +118,12 @@ struct Fleet {
       } else {
         m.set("ad_type", "Machine").set("ad", slot_delta(i, slot, load)).set_bool("merge", true);
       }
-      c->send(m);
+      batch.push_back(std::move(m));
     }
     Json q = Json::message("query");
     q.set("ad_type", "Machine").set("constraint", "Name == \"none\"");
-    c->send(q);
+    batch.push_back(std::move(q));
+    clients[static_cast<size_t>(i)]->send_all(batch);
   }
 };
 
