@@ -107,6 +107,7 @@ void CollectorServer::on_closed(net::TlsConn* c, const std::string& why) {
     if (r.conn == c) r.conn = nullptr;
   for (auto it = nodes_.begin(); it != nodes_.end();)
     it = it->second == c ? nodes_.erase(it) : ++it;
+  levels_.erase(c);
   for (CmService* s : services_) s->on_closed(c);
   KLOG_INFO("collector: %s/%s disconnected: %s", c->peer().role.c_str(), c->peer().cn.c_str(),
             why.c_str());
@@ -120,7 +121,18 @@ void CollectorServer::refuse(net::TlsConn* c, const std::string& why) {
 }
 
 bool CollectorServer::has_level(const net::TlsConn* c, policy::AuthLevel level) const {
-  return policy::authorized(opts_.authz, subject_of(c), level);
+  // A connection's identity and the policy stay as they are for its life: each level is
+  // judged once per connection, not on every frame. Only open connections are remembered
+  // (on_closed forgets them), so a later connection at the same address starts afresh.
+  if (c->closing()) return policy::authorized(opts_.authz, subject_of(c), level);
+  uint8_t& known = levels_[c];
+  const auto judged = static_cast<uint8_t>(1u << (2 * static_cast<int>(level)));
+  const auto granted = static_cast<uint8_t>(judged << 1);
+  if (!(known & judged)) {
+    known |= judged;
+    if (policy::authorized(opts_.authz, subject_of(c), level)) known |= granted;
+  }
+  return known & granted;
 }
 
 bool CollectorServer::allowed(net::TlsConn* c, policy::AuthLevel level, const std::string& what) {
@@ -153,15 +165,88 @@ net::TlsConn* CollectorServer::node(const std::string& machine) const {
   return it == nodes_.end() ? nullptr : it->second;
 }
 
+namespace {
+
+// The literal string value of attribute `id` among parsed attributes (the last one named so, as
+// a repeated name replaces the earlier value). kAbsent: not there; kOther: there but not a
+// string literal (an expression, or another type), which the whole-ad path judges.
+enum class Lit { kAbsent, kString, kOther };
+Lit literal_string(const std::vector<classad::JsonAttr>& attrs, uint32_t id,
+                   std::string_view* out) {
+  for (size_t i = attrs.size(); i-- > 0;) {
+    if (attrs[i].name.id != id) continue;
+    const classad::Expr* e = attrs[i].expr;
+    if (e->kind != classad::ExprKind::kLiteral || !classad::as_literal(e)->value.is_string())
+      return Lit::kOther;
+    *out = classad::as_literal(e)->value.as_string();
+    return Lit::kString;
+  }
+  return Lit::kAbsent;
+}
+
+}  // namespace
+
 void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
   ++stats_.update_frames;
   if (!allowed(c, policy::AuthLevel::kDaemon, "update")) return;
+  const cJSON* text = msg.child("ad");
+  if (!msg.flag("merge") || !cJSON_IsString(text)) {
+    update_whole(c, msg);
+    return;
+  }
+  // A merge (the changed attributes after a full ad, nearly every update): its attributes are
+  // parsed once and move into the stored ad, with no ad built of them. Merges whose Name,
+  // Machine or MyType is not a plain string take the whole-ad path, which evaluates them.
+  classad::ParseError pe;
+  if (!classad::classad_json_attrs(text->valuestring, merge_attrs_, &pe)) {
+    refuse(c, "update: \"ad\": " + pe.to_string());
+    return;
+  }
+  static const uint32_t kName = classad::intern_name("Name").id;
+  static const uint32_t kMachine = classad::intern_name("Machine").id;
+  static const uint32_t kMyType = classad::intern_name("MyType").id;
+  std::string_view name, machine, my_type;
+  const cJSON* ad_type = msg.child("ad_type");
+  std::string_view type = cJSON_IsString(ad_type) ? ad_type->valuestring : "";
+  Lit has_machine = literal_string(merge_attrs_, kMachine, &machine);
+  if (literal_string(merge_attrs_, kName, &name) != Lit::kString || has_machine == Lit::kOther ||
+      (type.empty() && literal_string(merge_attrs_, kMyType, &my_type) != Lit::kString)) {
+    classad::AdPtr ad(classad::ClassAd::make());
+    for (const classad::JsonAttr& a : merge_attrs_) classad::classad_insert_attr(*ad, a);
+    merge_attrs_.clear();
+    store_update(c, msg, std::move(ad));
+    return;
+  }
+  if (type.empty()) type = my_type;
+  const collector::StoredAd* known = store_.find(type, name);
+  // A merge may leave Machine out: it keeps the stored ad's.
+  std::string scratch;
+  std::string_view before;
+  bool known_machine = known && collector::string_attr(*known->ad, kMachine, &scratch, &before);
+  if (has_machine == Lit::kAbsent && known_machine) machine = before;
+  if (!may_advertise(c, machine, known_machine ? &before : nullptr) ||
+      (!known && !room_for_new(c))) {
+    for (const classad::JsonAttr& a : merge_attrs_) classad::expr_unref(a.expr);
+    merge_attrs_.clear();
+    return;
+  }
+  std::string machine_copy(machine);  // the views point into the ads the merge replaces
+  store_.merge(type, name, &merge_attrs_, now_s());
+  stored(c, machine_copy);
+}
+
+void CollectorServer::update_whole(net::TlsConn* c, core::Json& msg) {
   std::string err;
   classad::AdPtr ad = core::get_ad(msg, "ad", &err);
   if (!ad) {
     refuse(c, "update: " + err);
     return;
   }
+  store_update(c, msg, std::move(ad));
+}
+
+void CollectorServer::store_update(net::TlsConn* c, core::Json& msg, classad::AdPtr ad) {
+  std::string err;
   std::string type = msg.str("ad_type"), machine, name;
   if (type.empty() && !ad->evaluate_string("MyType", type)) {
     refuse(c, "update: the ad has no type (ad_type or MyType)");
@@ -174,26 +259,38 @@ void CollectorServer::update(net::TlsConn* c, core::Json& msg) {
   // stored ad's.
   if (!ad->evaluate_string("Machine", machine) && merge && known)
     known->ad->evaluate_string("Machine", machine);
-  // An agent speaks only for the machine its certificate names, and replaces or merges into
-  // only ads of that machine.
-  if (c->peer().role == "agent") {
-    std::string before;
-    if (!c->peer().may_act_for_machine(machine) ||
-        (known && known->ad->evaluate_string("Machine", before) &&
-         !c->peer().may_act_for_machine(before))) {
-      refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" +
-                    (machine.empty() ? before : machine) + "'");
-      return;
-    }
-  }
-  if (!known && store_.size() >= kMaxAds) {
-    refuse(c, "update: the collector holds its maximum of " + std::to_string(kMaxAds) + " ads");
+  std::string before;
+  bool known_machine = known && known->ad->evaluate_string("Machine", before);
+  std::string_view before_view = before;
+  if (!may_advertise(c, machine, known_machine ? &before_view : nullptr) ||
+      (!known && !room_for_new(c)))
     return;
-  }
   if (!store_.update(type, std::move(ad), now_s(), merge, &err)) {
     refuse(c, "update: " + err);
     return;
   }
+  stored(c, machine);
+}
+
+bool CollectorServer::may_advertise(net::TlsConn* c, std::string_view machine,
+                                    const std::string_view* before) {
+  // An agent speaks only for the machine its certificate names, and replaces or merges into
+  // only ads of that machine.
+  if (c->peer().role != "agent") return true;
+  if (c->peer().may_act_for_machine(machine) && (!before || c->peer().may_act_for_machine(*before)))
+    return true;
+  refuse(c, "update: agent " + c->peer().cn + " may not advertise for machine '" +
+                std::string(machine.empty() && before ? *before : machine) + "'");
+  return false;
+}
+
+bool CollectorServer::room_for_new(net::TlsConn* c) {
+  if (store_.size() < kMaxAds) return true;
+  refuse(c, "update: the collector holds its maximum of " + std::to_string(kMaxAds) + " ads");
+  return false;
+}
+
+void CollectorServer::stored(net::TlsConn* c, const std::string& machine) {
   ++stats_.updates;
   // Commands for a machine travel on the connection of the agent that advertises it.
   if (c->peer().role == "agent" && !machine.empty()) {

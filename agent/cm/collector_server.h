@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/cm/cm_service.h"
@@ -61,6 +62,14 @@ class CollectorServer final : private net::TlsConnHandler {
   bool on_frame(net::TlsConn* c, core::Json& msg) override;
   void on_closed(net::TlsConn* c, const std::string& why) override;
   void update(net::TlsConn* c, core::Json& msg);
+  void update_whole(net::TlsConn* c, core::Json& msg);
+  // The checks and the store for an update whose ad was built (whole ads, unusual merges).
+  void store_update(net::TlsConn* c, core::Json& msg, classad::AdPtr ad);
+  // False (refused) when an agent names a machine other than its own, or when the stored ad it
+  // replaces (whose Machine is `before`, if any) is another machine's.
+  bool may_advertise(net::TlsConn* c, std::string_view machine, const std::string_view* before);
+  bool room_for_new(net::TlsConn* c);  // false (refused) when the store is full
+  void stored(net::TlsConn* c, const std::string& machine);  // after an update is stored
   void invalidate(net::TlsConn* c, core::Json& msg);
   void query(net::TlsConn* c, core::Json& msg);
   void refuse(net::TlsConn* c, const std::string& why);
@@ -88,6 +97,9 @@ class CollectorServer final : private net::TlsConnHandler {
   std::list<Running> running_;
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
+  // Per connection, two bits per AuthLevel: judged, granted (see has_level).
+  mutable std::unordered_map<const net::TlsConn*, uint8_t> levels_;
+  std::vector<classad::JsonAttr> merge_attrs_;  // scratch of update(), kept to spare allocations
   CollectorStats stats_;
 };
 

@@ -5,19 +5,46 @@
 #include <cctype>
 
 #include "agent/collector/constraint_index.h"
+#include "policy/classad/expr_share.h"
 #include "policy/classad/parser.h"
 
 namespace kite::collector {
 namespace {
 
+char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+void append_lower(std::string* out, std::string_view s) {
+  for (char c : s) out->push_back(ascii_lower(c));
+}
+
 std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string out;
+  out.reserve(s.size());
+  append_lower(&out, s);
   return out;
 }
 
-bool ad_string(const classad::ClassAd& ad, const char* attr, std::string* out) {
-  return ad.evaluate_string(attr, *out);
+bool equal_lower(std::string_view s, const std::string& lowered) {
+  if (s.size() != lowered.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (ascii_lower(s[i]) != lowered[i]) return false;
+  return true;
+}
+
+// Interned ids of the attributes the update path reads, in kIndexedAttrs order first.
+struct Ids {
+  uint32_t indexed[3], offline, lifetime, absent;
+};
+const Ids& ids() {
+  static const Ids i = {
+      {classad::intern_name(kIndexedAttrs[0]).id, classad::intern_name(kIndexedAttrs[1]).id,
+       classad::intern_name(kIndexedAttrs[2]).id},
+      classad::intern_name("Offline").id,
+      classad::intern_name("ClassAdLifetime").id,
+      classad::intern_name("Absent").id};
+  return i;
 }
 
 bool ad_flag(const classad::ClassAd& ad, const char* attr) {
@@ -43,23 +70,79 @@ classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string
   return out;
 }
 
+// Holds each tree of `ad` once across the store (expr_share.h), as the text parser does for
+// the ads it reads: the values thousands of slot ads have in common are then kept once.
+void share_trees(classad::ClassAd* ad) {
+  for (const classad::ClassAd::Entry& en : ad->entries()) {
+    classad::Expr* e = en.expr;
+    if (e->bits & classad::kBitSharedRoot) continue;
+    classad::expr_ref(e);
+    classad::Expr* shared = classad::expr_share(e);  // takes the reference just added
+    if (shared == e) {
+      classad::expr_unref(e);  // e itself is now the shared tree
+    } else {
+      ad->insert_plain(classad::intern_name(en.name->view()), shared);  // replaces en.expr
+    }
+  }
+}
+
+// A merged value worth sharing: strings and expressions repeat across ads; numbers that
+// change between updates (times, loads) mostly do not, and would only fill the table.
+classad::Expr* share_merged(classad::Expr* e) {
+  if (e->kind == classad::ExprKind::kLiteral) {
+    const classad::Value& v = classad::as_literal(e)->value;
+    if (v.is_integer() || v.is_real() || v.is_boolean()) return e;
+  }
+  return classad::expr_share(e);
+}
+
 }  // namespace
 
+bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
+                 std::string_view* out) {
+  const classad::Expr* e = ad.lookup_id(id);
+  if (!e) return false;
+  if (e->kind == classad::ExprKind::kLiteral) {
+    const classad::Value& v = classad::as_literal(e)->value;
+    if (!v.is_string()) return false;
+    *out = v.as_string();
+    return true;
+  }
+  if (!ad.evaluate_string(ad.find_entry(id)->name->view(), *scratch)) return false;
+  *out = *scratch;
+  return true;
+}
+
 std::string AdStore::key_of(std::string_view type, std::string_view name) {
-  std::string k = lower(type);
+  std::string k;
+  k.reserve(type.size() + 1 + name.size());
+  append_lower(&k, type);
   k += '\n';
-  k += lower(name);
+  append_lower(&k, name);
   return k;
 }
 
+const AdStore::Entry* AdStore::locate(std::string_view type, std::string_view name) const {
+  key_scratch_.clear();
+  append_lower(&key_scratch_, type);
+  key_scratch_ += '\n';
+  append_lower(&key_scratch_, name);
+  if (last_found_ && last_found_->first == key_scratch_) return last_found_;
+  auto it = ads_.find(key_scratch_);
+  if (it == ads_.end()) return nullptr;
+  last_found_ = &*it;
+  return last_found_;
+}
+
 void AdStore::reindex(const std::string& key, StoredAd* s) {
-  std::string v;
+  std::string scratch;
+  s->index_exprs = false;
   for (int i = 0; i < 3; ++i) {
-    bool has = ad_string(*s->ad, kIndexedAttrs[i], &v);
-    if (has) {
-      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    if (has == s->has_indexed[i] && (!has || v == s->indexed[i])) continue;
+    const classad::Expr* e = s->ad->lookup_id(ids().indexed[i]);
+    if (e && e->kind != classad::ExprKind::kLiteral) s->index_exprs = true;
+    std::string_view v;
+    bool has = e && string_attr(*s->ad, ids().indexed[i], &scratch, &v);
+    if (has == s->has_indexed[i] && (!has || equal_lower(v, s->indexed[i]))) continue;
     if (s->has_indexed[i]) {
       auto it = index_[i].find(s->indexed[i]);
       if (it != index_[i].end()) {
@@ -68,8 +151,8 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
       }
     }
     s->has_indexed[i] = has;
-    s->indexed[i] = has ? v : std::string();
-    if (has) index_[i][v].insert(&key);
+    s->indexed[i] = has ? lower(v) : std::string();
+    if (has) index_[i][s->indexed[i]].insert(&key);
   }
 }
 
@@ -84,7 +167,7 @@ void AdStore::index_remove(const std::string& key, const StoredAd& s) {
 }
 
 void AdStore::set_expiry(StoredAd* s, int64_t now) const {
-  s->offline = ad_flag(*s->ad, "Offline");
+  s->offline = s->ad->lookup_id(ids().offline) && ad_flag(*s->ad, "Offline");
   if (s->offline) {
     s->expires = config_.offline_expire_after > 0 ? now + config_.offline_expire_after : 0;
     return;
@@ -92,48 +175,77 @@ void AdStore::set_expiry(StoredAd* s, int64_t now) const {
   // The ad's own ClassAdLifetime wins over CLASSAD_LIFETIME, as in HTCondor.
   int64_t lifetime = config_.classad_lifetime;
   int64_t own = 0;
-  if (s->ad->evaluate_int("ClassAdLifetime", own) && own > 0) lifetime = own;
+  if (s->ad->lookup_id(ids().lifetime) && s->ad->evaluate_int("ClassAdLifetime", own) && own > 0)
+    lifetime = own;
   s->expires = now + lifetime;
 }
 
 bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool merge,
                      std::string* err) {
-  std::string name;
-  if (!ad || !ad_string(*ad, "Name", &name)) {
+  std::string scratch;
+  std::string_view name;
+  if (!ad || !string_attr(*ad, ids().indexed[0], &scratch, &name)) {
     if (err) *err = "ad of type " + std::string(type) + " has no Name attribute";
     return false;
   }
-  std::string key = key_of(type, name);
-  auto it = ads_.find(key);
-  if (it != ads_.end()) {
-    StoredAd& s = it->second;
-    bool was_persistent = s.absent || s.offline;
-    if (merge && !s.absent) {
+  if (const Entry* found = locate(type, name)) {
+    auto* s = const_cast<StoredAd*>(&found->second);
+    if (merge && !s->absent) {
       for (const classad::ClassAd::Entry& e : ad->entries()) {
-        s.ad->insert(e.name->view(), classad::expr_copy(e.expr));
+        s->ad->insert(e.name->view(), share_merged(classad::expr_copy(e.expr)));
       }
     } else {
-      s.ad = std::move(ad);
+      share_trees(ad.get());
+      s->ad = std::move(ad);
     }
-    // A machine that comes back replaces its absent ad.
-    s.absent = false;
-    s.ad->remove("Absent");
-    s.updated = now;
-    set_expiry(&s, now);
-    if (was_persistent || s.offline) persistent_dirty_ = true;
-    reindex(it->first, &s);
+    refreshed(found->first, s, now, true);
     return true;
   }
   StoredAd s;
   s.type = std::string(type);
-  s.name = name;
+  s.name = std::string(name);
+  share_trees(ad.get());
   s.ad = std::move(ad);
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  auto added = ads_.emplace(std::move(key), std::move(s)).first;
+  auto added = ads_.emplace(key_of(type, s.name), std::move(s)).first;
   reindex(added->first, &added->second);
   return true;
+}
+
+void AdStore::merge(std::string_view type, std::string_view name,
+                    std::vector<classad::JsonAttr>* attrs, int64_t now) {
+  const Entry* found = locate(type, name);
+  if (!found || found->second.absent) {
+    classad::AdPtr ad(classad::ClassAd::make());
+    ad->reserve(attrs->size());
+    for (const classad::JsonAttr& a : *attrs) classad::classad_insert_attr(*ad, a);
+    attrs->clear();
+    std::string err;
+    update(type, std::move(ad), now, false, &err);  // it has the Name: it cannot fail
+    return;
+  }
+  auto* s = const_cast<StoredAd*>(&found->second);
+  bool index_touched = s->index_exprs;
+  for (classad::JsonAttr& a : *attrs) {
+    for (uint32_t id : ids().indexed) index_touched |= a.name.id == id;
+    a.expr = share_merged(a.expr);
+    classad::classad_insert_attr(*s->ad, a);
+  }
+  attrs->clear();
+  refreshed(found->first, s, now, index_touched);
+}
+
+void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool index_touched) {
+  bool was_persistent = s->absent || s->offline;
+  // A machine that comes back replaces its absent ad.
+  s->absent = false;
+  if (s->ad->lookup_id(ids().absent)) s->ad->remove("Absent");
+  s->updated = now;
+  set_expiry(s, now);
+  if (was_persistent || s->offline) persistent_dirty_ = true;
+  if (index_touched) reindex(key, s);
 }
 
 bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
@@ -150,6 +262,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
 
 void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   if (it->second.absent || it->second.offline) persistent_dirty_ = true;
+  last_found_ = nullptr;
   index_remove(it->first, it->second);
   ads_.erase(it);
 }
@@ -183,8 +296,8 @@ size_t AdStore::expire(int64_t now) {
 }
 
 const StoredAd* AdStore::find(std::string_view type, std::string_view name) const {
-  auto it = ads_.find(key_of(type, name));
-  return it == ads_.end() ? nullptr : &it->second;
+  const Entry* e = locate(type, name);
+  return e ? &e->second : nullptr;
 }
 
 std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {

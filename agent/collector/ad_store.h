@@ -12,6 +12,7 @@
 
 #include "policy/classad/classad.h"
 #include "policy/classad/expr.h"
+#include "policy/classad/json.h"
 
 namespace kite::collector {
 
@@ -37,7 +38,16 @@ struct StoredAd {
   // so an update that leaves them alone costs the indexes nothing.
   std::string indexed[3];
   bool has_indexed[3] = {false, false, false};
+  // Some indexed attribute is an expression (its value may follow other attributes), so every
+  // update re-indexes; otherwise a merge that names none of them leaves the indexes alone.
+  bool index_exprs = false;
 };
+
+// The value of string attribute `id` of `ad`: a string literal is read in place, anything else
+// evaluated into `scratch`. False when missing or not a string. For the update path, which
+// reads Name, Machine and the indexed attributes of every ad it stores.
+bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
+                 std::string_view* out);
 
 // What a query asks for. Absent and offline ads are returned only when asked for (or when the
 // constraint mentions Absent / Offline), as condor_collector does.
@@ -90,6 +100,12 @@ class AdStore {
   // are merged into the stored ad instead of replacing it. An update of an absent ad brings it
   // back (Absent is dropped). False with `err` when the ad has no Name.
   bool update(std::string_view type, classad::AdPtr ad, int64_t now, bool merge, std::string* err);
+  // A merge of parsed attributes into the ad of `type` named `name` (which `attrs` must give
+  // as its Name), without building an ad of them: the expressions move into the stored ad
+  // (references taken over; `attrs` is left empty). With no such ad (or an absent one), they
+  // make the new ad, as update() with `merge` does.
+  void merge(std::string_view type, std::string_view name, std::vector<classad::JsonAttr>* attrs,
+             int64_t now);
   // Removes the ad (or, with EXPIRE_INVALIDATED_ADS, treats it as expired). False if unknown.
   bool invalidate(std::string_view type, std::string_view name, int64_t now);
   // Drops or marks absent every ad whose time is up; returns how many changed.
@@ -115,6 +131,13 @@ class AdStore {
  private:
   friend class Query;
   static std::string key_of(std::string_view type, std::string_view name);
+  using Entry = std::pair<const std::string, StoredAd>;
+  // The stored ad under key_of(type, name), or null; remembers the last one found, so the
+  // update that follows a find() does not search again.
+  const Entry* locate(std::string_view type, std::string_view name) const;
+  // The bookkeeping after an ad's attributes changed: back from absent, expiry, the indexes
+  // (`index_touched`: the change may have altered Name, Machine or State).
+  void refreshed(const std::string& key, StoredAd* s, int64_t now, bool index_touched);
   // Re-indexes `s` (stored under `key`, a key of ads_) from its ad, touching only the
   // attributes whose value changed.
   void reindex(const std::string& key, StoredAd* s);
@@ -124,7 +147,9 @@ class AdStore {
   void erase(std::map<std::string, StoredAd>::iterator it);
 
   StoreConfig config_;
-  std::map<std::string, StoredAd> ads_;  // key: lower-case "type\nname"
+  std::map<std::string, StoredAd> ads_;        // key: lower-case "type\nname"
+  mutable std::string key_scratch_;            // locate()'s key, kept to spare allocations
+  mutable const Entry* last_found_ = nullptr;  // cleared when an ad is erased
   // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
   // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
   std::unordered_map<std::string, std::unordered_set<const std::string*>> index_[3];

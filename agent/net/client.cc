@@ -60,6 +60,15 @@ bool NetClient::send(const core::Json& msg) {
   return true;
 }
 
+bool NetClient::send_all(const std::vector<core::Json>& msgs) {
+  if (!connected()) return false;
+  TlsConn* c = conn_;  // a failed write closes it (and clears conn_), not frees it
+  c->batch_begin();
+  for (const core::Json& m : msgs) c->send(m);
+  c->batch_end();
+  return true;
+}
+
 uint64_t NetClient::backoff_ms(int failures) {
   uint64_t d = opts_.backoff_min_ms;
   for (int i = 1; i < failures && d < opts_.backoff_max_ms; ++i) d *= 2;

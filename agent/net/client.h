@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <string>
+#include <vector>
 
 #include <memory>
 
@@ -49,6 +50,9 @@ class NetClient : private TlsConnHandler {
   void stop();
   /// False (frame dropped) when not connected.
   bool send(const core::Json& msg);
+  /// Sends `msgs` as one batch (TlsConn::batch_begin): one TLS record and one write for many
+  /// small frames. False (all dropped) when not connected.
+  bool send_all(const std::vector<core::Json>& msgs);
   bool connected() const { return conn_ && conn_->ready(); }
   /// The current connection (null when none), for its peer identity and resumed().
   const TlsConn* conn() const { return conn_; }

@@ -11,8 +11,9 @@
 
 namespace kite::net {
 
-bool PeerIdentity::may_act_for_machine(const std::string& machine) const {
-  return role == "agent" && !cn.empty() && strcasecmp(cn.c_str(), machine.c_str()) == 0;
+bool PeerIdentity::may_act_for_machine(std::string_view machine) const {
+  return role == "agent" && !cn.empty() && cn.size() == machine.size() &&
+         strncasecmp(cn.data(), machine.data(), cn.size()) == 0;
 }
 
 std::string dn_value(const mbedtls_x509_name* dn, const char* oid, size_t oid_len) {

@@ -5,6 +5,7 @@
 #include <mbedtls/x509_crt.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kite::net {
@@ -15,7 +16,7 @@ struct PeerIdentity {
   std::vector<std::string> sans;
   /// The rule "an agent may advertise and act only for the machine named in its
   /// certificate": true when this peer is an agent whose CN is `machine` (case-insensitive).
-  bool may_act_for_machine(const std::string& machine) const;
+  bool may_act_for_machine(std::string_view machine) const;
 };
 
 PeerIdentity identity_of(const mbedtls_x509_crt* crt);

@@ -116,9 +116,16 @@ void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
 }
 
 void TlsConn::pump() {
+  // Replies to the frames of one read leave together, after the read is handled.
+  ++batch_depth_;
   if (state_ == State::kHandshake) handshake();
   if (state_ == State::kHello || state_ == State::kReady) read_plaintext();
+  --batch_depth_;
   flush();
+}
+
+void TlsConn::batch_end() {
+  if (batch_depth_ > 0 && --batch_depth_ == 0) flush();
 }
 
 void TlsConn::handshake() {
@@ -245,18 +252,29 @@ void TlsConn::dispatch(core::Json& msg) {
 
 void TlsConn::send(const core::Json& msg) {
   if (state_ != State::kHello && state_ != State::kReady) return;
-  std::string frame = core::frame_encode(msg);
+  // Within a batch (batch_begin, or handling a read) frames wait and then leave together: one
+  // TLS record and one write for many small frames, not one each, on both sides.
+  core::frame_append(msg, &plain_);
+  if (batch_depth_ == 0 || plain_.size() >= kSealAtBytes) flush();
+}
+
+bool TlsConn::seal(std::string* err) {
   size_t off = 0;
-  while (off < frame.size()) {
-    int n = mbedtls_ssl_write(&ssl_, reinterpret_cast<const unsigned char*>(frame.data()) + off,
-                              frame.size() - off);
-    if (n < 0) {
-      close("TLS write: " + mbedtls_message(n));
-      return;
-    }
+  int n = 0;
+  while (off < plain_.size()) {
+    n = mbedtls_ssl_write(&ssl_, reinterpret_cast<const unsigned char*>(plain_.data()) + off,
+                          plain_.size() - off);
+    if (n < 0) break;
     off += static_cast<size_t>(n);
   }
-  flush();
+  if (plain_.capacity() > kKeepPlainBytes) {
+    std::string().swap(plain_);  // a burst's buffer is not kept by an idle connection
+  } else {
+    plain_.clear();
+  }
+  if (n >= 0) return true;
+  *err = "TLS write: " + mbedtls_message(n);
+  return false;
 }
 
 void TlsConn::send_error(const std::string& what) {
@@ -266,7 +284,13 @@ void TlsConn::send_error(const std::string& what) {
 }
 
 void TlsConn::flush() {
-  if (out_.empty() || state_ == State::kClosed) return;
+  if (state_ == State::kClosed) return;
+  std::string err;
+  if (!plain_.empty() && !seal(&err)) {
+    close(err);
+    return;
+  }
+  if (out_.empty()) return;
   if (pending_write_ + out_.size() > opts_.max_pending_write) {
     shutdown("peer does not read (" + std::to_string(pending_write_) + " bytes queued)", true);
     return;
@@ -331,6 +355,9 @@ void TlsConn::shutdown(const std::string& why, bool tell) {
   state_ = State::kClosed;
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&tcp_));
   uv_timer_stop(&timer_);
+  std::string err;
+  if (was_up && !plain_.empty()) seal(&err);  // frames queued this turn (an error frame)
+  std::string().swap(plain_);
   if (was_up) mbedtls_ssl_close_notify(&ssl_);
   if (!out_.empty() && pending_write_ + out_.size() <= opts_.max_pending_write) write_out();
   // Let queued frames (an error frame, close_notify) reach the peer, within a deadline.

@@ -51,8 +51,14 @@ class TlsConn {
   /// check against its certificate (empty: any name the CA signed) and a saved session.
   bool start(const std::string& server_name, const mbedtls_ssl_session* resume, std::string* err);
 
-  /// Queues a frame (dropped unless the TLS session is up).
+  /// Sends a frame (dropped unless the TLS session is up): written at once, or, inside a batch
+  /// or while a read is being handled, with the batch's other frames when it ends.
   void send(const core::Json& msg);
+  /// Frames sent until the matching batch_end() are sealed into as few TLS records as fit and
+  /// written at once: a burst of small frames (an agent's slot updates) costs both sides one
+  /// record and one write, not one each. Batches nest.
+  void batch_begin() { ++batch_depth_; }
+  void batch_end();
   void send_error(const std::string& what);
   /// Closes and tells the handler.
   void close(const std::string& why);
@@ -89,8 +95,15 @@ class TlsConn {
   void handshake_done();
   void read_plaintext();
   void dispatch(core::Json& msg);
+  // Encrypts and writes what is queued.
   void flush();
+  // Encrypts the queued frames into out_; false with `err` when mbedTLS fails.
+  bool seal(std::string* err);
   void write_out();
+  // Queued frames past this many bytes are sealed at once (a big reply need not wait).
+  static constexpr size_t kSealAtBytes = 64 * 1024;
+  // A queue buffer bigger than this is freed once sealed, not kept by an idle connection.
+  static constexpr size_t kKeepPlainBytes = 1024;
   void close_handles();
   static constexpr uint64_t kDrainTimeoutMs = 2000;
   void shutdown(const std::string& why, bool tell);
@@ -107,6 +120,8 @@ class TlsConn {
   State state_ = State::kHandshake;
   std::string in_;  // ciphertext from the peer not yet taken by mbedTLS
   size_t in_pos_ = 0;
+  std::string plain_;  // frames of the current batch, not yet sealed
+  int batch_depth_ = 0;
   std::string out_;  // ciphertext for the peer not yet handed to uv_write
   size_t pending_write_ = 0;
   core::FrameReader reader_;

@@ -202,7 +202,8 @@ class JsonReader {
  public:
   explicit JsonReader(std::string_view text) : s_(text) {}
 
-  ClassAd* object();  // at '{'; null on error
+  ClassAd* object();                       // at '{'; null on error
+  bool attrs(std::vector<JsonAttr>& out);  // at '{': the members, no ad built
   bool array_of_ads(std::vector<AdPtr>& out);
   bool skip_space();  // false on an unterminated comment
   bool at_end() const { return pos_ >= s_.size(); }
@@ -294,14 +295,30 @@ bool JsonReader::skip_space() {
 }
 
 ClassAd* JsonReader::object() {
-  if (++depth_ > kMaxDepth) {
-    fail("objects nested too deeply");
+  // The members first, so the ad's vectors are made to size (ads are often kept long, and
+  // shrink_to_fit does nothing without exceptions).
+  std::vector<JsonAttr> members;
+  if (!attrs(members)) {
+    for (JsonAttr& a : members) expr_unref(a.expr);
     return nullptr;
   }
+  ClassAd* ad = ClassAd::make();
+  ad->reserve(members.size());
+  for (const JsonAttr& a : members) classad_insert_attr(*ad, a);  // a repeated name replaces
+  return ad;
+}
+
+// At '{': reads the members up to the closing '}' into `out` (each name and
+// its parsed value, a reference); on failure `out` holds those read so far.
+bool JsonReader::attrs(std::vector<JsonAttr>& out) {
+  if (++depth_ > kMaxDepth) {
+    fail("objects nested too deeply");
+    return false;
+  }
   ++pos_;  // '{'
-  AdPtr ad(ClassAd::make());
+  std::string name;
   for (;;) {
-    if (!skip_space()) return nullptr;
+    if (!skip_space()) return false;
     char c = peek();
     if (c == '}') break;
     // HTCONDOR: jsonSource skips stray commas between attributes.
@@ -311,43 +328,43 @@ ClassAd* JsonReader::object() {
     }
     if (c != '"') {
       fail(std::string("expected an attribute name (a string) or '}', found ") + describe_here());
-      return nullptr;
+      return false;
     }
     size_t name_pos = pos_;
-    std::string name;
+    name.clear();
     size_t raw_begin = 0;
     size_t raw_end = 0;
-    if (!string_raw(name, raw_begin, raw_end)) return nullptr;
+    if (!string_raw(name, raw_begin, raw_end)) return false;
     if (name.empty()) {
       fail_at(name_pos, "empty attribute name");
-      return nullptr;
+      return false;
     }
     if (name.find('\0') != std::string::npos) {
       fail_at(name_pos, "NUL byte in attribute name");
-      return nullptr;
+      return false;
     }
-    if (!skip_space()) return nullptr;
+    if (!skip_space()) return false;
     if (peek() != ':') {
       fail(std::string("expected ':' after attribute name \"") + name + "\", found " +
            describe_here());
-      return nullptr;
+      return false;
     }
     ++pos_;
-    if (!skip_space()) return nullptr;
+    if (!skip_space()) return false;
     Expr* e = value();
-    if (!e) return nullptr;
-    ad->insert(name, e);  // a repeated name replaces the earlier value
-    if (!skip_space()) return nullptr;
+    if (!e) return false;
+    out.push_back(JsonAttr{intern_name(name), e});
+    if (!skip_space()) return false;
     c = peek();
     if (c != ',' && c != '}') {
       fail(std::string("expected ',' or '}' after the value of \"") + name + "\", found " +
            describe_here());
-      return nullptr;
+      return false;
     }
   }
   ++pos_;  // '}'
   --depth_;
-  return ad.release();
+  return true;
 }
 
 Expr* JsonReader::value() {
@@ -449,8 +466,11 @@ bool JsonReader::string_raw(std::string& decoded, size_t& raw_begin, size_t& raw
     char c = s_[pos_];
     if (c == '"') break;
     if (c != '\\') {
-      decoded += c;  // HTCondor accepts raw control characters too
-      ++pos_;
+      // A run of plain characters at once (HTCondor accepts raw control characters too).
+      size_t end = pos_ + 1;
+      while (end < s_.size() && s_[end] != '"' && s_[end] != '\\') ++end;
+      decoded.append(s_.data() + pos_, end - pos_);
+      pos_ = end;
       continue;
     }
     size_t esc = pos_;
@@ -667,6 +687,37 @@ AdPtr classad_from_json(std::string_view text, ParseError* err) {
     return AdPtr();
   }
   return ad;
+}
+
+void classad_insert_attr(ClassAd& ad, const JsonAttr& a) {
+  // Plain literals hold no ad literal whose parent scope would need setting.
+  const bool plain = a.expr->kind == ExprKind::kLiteral && !as_literal(a.expr)->value.is_list() &&
+                     !as_literal(a.expr)->value.is_classad();
+  if (plain) {
+    ad.insert_plain(a.name, a.expr);
+  } else {
+    ad.insert(a.name, a.expr);
+  }
+}
+
+bool classad_json_attrs(std::string_view text, std::vector<JsonAttr>& out, ParseError* err) {
+  out.clear();
+  JsonReader r(text);
+  if (r.skip_space()) {
+    if (r.peek() != '{') {
+      r.fail(r.at_end() ? "expected '{' (an ad), found end of input"
+                        : "expected '{' (an ad) at the start of the input");
+    } else if (r.attrs(out) && r.skip_space() && !r.at_end()) {
+      r.fail("unexpected text after the ad");
+    }
+  }
+  if (r.failed()) {
+    for (JsonAttr& a : out) expr_unref(a.expr);
+    out.clear();
+    if (err) *err = r.error();
+    return false;
+  }
+  return true;
 }
 
 bool classads_from_json(std::string_view text, std::vector<AdPtr>& out, ParseError* err) {

@@ -30,6 +30,19 @@ std::string classads_to_json(std::span<const ClassAd* const> ads, bool pretty);
 // JSON reader accepts: extra commas between attributes, `//` and `/* */`
 // comments, case-insensitive true/false/null.
 AdPtr classad_from_json(std::string_view text, ParseError* err = nullptr);
+// One attribute of a JSON ad as classad_json_attrs reads it: the interned
+// name as spelled and the parsed expression (a reference the caller owns).
+struct JsonAttr {
+  InternedName name;
+  Expr* expr;
+};
+// Reads one JSON object's attributes in order (a repeated name appears
+// twice) without building an ad, for a caller that merges them into an ad it
+// holds. On error returns false, leaves `out` empty and fills `err`.
+bool classad_json_attrs(std::string_view text, std::vector<JsonAttr>& out,
+                        ParseError* err = nullptr);
+// Inserts `a` into `ad` (taking over its reference), as the reader does.
+void classad_insert_attr(ClassAd& ad, const JsonAttr& a);
 // Parses a JSON array of objects (`[ {...}, {...} ]`). On error returns false,
 // leaves `out` empty and fills `err`.
 bool classads_from_json(std::string_view text, std::vector<AdPtr>& out, ParseError* err = nullptr);

@@ -233,6 +233,30 @@ TEST_F(NetTransport, FramesBothWaysWithVerifiedIdentities) {
   EXPECT_EQ(rec_.frames[1], "drain");
 }
 
+// A batch of frames (NetClient::send_all) is sealed and written together: they still arrive
+// whole and in order, one far over the 64 KiB that makes the batch go at once among them, and
+// a frame sent just before the client stops still reaches the server.
+TEST_F(NetTransport, BatchedFramesArriveWholeAndInOrder) {
+  client_.reset(start_client(client_ctx_.get(), &rec_));
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1 && echo_.ready.size() == 1; }));
+  const int kFrames = 300;
+  std::vector<core::Json> batch;
+  for (int i = 0; i < kFrames; ++i) {
+    core::Json m = core::Json::message("echo");
+    m.set("n", i);
+    if (i == kFrames / 2) m.set("pad", std::string(200000, 'x'));
+    batch.push_back(std::move(m));
+  }
+  ASSERT_TRUE(client_->send_all(batch));
+  EXPECT_TRUE(run_until(&loop_, [&] { return rec_.echoed.size() == static_cast<size_t>(kFrames); }))
+      << rec_.echoed.size() << " echoes";
+  for (size_t i = 0; i < rec_.echoed.size(); ++i) ASSERT_EQ(rec_.echoed[i], static_cast<int>(i));
+  ASSERT_TRUE(client_->send(core::Json::message("last-words")));
+  client_->stop();
+  EXPECT_TRUE(run_until(&loop_, [&] { return echo_.frames.back() == "last-words"; }))
+      << echo_.frames.back();
+}
+
 TEST_F(NetTransport, RefusesBadPeersAndKeepsServing) {
   client_.reset(start_client(client_ctx_.get(), &rec_));
   ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1; }));

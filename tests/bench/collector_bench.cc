@@ -107,8 +107,9 @@ struct Fleet {
     }
   }
 
+  // A round's frames go as one batch, as an agent sends the updates of its slots.
   void send_round(int i) {
-    NetClient* c = clients[static_cast<size_t>(i)].get();
+    std::vector<Json> batch;
     for (int u = 0; u < o.per_round; ++u) {
       Json m = Json::message("update");
       int slot = 1 + u % o.slots, load = round * 1000 + u;
@@ -117,11 +118,12 @@ struct Fleet {
       } else {
         m.set("ad_type", "Machine").set("ad", slot_delta(i, slot, load)).set_bool("merge", true);
       }
-      c->send(m);
+      batch.push_back(std::move(m));
     }
     Json q = Json::message("query");
     q.set("ad_type", "Machine").set("constraint", "Name == \"none\"");
-    c->send(q);
+    batch.push_back(std::move(q));
+    clients[static_cast<size_t>(i)]->send_all(batch);
   }
 };
 
@@ -246,7 +248,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: collector_bench --port P --ca F --cert F --key F --cm-pid PID --kite BIN\n"
                "       [--host H] [--connections N] [--slots N] [--rounds N] [--per-round N]\n"
-               "       [--dial-window N] [--full-updates]\n");
+               "       [--dial-window N] [--status-runs N] [--full-updates]\n");
   return 2;
 }
 
@@ -281,6 +283,8 @@ int main(int argc, char** argv) {
       o.rounds = std::atoi(v.c_str());
     else if (k == "--per-round")
       o.per_round = std::atoi(v.c_str());
+    else if (k == "--status-runs")
+      o.status_runs = std::max(0, std::atoi(v.c_str()));
     else if (k == "--dial-window")
       o.dial_window = std::max(1, std::atoi(v.c_str()));
     else if (k == "--cm-pid")
@@ -354,6 +358,7 @@ int main(int argc, char** argv) {
   proc_usage(o.cm_pid, &cpu_a, &rss_a);
   std::printf("ads_held=%d\ncm_rss_kib_holding_ads=%ld\ncm_cpu_handshakes_and_ads_s=%.3f\n",
               o.connections * o.slots, rss_a, cpu_a - cpu0);
+  std::fflush(stdout);  // the update phase starts now (a profiler may wait for this line)
 
   // Timed rounds of updates, with `kite status -constraint` runs spread over them.
   std::vector<std::unique_ptr<StatusRun>> runs;
@@ -368,7 +373,7 @@ int main(int argc, char** argv) {
     fleet.answered = 0;
     double rs = now_s();
     for (int i = 0; i < o.connections; ++i) fleet.send_round(i);
-    int per = o.status_runs / o.rounds + 1;
+    int per = o.status_runs ? o.status_runs / o.rounds + 1 : 0;
     for (int k = 0; k < per; ++k) {
       runs.push_back(std::make_unique<StatusRun>());
       start_status(&loop, o, runs.back().get());

@@ -361,6 +361,85 @@ TEST(AdStoreQuery, IndexesFollowMergedChanges) {
   EXPECT_EQ(run(s, q).size(), 1u);
 }
 
+// Parsed attributes of a JSON merge, as the collector reads them off the wire.
+std::vector<classad::JsonAttr> attrs(const std::string& json) {
+  std::vector<classad::JsonAttr> out;
+  classad::ParseError err;
+  EXPECT_TRUE(classad::classad_json_attrs(json, out, &err)) << err.to_string();
+  return out;
+}
+
+TEST(AdStoreQuery, MergedAttributesMoveInAndTheIndexesFollow) {
+  AdStore s(config("true"));
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed", 4), 0, false, &err));
+  auto m = attrs(R"({"Name":"slot1@a","State":"Claimed","LoadAvg":0.5})");
+  s.merge("Machine", "slot1@a", &m, 10);
+  EXPECT_TRUE(m.empty());  // the references moved into the stored ad
+  const StoredAd* got = s.find("Machine", "slot1@a");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(str(*got->ad, "State"), "Claimed");
+  EXPECT_EQ(str(*got->ad, "Machine"), "a");
+  double load = 0;
+  EXPECT_TRUE(got->ad->evaluate_real("LoadAvg", load));
+  EXPECT_EQ(load, 0.5);
+  EXPECT_EQ(got->updated, 10);
+  EXPECT_EQ(got->expires, 910);
+  QuerySpec q;
+  q.constraint = "State == \"Claimed\"";
+  EXPECT_EQ(run(s, q).size(), 1u);
+  q.constraint = "State == \"Unclaimed\"";
+  EXPECT_EQ(run(s, q).size(), 0u);
+
+  // A merge for an ad not stored makes it.
+  m = attrs(R"({"Name":"slot2@a","Machine":"a","State":"Owner"})");
+  s.merge("Machine", "slot2@a", &m, 20);
+  q.constraint = "State == \"Owner\"";
+  ASSERT_EQ(run(s, q).size(), 1u);
+
+  // An indexed attribute that is an expression is re-indexed by a merge that changes what it
+  // refers to, though the merge does not name it.
+  ASSERT_TRUE(s.update("Machine",
+                       ad("Name = \"slot3@a\"\nMachine = \"a\"\nBusy = false\n"
+                          "State = ifThenElse(Busy, \"Claimed\", \"Unclaimed\")\n"),
+                       30, false, &err));
+  q.constraint = "State == \"Unclaimed\"";
+  EXPECT_EQ(run(s, q).size(), 1u);
+  m = attrs(R"({"Name":"slot3@a","Busy":true})");
+  s.merge("Machine", "slot3@a", &m, 31);
+  EXPECT_EQ(run(s, q).size(), 0u);
+  q.constraint = "State == \"Claimed\"";
+  EXPECT_EQ(run(s, q).size(), 2u);
+
+  // An absent ad is replaced by the merge, not merged into; Absent goes.
+  ASSERT_EQ(s.expire(2000), 3u);
+  ASSERT_TRUE(s.find("Machine", "slot1@a")->absent);
+  m = attrs(R"({"Name":"slot1@a","Machine":"a","Absent":true})");
+  s.merge("Machine", "slot1@a", &m, 2001);
+  got = s.find("Machine", "slot1@a");
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(got->absent);
+  EXPECT_FALSE(got->ad->lookup("Absent"));
+  EXPECT_FALSE(got->ad->lookup("State"));  // the absent ad's attributes are gone
+}
+
+TEST(AdStoreQuery, JsonAttributesAreReadInOrderOrRefusedWhole) {
+  auto m = attrs(R"({"Name":"x","A":1,"a":"two","E":"\/Expr(A + 1)\/","N":{"B":2}})");
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[1].name.id, m[2].name.id);  // one name in any case: the later one wins
+  EXPECT_EQ(m[2].name.name->view(), "a");
+  EXPECT_EQ(m[3].expr->kind, classad::ExprKind::kOp);
+  for (classad::JsonAttr& a : m) classad::expr_unref(a.expr);
+  std::vector<classad::JsonAttr> bad;
+  classad::ParseError err;
+  EXPECT_FALSE(classad::classad_json_attrs(R"({"Name":"x","A":})", bad, &err));
+  EXPECT_TRUE(bad.empty());
+  EXPECT_NE(err.to_string().find("expected a value"), std::string::npos) << err.to_string();
+  EXPECT_FALSE(classad::classad_json_attrs(R"({"Name":"x"} trailing)", bad, &err));
+  EXPECT_NE(err.to_string().find("unexpected text after the ad"), std::string::npos)
+      << err.to_string();
+}
+
 TEST(AdStoreQuery, ProjectionOfAnExpressionSendsTheWholeAd) {
   AdStore s(config());
   std::string err;
