@@ -40,9 +40,10 @@ class ClassAd {
   // parallel), taking over their references; `nested`: some trees may hold
   // ad literals, which get this ad as their parent scope. For the parsers.
   void adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested);
+  // A copy, not shrink_to_fit: libstdc++ makes that a no-op without exceptions.
   void shrink() {
-    entries_.shrink_to_fit();
-    ids_.shrink_to_fit();
+    if (entries_.capacity() != entries_.size()) std::vector<Entry>(entries_).swap(entries_);
+    if (ids_.capacity() != ids_.size()) std::vector<uint32_t>(ids_).swap(ids_);
   }
   void reserve(size_t n) {
     entries_.reserve(n);
