@@ -201,15 +201,28 @@ std::string quote(const std::string& s) {
   return out;
 }
 
+// One ad's value of one sort key, with what the comparison needs worked out once per ad rather
+// than once per comparison.
+struct SortKey {
+  bool number = false, exceptional = false;
+  double x = 0;
+  std::string text;  // plain_text of the value (compared when not both numbers)
+};
+
+SortKey sort_key(const classad::Value& v) {
+  SortKey k;
+  k.number = v.is_number() && v.to_number(k.x);
+  k.exceptional = v.is_exceptional();
+  k.text = plain_text(v);
+  return k;
+}
+
 // Sort key comparison: numbers numerically, strings case-insensitively, undefined first.
-int compare_values(const classad::Value& a, const classad::Value& b) {
-  double x = 0, y = 0;
-  bool an = a.is_number() && a.to_number(x), bn = b.is_number() && b.to_number(y);
-  if (an && bn) return x < y ? -1 : x > y ? 1 : 0;
-  if (a.is_exceptional() != b.is_exceptional()) return a.is_exceptional() ? -1 : 1;
-  std::string s = plain_text(a), t = plain_text(b);
-  int c = strcasecmp(s.c_str(), t.c_str());
-  return c ? c : s.compare(t);
+int compare_keys(const SortKey& a, const SortKey& b) {
+  if (a.number && b.number) return a.x < b.x ? -1 : a.x > b.x ? 1 : 0;
+  if (a.exceptional != b.exceptional) return a.exceptional ? -1 : 1;
+  int c = strcasecmp(a.text.c_str(), b.text.c_str());
+  return c ? c : a.text.compare(b.text);
 }
 
 const char kCompactAct[] = "ibrvsek";
@@ -373,8 +386,42 @@ std::string status_mode_constraint(const StatusOptions& o) {
   return all;
 }
 
+bool status_counts_only(const StatusOptions& o) {
+  bool compact_table = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
+                       o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  // -claimed's totals add up reals (LoadAvg), whose sum depends on the order.
+  return o.total_only && !o.json && !o.longform && !o.have_af && o.formats.empty() &&
+         !compact_table && totals_style(o.mode) != TotalsStyle::kRun;
+}
+
+std::vector<std::string> status_needed_attrs(const StatusOptions& o) {
+  std::vector<std::string> attrs;
+  if (status_counts_only(o)) {
+    attrs = Totals::attrs(totals_style(o.mode));
+  } else if ((o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail) && !o.compact &&
+             !o.total_only && o.sort.empty() && !o.json && !o.longform && !o.have_af &&
+             o.formats.empty()) {
+    // slot_columns() and what their renderers read, the default order (Machine, Name) and the
+    // totals (Arch, OpSys, State).
+    attrs = {"Name",          "Machine",      "OpSys",         "Arch",   "State",
+             "Activity",      "OCU",          "CondorLoadAvg", "Memory", "EnteredCurrentActivity",
+             "MyCurrentTime", "LastHeardFrom"};
+  } else {
+    return attrs;
+  }
+  attrs.push_back("MyType");  // which ads a mode shows
+  return attrs;
+}
+
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
                    std::string* err) {
+  return render_status(o, ads, {}, out, err);
+}
+
+bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads,
+                   const std::vector<uint64_t>& counts, std::string* out, std::string* err) {
+  // Totals alone need neither the order nor the table's cells.
+  bool counted = status_counts_only(o);
   // Which ads: the mode's type, then its constraint.
   std::string constraint = o.filtered ? std::string() : status_mode_constraint(o);
   classad::ExprPtr filter;
@@ -388,7 +435,9 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   }
   const char* type = status_mode_ad_type(o.mode);
   std::vector<const classad::ClassAd*> shown;
-  for (const auto& ad : ads) {
+  std::vector<uint64_t> shown_counts;
+  for (size_t i = 0; i < ads.size(); ++i) {
+    const classad::AdPtr& ad = ads[i];
     std::string my_type;
     if (!ad->evaluate_string("MyType", my_type)) my_type = "Machine";
     if (*type && strcasecmp(my_type.c_str(), type) != 0) continue;
@@ -397,6 +446,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
       if (!v.is_boolean() || !v.as_boolean()) continue;
     }
     shown.push_back(ad.get());
+    shown_counts.push_back(i < counts.size() ? counts[i] : 1);
   }
   // Order: -sort keys, else Machine then Name.
   std::vector<std::string> keys = o.sort;
@@ -414,14 +464,27 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     key_exprs.push_back(std::move(e));
   }
-  std::stable_sort(shown.begin(), shown.end(),
-                   [&](const classad::ClassAd* a, const classad::ClassAd* b) {
-                     for (const auto& e : key_exprs) {
-                       int c = compare_values(a->evaluate_expr(e.get()), b->evaluate_expr(e.get()));
-                       if (c) return c < 0;
-                     }
-                     return false;
-                   });
+  if (!counted) {
+    // Each ad's keys are evaluated once, then the ads are ordered by them (stable, as before).
+    std::vector<std::vector<SortKey>> ad_keys(shown.size());
+    std::vector<size_t> order(shown.size());
+    for (size_t i = 0; i < shown.size(); ++i) {
+      order[i] = i;
+      ad_keys[i].reserve(key_exprs.size());
+      for (const auto& e : key_exprs)
+        ad_keys[i].push_back(sort_key(shown[i]->evaluate_expr(e.get())));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      for (size_t k = 0; k < key_exprs.size(); ++k) {
+        int c = compare_keys(ad_keys[a][k], ad_keys[b][k]);
+        if (c) return c < 0;
+      }
+      return false;
+    });
+    std::vector<const classad::ClassAd*> sorted(shown.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted[i] = shown[order[i]];
+    shown.swap(sorted);
+  }
 
   if (o.json) {
     if (shown.empty()) return true;
@@ -491,6 +554,14 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     return false;
   }
   Totals totals(totals_style(o.mode));
+  if (counted) {
+    for (size_t i = 0; i < shown.size(); ++i) totals.add(*shown[i], "", false, shown_counts[i]);
+    if (totals.enabled()) {
+      *out += '\n';
+      totals.print(out);
+    }
+    return true;
+  }
   bool compact = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
                  o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
   for (const classad::ClassAd* ad : shown) {

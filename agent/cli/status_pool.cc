@@ -38,6 +38,7 @@ bool plain_af(const StatusOptions& o) {
 struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
+  std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
 
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
@@ -45,24 +46,28 @@ struct PoolQuery final : CmConversation {
     // The CM applies the whole filter (by its indexes on Name, Machine, State where it can).
     std::string constraint = status_mode_constraint(*o);
     if (!constraint.empty()) q.set("constraint", constraint);
-    // -af of plain attributes in the default order, and the slot totals, need only some
-    // attributes (the CM sends whole ads when one of them is an expression).
+    // -af of plain attributes in the default order, the totals and the default table need only
+    // some attributes (the CM sends whole ads when one of them is an expression). Totals alone
+    // are counted on the CM: each distinct projection once, with how many ads it stands for.
     std::vector<std::string> attrs;
-    if (plain_af(*o)) {
+    bool group = counts && status_counts_only(*o);
+    if (!counts) {
+      // whole ads
+    } else if (plain_af(*o)) {
       attrs = o->af;
-    } else if (o->total_only && !o->compact && o->sort.empty() &&
-               (o->mode == StatusMode::kSlots || o->mode == StatusMode::kAvail ||
-                o->mode == StatusMode::kClaimed)) {
-      attrs = {"State",        "Activity",          "Memory",    "Disk",  "Mips",
-               "KFlops",       "LoadAvg",           "Arch",      "OpSys", "Cpus",
-               "SlotBackfill", "PartitionableSlot", "ChildState"};
+      for (const char* a : {"MyType", "Machine", "Name"}) attrs.push_back(a);
+    } else if (o->total_only && !o->compact && o->sort.empty() && o->mode == StatusMode::kClaimed) {
+      attrs = {"State",      "Activity", "Memory",  "Disk", "Mips",         "KFlops",
+               "LoadAvg",    "Arch",     "OpSys",   "Cpus", "SlotBackfill", "PartitionableSlot",
+               "ChildState", "MyType",   "Machine", "Name"};
+    } else {
+      attrs = status_needed_attrs(*o);
     }
     if (!attrs.empty()) {
       cJSON* list = cJSON_CreateArray();
       for (const std::string& a : attrs) cJSON_AddItemToArray(list, cJSON_CreateString(a.c_str()));
-      for (const char* a : {"MyType", "Machine", "Name"})
-        cJSON_AddItemToArray(list, cJSON_CreateString(a));
       q.set_json("projection", core::Json(list));
+      q.set_bool("group", group);
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -71,10 +76,19 @@ struct PoolQuery final : CmConversation {
   bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
     if (msg.type() != "ads") return false;
     const cJSON* item = nullptr;
+    const cJSON* count = cJSON_IsArray(msg.child("counts")) ? msg.child("counts")->child : nullptr;
     cJSON_ArrayForEach(item, msg.child("ads")) {
+      uint64_t n = 1;  // a counted reply: how many ads this one stands for
+      if (count) {
+        if (cJSON_IsNumber(count) && count->valuedouble >= 1 && count->valuedouble < 1e15)
+          n = static_cast<uint64_t>(count->valuedouble);
+        count = count->next;
+      }
       if (!cJSON_IsString(item)) continue;
       classad::AdPtr ad = classad::classad_from_json(item->valuestring);
-      if (ad) ads->push_back(std::move(ad));
+      if (!ad) continue;
+      ads->push_back(std::move(ad));
+      if (counts) counts->push_back(n);
     }
     *done = msg.flag("done");
     return true;
@@ -84,11 +98,17 @@ struct PoolQuery final : CmConversation {
 }  // namespace
 
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::string* err) {
+                std::vector<uint64_t>* counts, std::string* err) {
   PoolQuery q;
   q.o = &o;
   q.ads = ads;
+  q.counts = counts;
   return talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err);
+}
+
+bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
+                std::string* err) {
+  return query_pool(pool, o, ads, nullptr, err);
 }
 
 }  // namespace kite::cli

@@ -251,12 +251,18 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
   }
+  // A counted query examines the stored ads themselves and counts their projections.
+  std::unique_ptr<collector::AdGroups> groups;
+  if (msg.flag("group") && !spec.projection.empty()) {
+    groups = std::make_unique<collector::AdGroups>(std::move(spec.projection));
+    spec.projection.clear();
+  }
   std::unique_ptr<collector::Query> q = store_.start_query(spec);
   if (!q->ok()) {
     c->send_error("query: " + q->error());
     return;
   }
-  running_.push_back(Running{c, std::move(q), {}, {}, 0, uv_hrtime()});
+  running_.push_back(Running{c, std::move(q), {}, {}, 0, uv_hrtime(), std::move(groups)});
   if (running_.size() == 1 && query_idle_) {
     uv_idle_start(query_idle_,
                   [](uv_idle_t* h) { static_cast<CollectorServer*>(h->data)->run_queries(); });
@@ -271,6 +277,12 @@ void CollectorServer::run_queries() {
     while (more) {
       more = r.query->next(store_, kQueryChunk, &r.found);
       for (const classad::AdPtr& ad : r.found) {
+        if (r.groups) {
+          r.groups->add(*ad);
+          // The counts add up on the client, so a group may be sent before it is complete.
+          if (r.groups->bytes() >= kReplyBytes) send_ads(&r, false);
+          continue;
+        }
         r.texts.push_back(classad::classad_to_json(*ad, false));
         r.bytes += r.texts.back().size();
         if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
@@ -294,9 +306,16 @@ void CollectorServer::send_ads(Running* r, bool done) {
   if (!r->conn) return;
   core::Json reply = core::Json::message("ads");
   cJSON* arr = cJSON_CreateArray();
-  for (const std::string& text : r->texts)
-    cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+  const std::vector<std::string>& texts = r->groups ? r->groups->texts() : r->texts;
+  for (const std::string& text : texts) cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
   reply.set_json("ads", core::Json(arr));
+  if (r->groups) {
+    cJSON* counts = cJSON_CreateArray();
+    for (uint64_t n : r->groups->counts())
+      cJSON_AddItemToArray(counts, cJSON_CreateNumber(static_cast<double>(n)));
+    reply.set_json("counts", core::Json(counts));
+    r->groups->clear();
+  }
   reply.set_bool("done", done);
   r->conn->send(reply);
   r->texts.clear();

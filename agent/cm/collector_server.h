@@ -15,6 +15,7 @@
 
 #include "agent/cm/cm_service.h"
 #include "agent/cm/cm_stats.h"
+#include "agent/collector/ad_groups.h"
 #include "agent/collector/ad_store.h"
 #include "agent/net/server.h"
 #include "policy/security/authz.h"
@@ -74,6 +75,8 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<std::string> texts;     // matches not yet sent, as JSON
     size_t bytes = 0;                   // their size
     uint64_t started_ns = 0;            // when it came (its latency for /metrics)
+    // A counted query ("group"): the matches' projections, counted, instead of texts.
+    std::unique_ptr<collector::AdGroups> groups;
   };
   void run_queries();
   static void send_ads(Running* r, bool done);
