@@ -4,6 +4,8 @@
 #include <cctype>
 
 #include "agent/cli/cm_client.h"
+#include "agent/core/ad_rows.h"
+#include "policy/classad/intern.h"
 #include "policy/classad/json.h"
 
 namespace kite::cli {
@@ -39,6 +41,7 @@ struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
   std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
+  std::string error;                        // a reply that could not be read
 
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
@@ -68,6 +71,7 @@ struct PoolQuery final : CmConversation {
       for (const std::string& a : attrs) cJSON_AddItemToArray(list, cJSON_CreateString(a.c_str()));
       q.set_json("projection", core::Json(list));
       q.set_bool("group", group);
+      q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -75,6 +79,26 @@ struct PoolQuery final : CmConversation {
   }
   bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
     if (msg.type() != "ads") return false;
+    // A malformed reply ends the conversation with what was wrong.
+    auto bad_reply = [&](const std::string& why) {
+      error = "the central manager's reply: " + why;
+      *done = true;
+      return true;
+    };
+    if (const cJSON* rows = msg.child("rows"); cJSON_IsString(rows)) {
+      std::vector<classad::InternedName> attrs;
+      const cJSON* name = nullptr;
+      cJSON_ArrayForEach(name, msg.child("attrs")) {
+        if (!cJSON_IsString(name)) return bad_reply("an attribute name that is not a string");
+        classad::InternedName n = classad::intern_name(name->valuestring);
+        for (const classad::InternedName& a : attrs)
+          if (a.id == n.id) return bad_reply("an attribute named twice in the rows");
+        attrs.push_back(n);
+      }
+      std::string why;
+      if (!core::read_ad_rows(rows->valuestring, attrs, ads, &why)) return bad_reply(why);
+      if (counts) counts->resize(ads->size(), 1);
+    }
     const cJSON* item = nullptr;
     const cJSON* count = cJSON_IsArray(msg.child("counts")) ? msg.child("counts")->child : nullptr;
     cJSON_ArrayForEach(item, msg.child("ads")) {
@@ -103,7 +127,9 @@ bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<cla
   q.o = &o;
   q.ads = ads;
   q.counts = counts;
-  return talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err);
+  if (!talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err)) return false;
+  *err = q.error;
+  return q.error.empty();
 }
 
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,

@@ -77,8 +77,16 @@ class CollectorServer final : private net::TlsConnHandler {
     uint64_t started_ns = 0;            // when it came (its latency for /metrics)
     // A counted query ("group"): the matches' projections, counted, instead of texts.
     std::unique_ptr<collector::AdGroups> groups;
+    // A query answered in rows ("rows", agent/core/ad_rows.h): the projection, its names'
+    // interned ids, and the rows not yet sent.
+    std::vector<std::string> row_attrs;
+    std::vector<uint32_t> row_ids;
+    std::string rows;
   };
   void run_queries();
+  // Runs `r` until it is finished or the clock passes `end`; true when finished (its last
+  // frame sent, or its connection gone).
+  bool advance(Running* r, uint64_t end);
   static void send_ads(Running* r, bool done);
 
   uv_loop_t* loop_;

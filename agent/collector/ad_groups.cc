@@ -1,33 +1,26 @@
 // Counted query replies (see ad_groups.h).
 #include "agent/collector/ad_groups.h"
 
+#include <algorithm>
+
 #include "agent/collector/ad_store.h"
+#include "agent/core/ad_rows.h"
 #include "policy/classad/json.h"
-#include "policy/classad/unparse.h"
 
 namespace kite::collector {
 
+AdGroups::AdGroups(std::vector<std::string> attrs) : attrs_(std::move(attrs)) {}
+
 void AdGroups::add(const classad::ClassAd& ad) {
-  // The key is the projected values, each as its length and text: ads with equal keys have
+  // The key is the projected values as a row (agent/core/ad_rows.h): ads with equal rows have
   // equal projections. An expression among them makes the projection the whole ad (project()),
   // so the whole ad is the key.
   key_.clear();
-  for (const std::string& a : attrs_) {
-    const classad::Expr* e = ad.lookup(a);
-    if (!e) {
-      key_ += "-;";
-      continue;
-    }
-    if (e->kind != classad::ExprKind::kLiteral) {
-      key_ = "ad:";
-      classad::classad_append_json(key_, ad, false);
-      break;
-    }
-    scratch_.clear();
-    classad::unparse_expr(scratch_, e);
-    key_ += std::to_string(scratch_.size());
-    key_ += ':';
-    key_ += scratch_;
+  if (ids_.size() != attrs_.size() || std::find(ids_.begin(), ids_.end(), 0u) != ids_.end())
+    core::refresh_row_ids(attrs_, &ids_);
+  if (!core::append_ad_row(&key_, ad, ids_)) {
+    key_ = "ad:";
+    classad::classad_append_json(key_, ad, false);
   }
   auto found = index_.try_emplace(key_, texts_.size());
   if (!found.second) {

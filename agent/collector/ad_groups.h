@@ -12,7 +12,7 @@ namespace kite::collector {
 
 class AdGroups {
  public:
-  explicit AdGroups(std::vector<std::string> attrs) : attrs_(std::move(attrs)) {}
+  explicit AdGroups(std::vector<std::string> attrs);
   // Counts `ad` under its projection on the attributes (a new group: its JSON text is kept).
   void add(const classad::ClassAd& ad);
   // The groups so far: each projection's JSON text and its count, parallel.
@@ -24,11 +24,12 @@ class AdGroups {
 
  private:
   std::vector<std::string> attrs_;
+  std::vector<uint32_t> ids_;                      // their interned ids (0: a name no ad had yet)
   std::unordered_map<std::string, size_t> index_;  // key -> position in texts_
   std::vector<std::string> texts_;
   std::vector<uint64_t> counts_;
   size_t bytes_ = 0;
-  std::string key_, scratch_;  // reused per ad
+  std::string key_;  // reused per ad
 };
 
 }  // namespace kite::collector
