@@ -188,7 +188,10 @@ const StoredAd* AdStore::find(std::string_view type, std::string_view name) cons
 std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
   auto q = std::make_unique<Query>();
   q->spec_ = spec;
-  if (!spec.type.empty()) q->prefix_ = lower(spec.type) + '\n';
+  if (!spec.type.empty()) {
+    q->prefix_ = lower(spec.type) + '\n';
+    q->prefix_end_ = lower(spec.type) + static_cast<char>('\n' + 1);
+  }
   if (!spec.constraint.empty()) {
     classad::ParseError perr;
     q->constraint_ = classad::parse_expr(spec.constraint, &perr);
@@ -252,14 +255,15 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
   // A scan resumes after the last key it examined: ads added or removed meanwhile are simply
   // met or not met.
   if (scan_done_) return false;
+  // The type's keys are one run of the map ("type\n..." sorts before "type\x0b"): its end is
+  // found once per chunk, not by comparing every key.
   auto it = cursor_.empty() ? store.ads_.lower_bound(prefix_) : store.ads_.upper_bound(cursor_);
-  for (; it != store.ads_.end() && budget > 0 && !limited(); ++it) {
-    if (!prefix_.empty() && it->first.compare(0, prefix_.size(), prefix_) != 0) break;
+  auto stop = prefix_.empty() ? store.ads_.end() : store.ads_.lower_bound(prefix_end_);
+  for (; it != stop && budget > 0 && !limited(); ++it) {
     --budget;
     examine(store, it->second, out);
   }
-  bool more = it != store.ads_.end() && !limited() &&
-              (prefix_.empty() || it->first.compare(0, prefix_.size(), prefix_) == 0);
+  bool more = it != stop && !limited();
   if (!more) {
     scan_done_ = true;
   } else {

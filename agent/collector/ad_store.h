@@ -77,7 +77,8 @@ class Query {
   QuerySpec spec_;
   classad::ExprPtr constraint_;
   std::vector<std::string> keys_;  // the index's candidates (used_index_)
-  std::string prefix_;             // a scan: the lower-case "type\n" its keys start with
+  std::string prefix_;             // the lower-case "type\n" the type's keys start with
+  std::string prefix_end_;         // "type\x0b": the first key after them
   std::string cursor_;             // a scan: the last key examined ("" before the first)
   size_t pos_ = 0, found_ = 0, examined_ = 0;
   bool used_index_ = false, scan_done_ = false;
