@@ -42,6 +42,8 @@ class RowReader {
  public:
   RowReader(std::string_view s, std::string* err) : s_(s), err_(err) {}
   bool done() const { return pos_ >= s_.size(); }
+  size_t pos() const { return pos_; }
+  std::string_view since(size_t at) const { return s_.substr(at, pos_ - at); }
   bool fail(const char* what) {
     *err_ = "query reply rows: " + std::string(what) + " at byte " + std::to_string(pos_);
     return false;
@@ -77,36 +79,52 @@ class RowReader {
   size_t pos_ = 0;
 };
 
-// One value (after its tag); null for an absent attribute, with *ok false when malformed.
-classad::Expr* read_value(RowReader* r, char tag, bool* ok) {
-  std::string_view text;
+// Moves past one value (its tag first); false when it is malformed.
+bool skip_value(RowReader* r) {
+  char tag = 0;
+  std::string_view body;
+  if (!r->get(&tag)) return false;
+  switch (tag) {
+    case '-':
+    case 'u':
+    case 't':
+    case 'f': return true;
+    case 'i':
+    case 'r': return r->token(',', &body);
+    case 's': return r->bytes(&body);
+    default: return false;
+  }
+}
+
+// The value a whole value's text (as skip_value passed it) stands for; null when it is an
+// absent attribute ('-'), with *ok false when it is malformed.
+classad::Expr* make_value(std::string_view text, bool* ok) {
   *ok = true;
+  char tag = text[0];
+  std::string_view body = text.substr(1);
   switch (tag) {
     case '-': return nullptr;
     case 'u': return new classad::LiteralExpr(classad::Value::undefined());
     case 't': return new classad::LiteralExpr(classad::Value::boolean(true));
     case 'f': return new classad::LiteralExpr(classad::Value::boolean(false));
-    case 'i':
+    case 'i': {
+      long long v = 0;
+      const char* end = body.data() + body.size() - 1;  // before the ','
+      auto got = std::from_chars(body.data(), end, v);
+      if (got.ec != std::errc() || got.ptr != end) break;
+      return new classad::LiteralExpr(classad::Value::integer(v));
+    }
     case 'r': {
-      if (!r->token(',', &text)) break;
-      const char* end = text.data() + text.size();
-      if (tag == 'i') {
-        long long v = 0;
-        auto got = std::from_chars(text.data(), end, v);
-        if (got.ec != std::errc() || got.ptr != end) break;
-        return new classad::LiteralExpr(classad::Value::integer(v));
-      }
-      // strtod, as the JSON reader reads reals (from_chars rounds the same, but "INF" and
-      // hex forms would differ; the writer never sends them).
-      std::string n(text);
+      // strtod, as the JSON reader reads reals (from_chars rounds the same, but "INF" and hex
+      // forms would differ; the writer never sends them).
+      std::string n(body.substr(0, body.size() - 1));
       char* stop = nullptr;
       double v = std::strtod(n.c_str(), &stop);
       if (*stop) break;
       return new classad::LiteralExpr(classad::Value::real(v));
     }
     case 's':
-      if (!r->bytes(&text)) break;
-      return new classad::LiteralExpr(classad::Value::string(text));
+      return new classad::LiteralExpr(classad::Value::string(body.substr(body.find(':') + 1)));
     default: break;
   }
   *ok = false;
@@ -165,6 +183,15 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
   RowReader r(text, err);
   std::vector<classad::ClassAd::Entry> entries;
   std::vector<uint32_t> ids;
+  std::vector<classad::Expr*> same(attrs.size(), nullptr);  // each column's last value
+  std::vector<std::string_view> last(attrs.size());         // and its text in `text`
+  struct Unref {
+    std::vector<classad::Expr*>* v;
+    ~Unref() {
+      for (classad::Expr* e : *v)
+        if (e) classad::expr_unref(e);
+    }
+  } unref{&same};
   while (!r.done()) {
     char kind = 0, c = 0;
     r.get(&kind);
@@ -181,17 +208,34 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
     entries.clear();
     ids.clear();
     bool good = true;
-    for (const classad::InternedName& a : attrs) {
-      char tag = 0;
-      bool ok = r.get(&tag);
-      classad::Expr* e = ok ? read_value(&r, tag, &ok) : nullptr;
-      if (!ok) {
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      size_t at = r.pos();
+      if (!skip_value(&r)) {
         good = false;
         break;
       }
-      if (!e) continue;
-      entries.push_back({a.name, e});
-      ids.push_back(a.id);
+      // A value written as the same text as this column's last one shares its tree: columns
+      // such as OpSys, Arch, State and Machine repeat, and each fresh value costs allocations.
+      std::string_view value = r.since(at);
+      classad::Expr* e = nullptr;
+      if (same[i] && value == last[i]) {
+        e = same[i];
+        classad::expr_ref(e);
+      } else {
+        bool ok = true;
+        e = make_value(value, &ok);
+        if (!ok) {
+          good = false;
+          break;
+        }
+        if (!e) continue;  // absent
+        if (same[i]) classad::expr_unref(same[i]);
+        same[i] = e;
+        classad::expr_ref(e);
+        last[i] = value;
+      }
+      entries.push_back({attrs[i].name, e});
+      ids.push_back(attrs[i].id);
     }
     if (!good || !r.get(&c) || c != ';') {
       for (classad::ClassAd::Entry& en : entries) classad::expr_unref(en.expr);

@@ -131,6 +131,22 @@ TEST(AdRows, MalformedRowsNameTheByte) {
   EXPECT_EQ(back[1]->size(), 0u);
 }
 
+TEST(AdRows, RepeatedValuesReadBackInEveryAd) {
+  const auto attrs = names({"A", "B"});
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows("Ri7,s2:ab;Ri7,s2:ab;Ri8,-;R-s2:ab;Ri8,s2:ac;", attrs, &back, &err))
+      << err;
+  ASSERT_EQ(back.size(), 5u);
+  const char* want[] = {"{\"A\": 7,\"B\": \"ab\"}", "{\"A\": 7,\"B\": \"ab\"}", "{\"A\": 8}",
+                        "{\"B\": \"ab\"}", "{\"A\": 8,\"B\": \"ac\"}"};
+  for (size_t i = 0; i < back.size(); ++i)
+    EXPECT_EQ(classad::classad_to_json(*back[i], false), want[i]) << i;
+  // The ads stay independent: changing one leaves the others alone.
+  back[0]->insert_value("A", classad::Value::integer(1));
+  EXPECT_EQ(classad::classad_to_json(*back[1], false), want[1]);
+}
+
 TEST(AdRows, IdsOfNamesInternedLaterAreFound) {
   const std::vector<std::string> attrs = {"AdRowsTestNameNotYetSeen", "Name"};
   std::vector<uint32_t> row_ids;
