@@ -59,7 +59,9 @@ struct PoolQuery final : CmConversation {
     } else if (plain_af(*o)) {
       attrs = o->af;
       for (const char* a : {"MyType", "Machine", "Name"}) attrs.push_back(a);
-    } else if (o->total_only && !o->compact && o->sort.empty() && o->mode == StatusMode::kClaimed) {
+    } else if (o->total_only && !o->compact && o->sort.empty() && o->mode == StatusMode::kClaimed &&
+               !o->json && !o->longform && !o->have_af && o->formats.empty()) {
+      // -claimed -total (its totals add reals, in the table's order: not counted on the CM).
       attrs = {"State",      "Activity", "Memory",  "Disk", "Mips",         "KFlops",
                "LoadAvg",    "Arch",     "OpSys",   "Cpus", "SlotBackfill", "PartitionableSlot",
                "ChildState", "MyType",   "Machine", "Name"};
