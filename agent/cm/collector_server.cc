@@ -25,6 +25,7 @@ constexpr size_t kReplyBytes = 512 * 1024;
 // behind thousands of connections' updates.
 constexpr size_t kQueryChunk = 500;
 constexpr uint64_t kQueryTurnNs = 2000000;
+constexpr uint64_t kArrivalWindowNs = 10000000;
 // Ads the collector holds at most: an agent may advertise any number of names for its own
 // machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
 constexpr size_t kMaxAds = 100000;
@@ -277,8 +278,20 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   running_.push_back(Running{
       c, std::move(q), {}, {}, 0, uv_hrtime(), std::move(groups), std::move(row_attrs), {}, {}});
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
-  // behind every connection's updates; a longer one goes on a slice per turn.
-  if (advance(&running_.back(), uv_hrtime() + kQueryTurnNs)) {
+  // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
+  // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
+  // cannot stall updates either.
+  uint64_t now = uv_hrtime();
+  if (now - arrival_window_start_ >= kArrivalWindowNs) {
+    arrival_window_start_ = now;
+    arrival_spent_ns_ = 0;
+  }
+  bool finished = false;
+  if (arrival_spent_ns_ < kQueryTurnNs) {
+    finished = advance(&running_.back(), now + (kQueryTurnNs - arrival_spent_ns_));
+    arrival_spent_ns_ += uv_hrtime() - now;
+  }
+  if (finished) {
     running_.pop_back();
   } else if (query_idle_) {
     uv_idle_start(query_idle_,

@@ -97,6 +97,7 @@ class CollectorServer final : private net::TlsConnHandler {
   uv_timer_t* expire_timer_ = nullptr;
   uv_idle_t* query_idle_ = nullptr;  // active while queries are running
   std::list<Running> running_;
+  uint64_t arrival_window_start_ = 0, arrival_spent_ns_ = 0;  // slices run as queries arrive
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
   CollectorStats stats_;
