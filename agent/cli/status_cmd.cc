@@ -354,6 +354,7 @@ int status_main(int argc, char** argv) {
   }
 
   std::vector<classad::AdPtr> ads;
+  std::vector<uint64_t> counts;  // from the CM: how many ads each stands for
   if (!ads_file.empty()) {
     std::string err;
     bool ok =
@@ -364,7 +365,7 @@ int status_main(int argc, char** argv) {
     }
   } else if (!pool.empty()) {
     std::string err;
-    if (!query_pool(pool, o, &ads, &err)) {
+    if (!query_pool(pool, o, &ads, &counts, &err)) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }
@@ -394,7 +395,7 @@ int status_main(int argc, char** argv) {
     return 2;
   }
   std::string out, err;
-  if (!render_status(o, ads, &out, &err)) {
+  if (!render_status(o, ads, counts, &out, &err)) {
     std::fprintf(stderr, "kite status: %s\n", err.c_str());
     return 1;
   }

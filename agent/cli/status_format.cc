@@ -569,8 +569,43 @@ std::string status_mode_constraint(const StatusOptions& o) {
   return all;
 }
 
+bool status_counts_only(const StatusOptions& o) {
+  bool compact_table = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
+                       o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  // -claimed's totals add up reals (LoadAvg), whose sum depends on the order.
+  return o.total_only && !o.json && !o.longform && !o.xml && !o.have_af && o.formats.empty() &&
+         o.limit <= 0 && !compact_table && totals_style(o.mode) != TotalsStyle::kRun;
+}
+
+std::vector<std::string> status_needed_attrs(const StatusOptions& o) {
+  std::vector<std::string> attrs;
+  if (status_counts_only(o)) {
+    attrs = Totals::attrs(totals_style(o.mode));
+  } else if ((o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail) && !o.compact &&
+             !o.total_only && o.sort.empty() && !o.json && !o.longform && !o.xml && !o.have_af &&
+             o.formats.empty()) {
+    // slot_columns() and what their renderers read, the default order (Machine, Name) and the
+    // totals (Arch, OpSys, State).
+    attrs = {"Name",          "Machine",      "OpSys",         "Arch",   "State",
+             "Activity",      "OCU",          "CondorLoadAvg", "Memory", "EnteredCurrentActivity",
+             "MyCurrentTime", "LastHeardFrom"};
+    for (const std::string& a : Totals::attrs(totals_style(o.mode))) attrs.push_back(a);
+  } else {
+    return attrs;
+  }
+  attrs.push_back("MyType");  // which ads a mode shows
+  return attrs;
+}
+
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
                    std::string* err) {
+  return render_status(o, ads, {}, out, err);
+}
+
+bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads,
+                   const std::vector<uint64_t>& counts, std::string* out, std::string* err) {
+  // Totals alone need neither the order nor the table's cells.
+  bool counted = status_counts_only(o);
   // Which ads: the mode's type, then its constraint.
   std::string constraint = o.filtered ? std::string() : status_mode_constraint(o);
   classad::ExprPtr filter;
@@ -584,7 +619,9 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   }
   const char* type = status_mode_ad_type(o.mode);
   std::vector<const classad::ClassAd*> shown;
-  for (const auto& ad : ads) {
+  std::vector<uint64_t> shown_counts;
+  for (size_t i = 0; i < ads.size(); ++i) {
+    const classad::AdPtr& ad = ads[i];
     // Ads read from a file are not sorted by type: condor_status -ads applies the constraint
     // only, whatever MyType says.
     if (o.typed && *type) {
@@ -601,6 +638,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
     shown.push_back(ad.get());
+    shown_counts.push_back(i < counts.size() ? counts[i] : 1);
   }
   // Order: -sort keys, else Machine then Name; -sort none keeps the order read.
   std::vector<std::string> keys = o.sort;
@@ -626,7 +664,8 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     key_exprs.push_back(std::move(e));
   }
-  {
+  if (!counted) {
+    // Each ad's key is made once, then the ads are ordered by it.
     std::vector<std::pair<std::string, const classad::ClassAd*>> keyed;
     keyed.reserve(shown.size());
     for (size_t i = 0; i < shown.size(); ++i) {
@@ -719,10 +758,18 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     *err = table.error();
     return false;
   }
+  Totals totals(totals_style(o.mode), o.wide);
+  if (counted) {
+    for (size_t i = 0; i < shown.size(); ++i) totals.add(*shown[i], "", false, shown_counts[i]);
+    if (totals.enabled()) {
+      *out += '\n';
+      totals.print(out);
+    }
+    return true;
+  }
   bool compact = o.compact && !o.total_only && is_slot_mode(o.mode) &&
                  o.mode != StatusMode::kClaimed && o.mode != StatusMode::kServer &&
                  o.mode != StatusMode::kState;
-  Totals totals(totals_style(o.mode), o.wide);
   for (const classad::ClassAd* ad : shown) {
     table.add_row(*ad);
     if (compact) {

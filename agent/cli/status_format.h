@@ -3,6 +3,7 @@
 // -submitters, -negotiator, -collector), -af, -format, -l and -json. Shared by `kite status
 // -ads FILE` and `kite status --local`.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -70,10 +71,19 @@ std::string status_mode_constraint(const StatusOptions& o);
 bool format_ads(const std::vector<FormatItem>& formats,
                 const std::vector<const classad::ClassAd*>& ads, std::string* out,
                 std::string* err);
+// True when `o` prints only totals that the ads' order cannot change (integer counts): a
+// source may then send each distinct ad once with how many ads it stands for.
+bool status_counts_only(const StatusOptions& o);
+// The attributes the output of `o` reads, when they are known: those of the totals when
+// status_counts_only(o), those of the default slot table; else empty (whole ads are needed).
+std::vector<std::string> status_needed_attrs(const StatusOptions& o);
 
 // Selects, sorts and prints `ads` (all types mixed; the mode picks its own) as condor_status
 // does. `err` gets a message (and the result is false) for a bad constraint or sort expression.
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,
                    std::string* err);
+// The same with `counts[i]` ads like ads[i] (status_counts_only(o) must hold; empty: one each).
+bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads,
+                   const std::vector<uint64_t>& counts, std::string* out, std::string* err);
 
 }  // namespace kite::cli

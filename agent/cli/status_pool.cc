@@ -4,6 +4,8 @@
 #include <cctype>
 
 #include "agent/cli/cm_client.h"
+#include "agent/core/ad_rows.h"
+#include "policy/classad/intern.h"
 #include "policy/classad/json.h"
 
 namespace kite::cli {
@@ -38,6 +40,8 @@ bool plain_af(const StatusOptions& o) {
 struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
+  std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
+  std::string error;                        // a reply that could not be read
 
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
@@ -45,24 +49,31 @@ struct PoolQuery final : CmConversation {
     // The CM applies the whole filter (by its indexes on Name, Machine, State where it can).
     std::string constraint = status_mode_constraint(*o);
     if (!constraint.empty()) q.set("constraint", constraint);
-    // -af of plain attributes in the default order, and the slot totals, need only some
-    // attributes (the CM sends whole ads when one of them is an expression).
+    // -af of plain attributes in the default order, the totals and the default table need only
+    // some attributes (the CM sends whole ads when one of them is an expression). Totals alone
+    // are counted on the CM: each distinct projection once, with how many ads it stands for.
     std::vector<std::string> attrs;
-    if (plain_af(*o)) {
+    bool group = counts && status_counts_only(*o);
+    if (!counts) {
+      // whole ads
+    } else if (plain_af(*o)) {
       attrs = o->af;
-    } else if (o->total_only && !o->compact && o->sort.empty() &&
-               (o->mode == StatusMode::kSlots || o->mode == StatusMode::kAvail ||
-                o->mode == StatusMode::kClaimed)) {
-      attrs = {"State",        "Activity",          "Memory",    "Disk",  "Mips",
-               "KFlops",       "LoadAvg",           "Arch",      "OpSys", "Cpus",
-               "SlotBackfill", "PartitionableSlot", "ChildState"};
+      for (const char* a : {"MyType", "Machine", "Name"}) attrs.push_back(a);
+    } else if (o->total_only && !o->compact && o->sort.empty() && o->mode == StatusMode::kClaimed &&
+               !o->json && !o->longform && !o->have_af && o->formats.empty()) {
+      // -claimed -total (its totals add reals, in the table's order: not counted on the CM).
+      attrs = {"State",      "Activity", "Memory",  "Disk", "Mips",         "KFlops",
+               "LoadAvg",    "Arch",     "OpSys",   "Cpus", "SlotBackfill", "PartitionableSlot",
+               "ChildState", "MyType",   "Machine", "Name"};
+    } else {
+      attrs = status_needed_attrs(*o);
     }
     if (!attrs.empty()) {
       cJSON* list = cJSON_CreateArray();
       for (const std::string& a : attrs) cJSON_AddItemToArray(list, cJSON_CreateString(a.c_str()));
-      for (const char* a : {"MyType", "Machine", "Name"})
-        cJSON_AddItemToArray(list, cJSON_CreateString(a));
       q.set_json("projection", core::Json(list));
+      q.set_bool("group", group);
+      q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -70,11 +81,40 @@ struct PoolQuery final : CmConversation {
   }
   bool on_reply(net::NetClient*, core::Json& msg, bool* done) override {
     if (msg.type() != "ads") return false;
+    // A malformed reply ends the conversation with what was wrong.
+    auto bad_reply = [&](const std::string& why) {
+      error = "the central manager's reply: " + why;
+      *done = true;
+      return true;
+    };
+    if (const cJSON* rows = msg.child("rows"); cJSON_IsString(rows)) {
+      std::vector<classad::InternedName> attrs;
+      const cJSON* name = nullptr;
+      cJSON_ArrayForEach(name, msg.child("attrs")) {
+        if (!cJSON_IsString(name)) return bad_reply("an attribute name that is not a string");
+        classad::InternedName n = classad::intern_name(name->valuestring);
+        for (const classad::InternedName& a : attrs)
+          if (a.id == n.id) return bad_reply("an attribute named twice in the rows");
+        attrs.push_back(n);
+      }
+      std::string why;
+      if (!core::read_ad_rows(rows->valuestring, attrs, ads, &why)) return bad_reply(why);
+      if (counts) counts->resize(ads->size(), 1);
+    }
     const cJSON* item = nullptr;
+    const cJSON* count = cJSON_IsArray(msg.child("counts")) ? msg.child("counts")->child : nullptr;
     cJSON_ArrayForEach(item, msg.child("ads")) {
+      uint64_t n = 1;  // a counted reply: how many ads this one stands for
+      if (count) {
+        if (cJSON_IsNumber(count) && count->valuedouble >= 1 && count->valuedouble < 1e15)
+          n = static_cast<uint64_t>(count->valuedouble);
+        count = count->next;
+      }
       if (!cJSON_IsString(item)) continue;
       classad::AdPtr ad = classad::classad_from_json(item->valuestring);
-      if (ad) ads->push_back(std::move(ad));
+      if (!ad) continue;
+      ads->push_back(std::move(ad));
+      if (counts) counts->push_back(n);
     }
     *done = msg.flag("done");
     return true;
@@ -84,11 +124,19 @@ struct PoolQuery final : CmConversation {
 }  // namespace
 
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::string* err) {
+                std::vector<uint64_t>* counts, std::string* err) {
   PoolQuery q;
   q.o = &o;
   q.ads = ads;
-  return talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err);
+  q.counts = counts;
+  if (!talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err)) return false;
+  *err = q.error;
+  return q.error.empty();
+}
+
+bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
+                std::string* err) {
+  return query_pool(pool, o, ads, nullptr, err);
 }
 
 }  // namespace kite::cli

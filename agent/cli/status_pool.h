@@ -2,6 +2,7 @@
 // TLS with the user's certificate, the ads back as ClassAds.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,13 @@
 
 namespace kite::cli {
 
-/// Queries `pool` for the ads the options show. False with a message saying what failed
-/// (unreachable CM, certificate not trusted, not authorized).
+/// Queries `pool` for the ads the options show; counts[i] is how many ads ads[i] stands for (more
+/// than one only when status_counts_only(o): the CM counted them). False with a message saying
+/// what failed (unreachable CM, certificate not trusted, not authorized).
+/// Only the attributes the output reads are fetched.
+bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
+                std::vector<uint64_t>* counts, std::string* err);
+/// The whole ads `o` selects, one by one (for other uses than printing them).
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
                 std::string* err);
 

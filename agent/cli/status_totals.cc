@@ -35,6 +35,20 @@ void appendf(std::string* out, const char* fmt, ...) {
 
 }  // namespace
 
+std::vector<std::string> Totals::attrs(TotalsStyle style) {
+  switch (style) {
+    case TotalsStyle::kSlots: return {"Arch", "OpSys", "State"};
+    case TotalsStyle::kState: return {"Activity", "State"};
+    case TotalsStyle::kServer:
+      return {"Arch", "OpSys", "State", "Memory", "Disk", "Mips", "KFlops"};
+    case TotalsStyle::kRun: return {"Arch", "OpSys", "Mips", "KFlops", "LoadAvg"};
+    case TotalsStyle::kSchedd: return {"TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"};
+    case TotalsStyle::kSubmitter: return {"Name", "RunningJobs", "IdleJobs", "HeldJobs"};
+    case TotalsStyle::kNone: break;
+  }
+  return {};
+}
+
 bool Totals::count_state(Counts* c, const std::string& state, bool backfill) const {
   std::string st = state;
   if (backfill) {
@@ -137,8 +151,31 @@ bool Totals::count(Counts* c, const classad::ClassAd& ad, bool rollup) const {
   return true;
 }
 
-void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rollup) {
+void Totals::Counts::add_times(const Counts& one, long long n) {
+  machines += one.machines * n;
+  owner += one.owner * n;
+  claimed += one.claimed * n;
+  unclaimed += one.unclaimed * n;
+  matched += one.matched * n;
+  preempting += one.preempting * n;
+  drained += one.drained * n;
+  backfill += one.backfill * n;
+  bkidle += one.bkidle * n;
+  avail += one.avail * n;
+  memory += one.memory * n;
+  disk += one.disk * n;
+  mips += one.mips * n;
+  kflops += one.kflops * n;
+  running += one.running * n;
+  idle += one.idle * n;
+  held += one.held * n;
+  loadavg += one.loadavg * static_cast<double>(n);
+}
+
+void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rollup,
+                 uint64_t times) {
   if (!enabled()) return;
+  long long n = static_cast<long long>(times);
   std::string key = key_in;
   min_key_ = std::max(min_key_, key_in.size());
   if (key.empty()) {
@@ -149,26 +186,24 @@ void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rol
       default: {
         std::string arch, opsys;
         if (!ad.evaluate_string("Arch", arch) || !ad.evaluate_string("OpSys", opsys)) {
-          ++malformed_;
+          malformed_ += static_cast<int>(n);
           return;
         }
         key = arch + "/" + opsys;
       }
     }
   }
-  Counts& g = groups_[key];
-  bool ok = count(&g, ad, rollup);
-  count(&all_, ad, rollup);
+  Counts one;
+  bool ok = count(&one, ad, rollup);
   // A partitionable slot with cores left also counts itself in compact mode.
   if (rollup && flag(ad, "PartitionableSlot") && !flag(ad, "SlotBackfill")) {
     double cpus = 0;
     lookup_number(ad, "Cpus", &cpus);
-    if (cpus >= 0.1) {
-      count_state(&g, str_attr(ad, "State"), false);
-      count_state(&all_, str_attr(ad, "State"), false);
-    }
+    if (cpus >= 0.1) count_state(&one, str_attr(ad, "State"), false);
   }
-  if (!ok) ++malformed_;
+  groups_[key].add_times(one, n);
+  all_.add_times(one, n);
+  if (!ok) malformed_ += static_cast<int>(n);
 }
 
 void Totals::header(std::string* out) const {

@@ -1,9 +1,11 @@
 // condor_status's totals footers: per-key rows (Arch/OpSys, platform, activity, submitter...)
 // and a Total row, in the layout of each table style.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "policy/classad/classad.h"
 
@@ -18,9 +20,12 @@ class Totals {
   // platforms) is longer.
   explicit Totals(TotalsStyle style, bool auto_key = false) : style_(style), auto_key_(auto_key) {}
   bool enabled() const { return style_ != TotalsStyle::kNone; }
+  // The attributes add() reads of an ad in `style` (without rollup).
+  static std::vector<std::string> attrs(TotalsStyle style);
   // Counts one ad under `key` (empty: the style's own key from the ad). `rollup`: compact mode,
   // a partitionable slot counts its children's states (ChildState), plus itself unless exhausted.
-  void add(const classad::ClassAd& ad, const std::string& key, bool rollup);
+  // `times`: the ad stands for that many equal ads.
+  void add(const classad::ClassAd& ad, const std::string& key, bool rollup, uint64_t times = 1);
   bool empty() const { return groups_.empty(); }
   void print(std::string* out) const;
 
@@ -29,6 +34,8 @@ class Totals {
               drained = 0, backfill = 0, bkidle = 0, avail = 0, memory = 0, disk = 0, mips = 0,
               kflops = 0, running = 0, idle = 0, held = 0;
     double loadavg = 0;
+    // Adds `n` times what `one` counted (one ad's counts).
+    void add_times(const Counts& one, long long n);
   };
 
  private:

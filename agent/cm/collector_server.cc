@@ -1,11 +1,13 @@
 // The collector's frames: who may send them and what they do to the ad store.
 #include "agent/cm/collector_server.h"
 
+#include <strings.h>
 #include <unistd.h>
 
 #include <ctime>
 
 #include "agent/core/ad_json.h"
+#include "agent/core/ad_rows.h"
 #include "agent/core/log.h"
 #include "policy/classad/json.h"
 
@@ -23,6 +25,7 @@ constexpr size_t kReplyBytes = 512 * 1024;
 // behind thousands of connections' updates.
 constexpr size_t kQueryChunk = 500;
 constexpr uint64_t kQueryTurnNs = 2000000;
+constexpr uint64_t kArrivalWindowNs = 10000000;
 // Ads the collector holds at most: an agent may advertise any number of names for its own
 // machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
 constexpr size_t kMaxAds = 100000;
@@ -348,52 +351,113 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
   }
+  // A counted query examines the stored ads themselves and counts their projections; a query
+  // in rows writes their values straight from them.
+  std::unique_ptr<collector::AdGroups> groups;
+  std::vector<std::string> row_attrs;
+  if (msg.flag("group") && !spec.projection.empty()) {
+    groups = std::make_unique<collector::AdGroups>(std::move(spec.projection));
+    spec.projection.clear();
+  } else if (msg.flag("rows") && !spec.projection.empty()) {
+    for (std::string& a : spec.projection) {
+      bool seen = false;
+      for (size_t i = 0; i < row_attrs.size() && !seen; ++i)
+        seen = strcasecmp(row_attrs[i].c_str(), a.c_str()) == 0;
+      if (!seen) row_attrs.push_back(std::move(a));
+    }
+    spec.projection.clear();
+  }
   std::unique_ptr<collector::Query> q = store_.start_query(spec);
   if (!q->ok()) {
     c->send_error("query: " + q->error());
     return;
   }
-  running_.push_back(Running{c, std::move(q), {}, {}, 0, uv_hrtime()});
-  if (running_.size() == 1 && query_idle_) {
+  running_.push_back(Running{
+      c, std::move(q), {}, {}, 0, uv_hrtime(), std::move(groups), std::move(row_attrs), {}, {}});
+  // Its first slice at once: a query that fits in one is answered without waiting a loop turn
+  // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
+  // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
+  // cannot stall updates either.
+  uint64_t now = uv_hrtime();
+  if (now - arrival_window_start_ >= kArrivalWindowNs) {
+    arrival_window_start_ = now;
+    arrival_spent_ns_ = 0;
+  }
+  bool finished = false;
+  if (arrival_spent_ns_ < kQueryTurnNs) {
+    finished = advance(&running_.back(), now + (kQueryTurnNs - arrival_spent_ns_));
+    arrival_spent_ns_ += uv_hrtime() - now;
+  }
+  if (finished) {
+    running_.pop_back();
+  } else if (query_idle_) {
     uv_idle_start(query_idle_,
                   [](uv_idle_t* h) { static_cast<CollectorServer*>(h->data)->run_queries(); });
   }
 }
 
+bool CollectorServer::advance(Running* r, uint64_t end) {
+  // Updates between slices may have brought names no ad had before.
+  if (!r->row_attrs.empty()) core::refresh_row_ids(r->row_attrs, &r->row_ids);
+  bool more = r->conn != nullptr;
+  while (more) {
+    more = r->query->next(store_, kQueryChunk, &r->found);
+    for (const classad::AdPtr& ad : r->found) {
+      if (r->groups) {
+        r->groups->add(*ad);
+        // The counts add up on the client, so a group may be sent before it is complete.
+        if (r->groups->bytes() >= kReplyBytes) send_ads(r, false);
+      } else if (!r->row_attrs.empty()) {
+        if (!core::append_ad_row(&r->rows, *ad, r->row_ids)) {
+          core::append_json_row(
+              &r->rows, classad::classad_to_json(*collector::project(*ad, r->row_attrs), false));
+        }
+        if (r->rows.size() >= kReplyBytes) send_ads(r, false);
+      } else {
+        r->texts.push_back(classad::classad_to_json(*ad, false));
+        r->bytes += r->texts.back().size();
+        if (r->bytes >= kReplyBytes) send_ads(r, false);  // frames stay far below the 1 MiB cap
+      }
+    }
+    r->found.clear();
+    if (!r->conn) break;  // the connection closed meanwhile
+    if (more && uv_hrtime() >= end) break;
+  }
+  if (more && r->conn) return false;
+  if (r->conn) send_ads(r, true);
+  stats_.observe_query(static_cast<double>(uv_hrtime() - r->started_ns) / 1e9);
+  return true;
+}
+
 void CollectorServer::run_queries() {
   uint64_t end = uv_hrtime() + kQueryTurnNs;
-  for (auto it = running_.begin(); it != running_.end();) {
-    Running& r = *it;
-    bool more = r.conn != nullptr;
-    while (more) {
-      more = r.query->next(store_, kQueryChunk, &r.found);
-      for (const classad::AdPtr& ad : r.found) {
-        r.texts.push_back(classad::classad_to_json(*ad, false));
-        r.bytes += r.texts.back().size();
-        if (r.bytes >= kReplyBytes) send_ads(&r, false);  // frames stay far below the 1 MiB cap
-      }
-      r.found.clear();
-      if (!r.conn) break;  // the connection closed meanwhile
-      if (more && uv_hrtime() >= end) break;
-    }
-    if (more && r.conn) {
-      ++it;
-      continue;
-    }
-    if (r.conn) send_ads(&r, true);
-    stats_.observe_query(static_cast<double>(uv_hrtime() - r.started_ns) / 1e9);
-    it = running_.erase(it);
-  }
+  for (auto it = running_.begin(); it != running_.end();)
+    it = advance(&*it, end) ? running_.erase(it) : std::next(it);
   if (running_.empty() && query_idle_) uv_idle_stop(query_idle_);
 }
 
 void CollectorServer::send_ads(Running* r, bool done) {
   if (!r->conn) return;
   core::Json reply = core::Json::message("ads");
+  if (!r->row_attrs.empty()) {
+    cJSON* names = cJSON_CreateArray();
+    for (const std::string& a : r->row_attrs)
+      cJSON_AddItemToArray(names, cJSON_CreateString(a.c_str()));
+    reply.set_json("attrs", core::Json(names));
+    reply.set("rows", r->rows);
+    r->rows.clear();
+  }
   cJSON* arr = cJSON_CreateArray();
-  for (const std::string& text : r->texts)
-    cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
+  const std::vector<std::string>& texts = r->groups ? r->groups->texts() : r->texts;
+  for (const std::string& text : texts) cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));
   reply.set_json("ads", core::Json(arr));
+  if (r->groups) {
+    cJSON* counts = cJSON_CreateArray();
+    for (uint64_t n : r->groups->counts())
+      cJSON_AddItemToArray(counts, cJSON_CreateNumber(static_cast<double>(n)));
+    reply.set_json("counts", core::Json(counts));
+    r->groups->clear();
+  }
   reply.set_bool("done", done);
   r->conn->send(reply);
   r->texts.clear();

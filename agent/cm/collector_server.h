@@ -16,6 +16,7 @@
 
 #include "agent/cm/cm_service.h"
 #include "agent/cm/cm_stats.h"
+#include "agent/collector/ad_groups.h"
 #include "agent/collector/ad_store.h"
 #include "agent/net/server.h"
 #include "policy/security/authz.h"
@@ -83,8 +84,18 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<std::string> texts;     // matches not yet sent, as JSON
     size_t bytes = 0;                   // their size
     uint64_t started_ns = 0;            // when it came (its latency for /metrics)
+    // A counted query ("group"): the matches' projections, counted, instead of texts.
+    std::unique_ptr<collector::AdGroups> groups;
+    // A query answered in rows ("rows", agent/core/ad_rows.h): the projection, its names'
+    // interned ids, and the rows not yet sent.
+    std::vector<std::string> row_attrs;
+    std::vector<uint32_t> row_ids;
+    std::string rows;
   };
   void run_queries();
+  // Runs `r` until it is finished or the clock passes `end`; true when finished (its last
+  // frame sent, or its connection gone).
+  bool advance(Running* r, uint64_t end);
   static void send_ads(Running* r, bool done);
 
   uv_loop_t* loop_;
@@ -95,6 +106,7 @@ class CollectorServer final : private net::TlsConnHandler {
   uv_timer_t* expire_timer_ = nullptr;
   uv_idle_t* query_idle_ = nullptr;  // active while queries are running
   std::list<Running> running_;
+  uint64_t arrival_window_start_ = 0, arrival_spent_ns_ = 0;  // slices run as queries arrive
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection
   // Per connection, two bits per AuthLevel: judged, granted (see has_level).

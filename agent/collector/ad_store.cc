@@ -56,8 +56,8 @@ bool mentions(std::string_view text, std::string_view word) {
   return lower(text).find(lower(word)) != std::string::npos;
 }
 
-// A copy of `ad` holding only the projected attributes (all of them when none are named, or
-// when one is an expression, which may refer to attributes not named).
+}  // namespace
+
 classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string>& attrs) {
   if (attrs.empty()) return classad::AdPtr(ad.copy());
   classad::AdPtr out(classad::ClassAd::make());
@@ -69,6 +69,8 @@ classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string
   }
   return out;
 }
+
+namespace {
 
 // Holds each tree of `ad` once across the store (expr_share.h), as the text parser does for
 // the ads it reads: the values thousands of slot ads have in common are then kept once.
@@ -303,6 +305,10 @@ const StoredAd* AdStore::find(std::string_view type, std::string_view name) cons
 std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
   auto q = std::make_unique<Query>();
   q->spec_ = spec;
+  if (!spec.type.empty()) {
+    q->prefix_ = lower(spec.type) + '\n';
+    q->prefix_end_ = lower(spec.type) + static_cast<char>('\n' + 1);
+  }
   if (!spec.constraint.empty()) {
     classad::ParseError perr;
     q->constraint_ = classad::parse_expr(spec.constraint, &perr);
@@ -326,41 +332,61 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
       return q;
     }
   }
-  q->keys_.reserve(ads_.size());
-  for (const auto& kv : ads_) q->keys_.push_back(kv.first);
   return q;
+}
+
+bool Query::examine(const AdStore& store, const StoredAd& s, std::vector<classad::AdPtr>* out) {
+  ++examined_;
+  ++store.examined_total_;
+  if (s.absent && !spec_.absent) return false;
+  if (s.offline && !spec_.offline) return false;
+  if (constraint_) {
+    classad::Value v = s.ad->evaluate_expr(constraint_.get());
+    if (!v.is_boolean() || !v.as_boolean()) return false;
+  }
+  if (spec_.shared && spec_.projection.empty()) {
+    s.ad->ref();
+    out->push_back(classad::AdPtr(s.ad.get()));
+  } else {
+    out->push_back(project(*s.ad, spec_.projection));
+  }
+  ++found_;
+  return true;
 }
 
 bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad::AdPtr>* out) {
   if (!ok()) return false;
-  std::string type = spec_.type;
-  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   size_t budget = max_examined;
-  while (pos_ < keys_.size() && budget > 0) {
-    if (spec_.limit && found_ >= spec_.limit) break;
-    const std::string& key = keys_[pos_++];
-    auto it = store.ads_.find(key);
-    if (it == store.ads_.end()) continue;  // removed since the query started
-    const StoredAd& s = it->second;
-    if (!type.empty() && key.compare(0, type.size() + 1, type + '\n') != 0) continue;
-    --budget;
-    ++examined_;
-    ++store.examined_total_;
-    if (s.absent && !spec_.absent) continue;
-    if (s.offline && !spec_.offline) continue;
-    if (constraint_) {
-      classad::Value v = s.ad->evaluate_expr(constraint_.get());
-      if (!v.is_boolean() || !v.as_boolean()) continue;
+  auto limited = [&] { return spec_.limit && found_ >= spec_.limit; };
+  if (used_index_) {
+    while (pos_ < keys_.size() && budget > 0 && !limited()) {
+      const std::string& key = keys_[pos_++];
+      auto it = store.ads_.find(key);
+      if (it == store.ads_.end()) continue;  // removed since the query started
+      if (!prefix_.empty() && key.compare(0, prefix_.size(), prefix_) != 0) continue;
+      --budget;
+      examine(store, it->second, out);
     }
-    if (spec_.shared && spec_.projection.empty()) {
-      s.ad->ref();
-      out->push_back(classad::AdPtr(s.ad.get()));
-    } else {
-      out->push_back(project(*s.ad, spec_.projection));
-    }
-    ++found_;
+    return pos_ < keys_.size() && !limited();
   }
-  return pos_ < keys_.size() && !(spec_.limit && found_ >= spec_.limit);
+  // A scan resumes after the last key it examined: ads added or removed meanwhile are simply
+  // met or not met.
+  if (scan_done_) return false;
+  // The type's keys are one run of the map ("type\n..." sorts before "type\x0b"): its end is
+  // found once per chunk, not by comparing every key.
+  auto it = cursor_.empty() ? store.ads_.lower_bound(prefix_) : store.ads_.upper_bound(cursor_);
+  auto stop = prefix_.empty() ? store.ads_.end() : store.ads_.lower_bound(prefix_end_);
+  for (; it != stop && budget > 0 && !limited(); ++it) {
+    --budget;
+    examine(store, it->second, out);
+  }
+  bool more = it != stop && !limited();
+  if (!more) {
+    scan_done_ = true;
+  } else {
+    cursor_ = std::prev(it)->first;
+  }
+  return more;
 }
 
 bool AdStore::query(const QuerySpec& spec, std::vector<classad::AdPtr>* out,

@@ -65,9 +65,10 @@ struct QuerySpec {
 
 class AdStore;
 
-// A query in progress: candidates are fixed when it starts (from an index when the constraint
-// is an equality on Name, Machine or State), then examined a chunk at a time so the caller can
-// handle updates between chunks. Ads removed meanwhile are skipped.
+// A query in progress, examined a chunk at a time so the caller can handle updates between
+// chunks. Its candidates are the keys an index gives when the constraint is an equality on Name,
+// Machine or State (fixed when it starts); otherwise the store's ads of the type, walked in key
+// order from a cursor (no copy of the keys). Ads removed meanwhile are skipped.
 class Query {
  public:
   // Examines up to `max_examined` candidates, appending matches (projected copies) to `out`.
@@ -80,11 +81,17 @@ class Query {
 
  private:
   friend class AdStore;
+  // Examines one stored ad; true when it matched (appended to `out`).
+  bool examine(const AdStore& store, const StoredAd& s, std::vector<classad::AdPtr>* out);
+
   QuerySpec spec_;
   classad::ExprPtr constraint_;
-  std::vector<std::string> keys_;
+  std::vector<std::string> keys_;  // the index's candidates (used_index_)
+  std::string prefix_;             // the lower-case "type\n" the type's keys start with
+  std::string prefix_end_;         // "type\x0b": the first key after them
+  std::string cursor_;             // a scan: the last key examined ("" before the first)
   size_t pos_ = 0, found_ = 0, examined_ = 0;
-  bool used_index_ = false;
+  bool used_index_ = false, scan_done_ = false;
   std::string error_;
 };
 
@@ -156,6 +163,10 @@ class AdStore {
   mutable size_t examined_total_ = 0;
   bool persistent_dirty_ = false;
 };
+
+// A copy of `ad` holding only the attributes `attrs` names (all of them when it names none, or
+// when one of them is an expression, which may refer to attributes not named).
+classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string>& attrs);
 
 // The attributes the store indexes, in index_ order.
 inline constexpr const char* kIndexedAttrs[3] = {"Name", "Machine", "State"};

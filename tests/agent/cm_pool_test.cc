@@ -3,6 +3,7 @@
 // identity refused, and the fleet back within 5 s of the CM being killed and restarted.
 #include <chrono>
 #include <cstdio>
+#include <regex>
 #include <set>
 
 #include "agent/core/files.h"
@@ -48,6 +49,63 @@ TEST(CmPool, StatusShowsEverySlotAndTheFleetReturnsAfterKill9) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - restarted).count();
   std::printf("fleet back %.2f s after the CM restarted\n", secs);
   EXPECT_LT(secs, 5.0) << "the agents took " << secs << " s to bring their ads back";
+}
+
+// `text` with its d+hh:mm:ss durations masked: the slots' MyCurrentTime is time(), evaluated when
+// each command runs.
+std::string clockless(const std::string& text) {
+  static const std::regex kDuration("[0-9]+\\+[0-9]{2}:[0-9]{2}:[0-9]{2}");
+  return std::regex_replace(text, kDuration, "d+hh:mm:ss");
+}
+
+// The CM sends only what a form prints (projected rows, counted totals); every form must print
+// what the whole ads print. The whole ads are `-l` before and after the forms (equal: nothing
+// changed in between), read back by `kite status -ads`.
+TEST(CmPool, StatusFormsPrintWhatTheWholeAdsPrint) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent a, b;
+  std::string err;
+  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
+  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
+  ASSERT_TRUE(eventually([&] { return pool.names() == kAllSlots; }, 20000)) << pool.cm_log();
+  const std::vector<std::vector<std::string>> forms = {
+      {},
+      {"-total"},
+      {"-avail"},
+      {"-avail", "-total"},
+      {"-server", "-total"},
+      {"-state", "-total"},
+      {"-af", "Name", "Memory", "Cpus"},
+      {"-constraint", "Cpus > 0", "-af", "Name", "State"},
+      {"node-b"},
+      {"-total", "node-a"},
+      {"-total", "-af", "Name", "OpSys"},
+      {"-claimed", "-total"},
+      {"-state", "-total", "-json"},
+  };
+  std::string file = pool.pki().dir + "/whole.ads";
+  bool compared = false;
+  for (int attempt = 0; attempt < 5 && !compared; ++attempt) {
+    CmdResult before = pool.status({"-l"}, "alice");
+    ASSERT_EQ(before.status, 0) << before.err;
+    std::vector<CmdResult> got;
+    for (const auto& f : forms) got.push_back(pool.status(f, "alice"));
+    if (pool.status({"-l"}, "alice").out != before.out) continue;  // an update came between
+    ASSERT_TRUE(core::write_file_atomic(file, before.out, 0644, &err)) << err;
+    for (size_t i = 0; i < forms.size(); ++i) {
+      std::vector<std::string> argv = kite_command();
+      argv.insert(argv.end(), {"status", "-ads", file});
+      argv.insert(argv.end(), forms[i].begin(), forms[i].end());
+      CmdResult want = run_cmd(argv, 30000);
+      EXPECT_EQ(got[i].status, 0) << got[i].err;
+      EXPECT_EQ(clockless(got[i].out), clockless(want.out)) << testing::PrintToString(forms[i]);
+    }
+    compared = true;
+    EXPECT_NE(got[0].out.find("slot2@node-b"), std::string::npos) << got[0].out;
+  }
+  EXPECT_TRUE(compared) << "the ads kept changing";
 }
 
 TEST(CmPool, AnAgentMayAdvertiseOnlyItsOwnMachine) {

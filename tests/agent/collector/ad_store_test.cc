@@ -481,5 +481,46 @@ TEST(AdStoreQuery, ChunksInterleaveWithUpdates) {
   EXPECT_EQ(str(*out.back(), "State"), "Claimed");
 }
 
+TEST(AdStoreQuery, ScanOfOneTypeResumesAfterItsLastKey) {
+  AdStore s(config());
+  std::string err;
+  for (const char* type : {"Machine", "Negotiator", "Accounting"}) {
+    for (int i = 0; i < 4; ++i)
+      ASSERT_TRUE(s.update(type, slot("n" + std::to_string(i), "a", "Owner"), 0, false, &err));
+  }
+  QuerySpec spec;
+  spec.type = "machine";  // any case
+  auto q = s.start_query(spec);
+  std::vector<classad::AdPtr> out;
+  EXPECT_TRUE(q->next(s, 2, &out));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(str(*out[1], "Name"), "n1");
+  // Between chunks: the next ad goes, one behind the cursor and one ahead of it arrive.
+  EXPECT_TRUE(s.invalidate("Machine", "n2", 1));
+  ASSERT_TRUE(s.update("Machine", slot("n0a", "a", "Owner"), 1, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("n9", "a", "Owner"), 1, false, &err));
+  while (q->next(s, 2, &out)) {
+  }
+  std::vector<std::string> names;
+  for (const auto& a : out) names.push_back(str(*a, "Name"));
+  EXPECT_EQ(names, (std::vector<std::string>{"n0", "n1", "n3", "n9"}));
+  EXPECT_EQ(q->examined(), 4u);  // no ad of another type was examined
+  EXPECT_FALSE(q->next(s, 2, &out));
+}
+
+TEST(AdStoreQuery, LimitEndsAScan) {
+  AdStore s(config());
+  std::string err;
+  for (int i = 0; i < 6; ++i)
+    ASSERT_TRUE(s.update("Machine", slot("s" + std::to_string(i), "a", "Owner"), 0, false, &err));
+  QuerySpec spec;
+  spec.limit = 4;
+  auto q = s.start_query(spec);
+  std::vector<classad::AdPtr> out;
+  EXPECT_TRUE(q->next(s, 3, &out));
+  EXPECT_FALSE(q->next(s, 3, &out));
+  EXPECT_EQ(out.size(), 4u);
+}
+
 }  // namespace
 }  // namespace kite::collector

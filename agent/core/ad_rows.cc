@@ -1,0 +1,251 @@
+// Compact rows of projected ads (see ad_rows.h).
+#include "agent/core/ad_rows.h"
+
+#include <strings.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "policy/classad/expr.h"
+#include "policy/classad/intern.h"
+#include "policy/classad/json.h"
+
+namespace kite::core {
+namespace {
+
+// A real as the JSON writer prints it (policy/classad/json.cc), so it reads back to the same
+// double as the JSON text would: zero as %.1f, else %.16G.
+void append_real(std::string* out, double r) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, r == 0.0 ? "%.1f" : "%.16G", r);
+  *out += buf;
+}
+
+// tag, the number, then `end` (no printf: this runs for every value of 10,000 rows).
+void append_number(std::string* out, char tag, long long n, char end) {
+  char buf[32];
+  buf[0] = tag;
+  char* stop = std::to_chars(buf + 1, buf + sizeof buf - 1, n).ptr;
+  *stop++ = end;
+  out->append(buf, static_cast<size_t>(stop - buf));
+}
+
+void append_len(std::string* out, char tag, std::string_view bytes) {
+  append_number(out, tag, static_cast<long long>(bytes.size()), ':');
+  out->append(bytes.data(), bytes.size());
+}
+
+class RowReader {
+ public:
+  RowReader(std::string_view s, std::string* err) : s_(s), err_(err) {}
+  bool done() const { return pos_ >= s_.size(); }
+  size_t pos() const { return pos_; }
+  std::string_view since(size_t at) const { return s_.substr(at, pos_ - at); }
+  bool fail(const char* what) {
+    *err_ = "query reply rows: " + std::string(what) + " at byte " + std::to_string(pos_);
+    return false;
+  }
+  bool get(char* c) {
+    if (pos_ >= s_.size()) return false;
+    *c = s_[pos_++];
+    return true;
+  }
+  // Digits up to `end` (',' or ':'), as text.
+  bool token(char end, std::string_view* out) {
+    size_t stop = s_.find(end, pos_);
+    if (stop == std::string_view::npos || stop - pos_ > 40) return false;
+    *out = s_.substr(pos_, stop - pos_);
+    pos_ = stop + 1;
+    return !out->empty();
+  }
+  bool bytes(std::string_view* out) {
+    std::string_view len;
+    if (!token(':', &len)) return false;
+    size_t v = 0;
+    auto got = std::from_chars(len.data(), len.data() + len.size(), v);
+    if (got.ec != std::errc() || got.ptr != len.data() + len.size() || v > s_.size() - pos_)
+      return false;
+    *out = s_.substr(pos_, v);
+    pos_ += v;
+    return true;
+  }
+
+ private:
+  std::string_view s_;
+  std::string* err_;
+  size_t pos_ = 0;
+};
+
+// Moves past one value (its tag first); false when it is malformed.
+bool skip_value(RowReader* r) {
+  char tag = 0;
+  std::string_view body;
+  if (!r->get(&tag)) return false;
+  switch (tag) {
+    case '-':
+    case 'u':
+    case 't':
+    case 'f': return true;
+    case 'i':
+    case 'r': return r->token(',', &body);
+    case 's': return r->bytes(&body);
+    default: return false;
+  }
+}
+
+// The value a whole value's text (as skip_value passed it) stands for; null when it is an
+// absent attribute ('-'), with *ok false when it is malformed.
+classad::Expr* make_value(std::string_view text, bool* ok) {
+  *ok = true;
+  char tag = text[0];
+  std::string_view body = text.substr(1);
+  switch (tag) {
+    case '-': return nullptr;
+    case 'u': return new classad::LiteralExpr(classad::Value::undefined());
+    case 't': return new classad::LiteralExpr(classad::Value::boolean(true));
+    case 'f': return new classad::LiteralExpr(classad::Value::boolean(false));
+    case 'i': {
+      long long v = 0;
+      const char* end = body.data() + body.size() - 1;  // before the ','
+      auto got = std::from_chars(body.data(), end, v);
+      if (got.ec != std::errc() || got.ptr != end) break;
+      return new classad::LiteralExpr(classad::Value::integer(v));
+    }
+    case 'r': {
+      // strtod, as the JSON reader reads reals (from_chars rounds the same, but "INF" and hex
+      // forms would differ; the writer never sends them).
+      std::string n(body.substr(0, body.size() - 1));
+      char* stop = nullptr;
+      double v = std::strtod(n.c_str(), &stop);
+      if (*stop) break;
+      return new classad::LiteralExpr(classad::Value::real(v));
+    }
+    case 's':
+      return new classad::LiteralExpr(classad::Value::string(body.substr(body.find(':') + 1)));
+    default: break;
+  }
+  *ok = false;
+  return nullptr;
+}
+
+}  // namespace
+
+bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids) {
+  size_t start = out->size();
+  *out += 'R';
+  for (uint32_t id : ids) {
+    const classad::Expr* e = id ? ad.lookup_id(id) : nullptr;
+    if (!e) {
+      *out += '-';
+      continue;
+    }
+    bool fits = e->kind == classad::ExprKind::kLiteral;
+    const classad::Value* v = fits ? &classad::as_literal(e)->value : nullptr;
+    if (fits && v->is_undefined()) {
+      *out += 'u';
+    } else if (fits && v->is_boolean()) {
+      *out += v->as_boolean() ? 't' : 'f';
+    } else if (fits && v->is_integer()) {
+      append_number(out, 'i', static_cast<long long>(v->as_integer()), ',');
+    } else if (fits && v->is_real() && std::isfinite(v->as_real())) {
+      *out += 'r';
+      append_real(out, v->as_real());
+      *out += ',';
+    } else if (fits && v->is_string() &&
+               !(v->as_string().size() >= 6 && v->as_string()[0] == '/' &&
+                 strncasecmp(v->as_string().data(), "/Expr(", 6) == 0)) {
+      append_len(out, 's', v->as_string());
+    } else {
+      out->resize(start);
+      return false;
+    }
+  }
+  *out += ';';
+  return true;
+}
+
+void refresh_row_ids(const std::vector<std::string>& names, std::vector<uint32_t>* ids) {
+  ids->resize(names.size(), 0);
+  for (size_t i = 0; i < names.size(); ++i)
+    if ((*ids)[i] == 0) (*ids)[i] = classad::intern_find(names[i]);
+}
+
+void append_json_row(std::string* out, std::string_view json) {
+  append_len(out, 'J', json);
+  *out += ';';
+}
+
+bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName>& attrs,
+                  std::vector<classad::AdPtr>* out, std::string* err) {
+  RowReader r(text, err);
+  std::vector<classad::ClassAd::Entry> entries;
+  std::vector<uint32_t> ids;
+  std::vector<classad::Expr*> same(attrs.size(), nullptr);  // each column's last value
+  std::vector<std::string_view> last(attrs.size());         // and its text in `text`
+  struct Unref {
+    std::vector<classad::Expr*>* v;
+    ~Unref() {
+      for (classad::Expr* e : *v)
+        if (e) classad::expr_unref(e);
+    }
+  } unref{&same};
+  while (!r.done()) {
+    char kind = 0, c = 0;
+    r.get(&kind);
+    if (kind == 'J') {
+      std::string_view json;
+      if (!r.bytes(&json) || !r.get(&c) || c != ';') return r.fail("bad JSON row");
+      classad::ParseError perr;
+      classad::AdPtr ad = classad::classad_from_json(json, &perr);
+      if (!ad) return r.fail(("JSON row: " + perr.message).c_str());
+      out->push_back(std::move(ad));
+      continue;
+    }
+    if (kind != 'R') return r.fail("unknown row kind");
+    entries.clear();
+    ids.clear();
+    bool good = true;
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      size_t at = r.pos();
+      if (!skip_value(&r)) {
+        good = false;
+        break;
+      }
+      // A value written as the same text as this column's last one shares its tree: columns
+      // such as OpSys, Arch, State and Machine repeat, and each fresh value costs allocations.
+      std::string_view value = r.since(at);
+      classad::Expr* e = nullptr;
+      if (same[i] && value == last[i]) {
+        e = same[i];
+        classad::expr_ref(e);
+      } else {
+        bool ok = true;
+        e = make_value(value, &ok);
+        if (!ok) {
+          good = false;
+          break;
+        }
+        if (!e) continue;  // absent
+        if (same[i]) classad::expr_unref(same[i]);
+        same[i] = e;
+        classad::expr_ref(e);
+        last[i] = value;
+      }
+      entries.push_back({attrs[i].name, e});
+      ids.push_back(attrs[i].id);
+    }
+    if (!good || !r.get(&c) || c != ';') {
+      for (classad::ClassAd::Entry& en : entries) classad::expr_unref(en.expr);
+      return r.fail("bad row");
+    }
+    classad::AdPtr ad(classad::ClassAd::make());
+    ad->adopt_entries(entries.data(), ids.data(), entries.size(), false);
+    out->push_back(std::move(ad));
+  }
+  return true;
+}
+
+}  // namespace kite::core

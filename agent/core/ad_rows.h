@@ -1,0 +1,37 @@
+// Projected ads as compact rows for query replies: the attribute names once per frame, then per
+// ad only its values, so the CM writes and the CLI reads 10,000 table rows without a JSON text
+// (and a JSON parse) per ad. A row reads back as the ad the projection's JSON text gives.
+//
+// row   := 'R' value... ';'  (one value per attribute, in order)
+//        | 'J' LEN ':' JSON ';'  (an ad that does not fit a row: its projection as JSON text)
+// value := '-' (absent) | 'u' (undefined) | 't' | 'f' | 'i' INT ',' | 'r' REAL ',' (as the JSON
+//          writer prints it) | 's' LEN ':' BYTES
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/classad/classad.h"
+#include "policy/classad/intern.h"
+
+namespace kite::core {
+
+// Appends `ad`'s values of the attributes `ids` (interned ids of distinct names; 0: a name no ad
+// has) as one row; false, with nothing appended, when one of them does not fit a row (an
+// expression, error, a list, an ad, a time, a real that is not finite, a string the JSON reader
+// would take for an expression).
+bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids);
+// Sets the ids of `names` that were not interned (0) when they are now: an update may bring a
+// name no ad had when a query started. Names are looked up, never interned (a client must not
+// grow the table).
+void refresh_row_ids(const std::vector<std::string>& names, std::vector<uint32_t>* ids);
+
+// Appends an ad that does not fit a row as the JSON text of its projection.
+void append_json_row(std::string* out, std::string_view json);
+
+// Reads the rows of `text` into ads (value i of a row is attribute attrs[i]). False with `err`
+// naming the byte offset of what is malformed.
+bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName>& attrs,
+                  std::vector<classad::AdPtr>* out, std::string* err);
+
+}  // namespace kite::core

@@ -1,0 +1,169 @@
+// Unit tests of the compact rows of query replies (agent/core/ad_rows.h): every value reads back
+// as the projection's JSON text would give it, values that do not fit a row are refused, and
+// malformed rows are errors naming the byte.
+#include "agent/core/ad_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "agent/collector/ad_store.h"
+#include "policy/classad/json.h"
+#include "policy/classad/parser.h"
+
+namespace kite::core {
+namespace {
+
+classad::AdPtr ad(const std::string& text) {
+  classad::ParseError err;
+  classad::AdPtr a = classad::parse_classad_old(text, &err);
+  EXPECT_TRUE(a) << err.to_string();
+  return a;
+}
+
+std::vector<classad::InternedName> names(const std::vector<std::string>& attrs) {
+  std::vector<classad::InternedName> out;
+  for (const std::string& a : attrs) out.push_back(classad::intern_name(a));
+  return out;
+}
+
+std::vector<uint32_t> ids(const std::vector<std::string>& attrs) {
+  std::vector<uint32_t> out;
+  for (const auto& n : names(attrs)) out.push_back(n.id);
+  return out;
+}
+
+// What the JSON path gives the client: the projection's JSON text, read back.
+std::string via_json(const classad::ClassAd& a, const std::vector<std::string>& attrs) {
+  std::string text = classad::classad_to_json(*collector::project(a, attrs), false);
+  classad::AdPtr back = classad::classad_from_json(text);
+  EXPECT_TRUE(back) << text;
+  return classad::classad_to_json(*back, false);
+}
+
+TEST(AdRows, ValuesReadBackAsTheirJson) {
+  const std::vector<std::string> attrs = {"I", "R", "S", "B", "U", "Missing"};
+  struct Row {
+    int64_t i;
+    double r;
+    const char* s;
+  };
+  const Row values[] = {
+      {0, 0.0, ""},
+      {-9223372036854775807LL - 1, -0.0, "a;b:c,d\"e"},
+      {42, 0.1, "line\nnext"},
+      {7, 1e300, "X86_64"},
+      {1, 43888.0, "caf\xc3\xa9 /Expr"},
+      {2, 1.0 / 3.0, "12:slot1@x"},
+      {3, -1.2345678901234567e-300, "R"},
+  };
+  std::string rows;
+  std::vector<classad::AdPtr> ads;
+  bool flag = false;
+  for (const Row& v : values) {
+    classad::AdPtr a(classad::ClassAd::make());
+    a->insert_value("I", classad::Value::integer(v.i));
+    a->insert_value("R", classad::Value::real(v.r));
+    a->insert_value("S", classad::Value::string(v.s));
+    a->insert_value("B", classad::Value::boolean(flag = !flag));
+    a->insert_value("U", classad::Value::undefined());
+    a->insert_value("Other", classad::Value::integer(5));
+    ASSERT_TRUE(append_ad_row(&rows, *a, ids(attrs))) << v.s;
+    ads.push_back(std::move(a));
+  }
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
+  ASSERT_EQ(back.size(), ads.size());
+  for (size_t i = 0; i < ads.size(); ++i) {
+    EXPECT_EQ(classad::classad_to_json(*back[i], false), via_json(*ads[i], attrs)) << i;
+    EXPECT_FALSE(back[i]->lookup("Other"));
+    EXPECT_FALSE(back[i]->lookup("Missing"));
+  }
+  int64_t n = 0;
+  ASSERT_TRUE(back[1]->evaluate_int("I", n));
+  EXPECT_EQ(n, -9223372036854775807LL - 1);
+  double r = 0;
+  ASSERT_TRUE(back[1]->evaluate_real("R", r));
+  EXPECT_TRUE(std::signbit(r));  // -0.0 stays negative, as in JSON
+}
+
+TEST(AdRows, ValuesThatDoNotFitAreRefusedAndGoAsJson) {
+  const std::vector<std::string> attrs = {"A"};
+  for (const char* v : {"B + 1", "{1, 2}", "error", "real(\"NaN\")", "\"/expr(1)/\"", "[x = 1]",
+                        "absTime(\"2026-11-26T00:00:00Z\")"}) {
+    classad::AdPtr a = ad(std::string("A = ") + v + "\nB = 1\n");
+    std::string rows = "R-;";
+    EXPECT_FALSE(append_ad_row(&rows, *a, ids(attrs))) << v;
+    EXPECT_EQ(rows, "R-;") << v;  // nothing appended
+  }
+  // Such an ad travels as the JSON text of its projection and reads back as that text.
+  classad::AdPtr a = ad("A = B + 1\nB = 1\n");
+  std::string rows;
+  append_json_row(&rows, classad::classad_to_json(*collector::project(*a, attrs), false));
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
+  ASSERT_EQ(back.size(), 1u);
+  int64_t v = 0;
+  EXPECT_TRUE(back[0]->evaluate_int("A", v));
+  EXPECT_EQ(v, 2);
+}
+
+TEST(AdRows, MalformedRowsNameTheByte) {
+  const auto attrs = names({"A", "B"});
+  for (const char* bad : {"R", "Ri1,", "Ri1,-", "Ri1,-x", "Rx-;", "Ri1-;", "Rs5:ab;", "Ri,-;",
+                          "Ri1x,-;", "Rs99999999999999999999:a-;", "Q;", "J5:{bad};", "J9:{};"}) {
+    std::vector<classad::AdPtr> back;
+    std::string err;
+    EXPECT_FALSE(read_ad_rows(bad, attrs, &back, &err)) << bad;
+    EXPECT_NE(err.find("at byte"), std::string::npos) << bad << ": " << err;
+  }
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows("Ri-5,s2:x;;R--;", attrs, &back, &err)) << err;
+  ASSERT_EQ(back.size(), 2u);
+  std::string s;
+  EXPECT_TRUE(back[0]->evaluate_string("B", s));
+  EXPECT_EQ(s, "x;");
+  EXPECT_EQ(back[1]->size(), 0u);
+}
+
+TEST(AdRows, RepeatedValuesReadBackInEveryAd) {
+  const auto attrs = names({"A", "B"});
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows("Ri7,s2:ab;Ri7,s2:ab;Ri8,-;R-s2:ab;Ri8,s2:ac;", attrs, &back, &err))
+      << err;
+  ASSERT_EQ(back.size(), 5u);
+  const char* want[] = {"{\"A\": 7,\"B\": \"ab\"}", "{\"A\": 7,\"B\": \"ab\"}", "{\"A\": 8}",
+                        "{\"B\": \"ab\"}", "{\"A\": 8,\"B\": \"ac\"}"};
+  for (size_t i = 0; i < back.size(); ++i)
+    EXPECT_EQ(classad::classad_to_json(*back[i], false), want[i]) << i;
+  // The ads stay independent: changing one leaves the others alone.
+  back[0]->insert_value("A", classad::Value::integer(1));
+  EXPECT_EQ(classad::classad_to_json(*back[1], false), want[1]);
+}
+
+TEST(AdRows, IdsOfNamesInternedLaterAreFound) {
+  const std::vector<std::string> attrs = {"AdRowsTestNameNotYetSeen", "Name"};
+  classad::intern_name("Name");  // a name some ad has (each test may run in its own process)
+  std::vector<uint32_t> row_ids;
+  refresh_row_ids(attrs, &row_ids);
+  ASSERT_EQ(row_ids.size(), 2u);
+  EXPECT_EQ(row_ids[0], 0u);  // looked up, not interned
+  classad::AdPtr a = ad("AdRowsTestNameNotYetSeen = 7\nName = \"x\"\n");
+  std::string rows;
+  ASSERT_TRUE(append_ad_row(&rows, *a, row_ids));
+  EXPECT_EQ(rows, "R-s1:x;");  // the id was 0 when the row was written
+  refresh_row_ids(attrs, &row_ids);
+  EXPECT_NE(row_ids[0], 0u);
+  rows.clear();
+  ASSERT_TRUE(append_ad_row(&rows, *a, row_ids));
+  EXPECT_EQ(rows, "Ri7,s1:x;");
+}
+
+}  // namespace
+}  // namespace kite::core
