@@ -123,6 +123,7 @@ void NetServer::on_ready(TlsConn* c) {
   KLOG_INFO("net: %s connected as %s/%s%s", c->address().c_str(), c->peer().role.c_str(),
             c->peer().cn.c_str(), c->resumed() ? " (resumed session)" : "");
   ++handshakes_done_;
+  if (c->resumed()) ++handshakes_resumed_;
   handshake_ended(c);
   handler_->on_ready(c);
 }

@@ -32,6 +32,8 @@ class NetServer : private TlsConnHandler {
   size_t connections() const { return conns_.size(); }
   uint64_t handshake_failures() const { return handshake_failures_; }
   uint64_t handshakes() const { return handshakes_done_; }
+  /// Of those, the ones that resumed a session with a ticket (the rest were full handshakes).
+  uint64_t handshakes_resumed() const { return handshakes_resumed_; }
   static constexpr size_t kMaxHandshakes = 64;
   static constexpr uint64_t kSlowHandshakeMs = 1000;
   // Added to the handshake timeout for each handshake already running when one is accepted
@@ -58,6 +60,7 @@ class NetServer : private TlsConnHandler {
   std::unordered_set<TlsConn*> conns_;
   uint64_t handshake_failures_ = 0;
   uint64_t handshakes_done_ = 0;
+  uint64_t handshakes_resumed_ = 0;
   std::unordered_set<TlsConn*> handshaking_;  // accepted, not yet ready
   bool accept_waiting_ = false;               // a connection waits for a handshake place
   uv_timer_t* recheck_ = nullptr;             // while waiting: places free up as time passes

@@ -69,6 +69,7 @@ bool TlsConn::start(const std::string& server_name, const mbedtls_ssl_session* r
   mbedtls_ssl_set_bio(&ssl_, this, bio_send, bio_recv, nullptr);
   uv_tcp_nodelay(&tcp_, 1);
   last_heard_ms_ = started_ms_ = uv_now(loop_);
+  tls_started_ = true;
   uv_timer_start(&timer_, on_timer, opts_.handshake_timeout_ms, 0);
   if ((rc = uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), on_alloc, on_read)) != 0) {
     if (err) *err = std::string("reading the socket: ") + uv_strerror(rc);
@@ -113,6 +114,9 @@ void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
   }
   c->in_.append(buf->base, static_cast<size_t>(n));
   c->pump();
+  // What a burst made it grow to is given back once mbedTLS has taken it all: idle connections
+  // are what a CM holds thousands of.
+  if (c->in_.empty() && c->in_.capacity() > kIdleInBuffer) std::string().swap(c->in_);
 }
 
 void TlsConn::pump() {
