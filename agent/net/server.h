@@ -39,7 +39,8 @@ class NetServer : private TlsConnHandler {
   // Added to the handshake timeout for each handshake already running when one is accepted
   // (a full ECDHE-ECDSA handshake costs the server a few ms of CPU on an idle machine).
   static constexpr uint64_t kHandshakeCostMs = 20;
-  static constexpr int kBacklog = 4096;  // the kernel caps it at net.core.somaxconn
+  static constexpr int kBacklog = 4096;              // the kernel caps it at net.core.somaxconn
+  static constexpr uint64_t kTrimIntervalMs = 5000;  // malloc_trim after handshakes, at most
 
  private:
   static void on_connection(uv_stream_t* s, int status);
@@ -61,6 +62,7 @@ class NetServer : private TlsConnHandler {
   uint64_t handshake_failures_ = 0;
   uint64_t handshakes_done_ = 0;
   uint64_t handshakes_resumed_ = 0;
+  uint64_t last_trim_ms_ = 0;
   std::unordered_set<TlsConn*> handshaking_;  // accepted, not yet ready
   bool accept_waiting_ = false;               // a connection waits for a handshake place
   uv_timer_t* recheck_ = nullptr;             // while waiting: places free up as time passes

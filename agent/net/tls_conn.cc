@@ -1,6 +1,7 @@
 // The mutual-TLS connection: mbedTLS driven by libuv reads and writes (see tls_conn.h).
 #include "agent/net/tls_conn.h"
 
+#include <mbedtls/platform.h>
 #include <mbedtls/ssl_internal.h>  // handshake->resume: mbedTLS 2.28's only resumption report
 #include <mbedtls/x509.h>
 
@@ -168,6 +169,13 @@ void TlsConn::handshake_done() {
     return;
   }
   peer_ = identity_of(cert);
+  // A server needs the certificate no more (the ticket sealed during the handshake carries it
+  // for a resumption): over a KiB less for each of the thousands of agents a CM holds.
+  if (ctx_->role() == TlsContext::Role::kServer && ssl_.session && ssl_.session->peer_cert) {
+    mbedtls_x509_crt_free(ssl_.session->peer_cert);
+    mbedtls_free(ssl_.session->peer_cert);
+    ssl_.session->peer_cert = nullptr;
+  }
   state_ = State::kHello;
   core::Json hello = core::Json::message("hello");
   hello.set("version", kProtocolVersion).set("name", opts_.name);
