@@ -45,7 +45,7 @@ std::string authz_get(void* ctx, const char* name) {
 }
 
 bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::string* queue_db,
-                   std::string* accountant_db, std::string* err) {
+                   std::string* accountant_db, std::string* ticket_keys, std::string* err) {
   std::string v;
   if (cfg.get("COLLECTOR_HOST", &v) && !v.empty()) {
     std::string host;
@@ -80,6 +80,8 @@ bool read_settings(const config::Config& cfg, cm::CollectorOptions* o, std::stri
   *queue_db = local_dir + "/queue.db";
   if (cfg.get("JOB_QUEUE_DB", &v) && !v.empty()) *queue_db = v;
   *accountant_db = local_dir + "/accountant.db";
+  // Agents resume their TLS sessions after a CM restart with tickets under these keys.
+  *ticket_keys = local_dir + "/tls-ticket-keys";
   if (cfg.get("ACCOUNTANT_DB", &v) && !v.empty()) *accountant_db = v;
   if (cfg.get("COLLECTOR_PERSISTENT_AD_LOG", &v) && !v.empty()) o->persist_path = v;
   o->authz = policy::authz_policy(authz_get, const_cast<config::Config*>(&cfg));
@@ -115,18 +117,21 @@ int cm_main(int argc, char** argv) {
   if (st.ok) st = cfg.finish();
   if (!st.ok) return fail("configuration error: " + st.message);
   cm::CollectorOptions opts;
-  std::string err, log_path, queue_db, accountant_db;
-  if (!read_settings(cfg, &opts, &queue_db, &accountant_db, &err))
+  std::string err, log_path, queue_db, accountant_db, ticket_keys;
+  if (!read_settings(cfg, &opts, &queue_db, &accountant_db, &ticket_keys, &err))
     return fail("configuration error: " + err);
   net::TlsFiles files;
   if (!net::tls_files_from(&cfg, &files, &err)) return fail("configuration error: " + err);
-  auto tls = net::TlsContext::load(net::TlsContext::Role::kServer, files, &err);
-  if (!tls) return fail(err);
-  if (!foreground && !daemonize()) return fail("cannot detach from the terminal");
+  files.ticket_keys = ticket_keys;
+  // The log opens first so that what loading the TLS state reports (ticket keys) is in it;
+  // both come before detaching, so that their errors still reach the terminal.
   if (cfg.get("CM_LOG", &log_path) && !log_path.empty() &&
       !core::Log::open(log_path, 10 << 20, &err)) {
     return fail(err);
   }
+  auto tls = net::TlsContext::load(net::TlsContext::Role::kServer, files, &err);
+  if (!tls) return fail(err);
+  if (!foreground && !daemonize()) return fail("cannot detach from the terminal");
 
   uv_loop_t loop;
   uv_loop_init(&loop);

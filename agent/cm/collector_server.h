@@ -53,6 +53,8 @@ class CollectorServer final : private net::TlsConnHandler {
   const CollectorStats& stats() const { return stats_; }
   size_t connections() const { return server_.connections(); }
   uint64_t handshake_failures() const { return server_.handshake_failures(); }
+  uint64_t handshakes() const { return server_.handshakes(); }
+  uint64_t handshakes_resumed() const { return server_.handshakes_resumed(); }
   /// Stores an ad the CM makes itself (Accounting, Submitter and Defrag ads), as an update would.
   bool publish(std::string_view type, classad::AdPtr ad, std::string* err);
   /// Removes such an ad.

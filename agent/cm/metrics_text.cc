@@ -155,6 +155,11 @@ std::string render_metrics(const CmContext& ctx) {
   counter(&out, "kite_collector_handshake_failures",
           "Connections closed before the TLS handshake and hello completed.",
           col.handshake_failures());
+  family(&out, "kite_collector_handshakes", "counter",
+         "TLS handshakes completed: full, or resumed with a session ticket.");
+  sample(&out, "kite_collector_handshakes_total", "kind=\"full\"",
+         col.handshakes() - col.handshakes_resumed());
+  sample(&out, "kite_collector_handshakes_total", "kind=\"resumed\"", col.handshakes_resumed());
   query_latency(&out, st);
 #if KITE_HAS_JOB_STORE
   if (ctx.jobs) jobs_by_status(&out, *ctx.jobs);

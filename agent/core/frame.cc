@@ -8,6 +8,12 @@
 #include "policy/util/double_to_int.h"
 
 namespace kite::core {
+namespace {
+
+// A FrameReader keeps this much buffer between frames; what a bigger frame grew is freed.
+constexpr size_t kIdleFrameBuffer = 2048;
+
+}  // namespace
 
 Json Json::message(const char* type) {
   Json j = object();
@@ -143,9 +149,14 @@ FrameReader::Result FrameReader::next(Json* msg, std::string* err) {
   std::string_view body(buf_.data() + pos_ + 4, n);
   pos_ += 4 + size_t{n};
   Json j = json_parse(body, err);
-  // Compact once the consumed prefix dominates, so a long-lived reader stays small.
+  // Compact once the consumed prefix dominates, so a long-lived reader stays small; an empty
+  // buffer that grew for a big frame is given back (a CM holds thousands of readers).
   if (pos_ == buf_.size()) {
-    buf_.clear();
+    if (buf_.capacity() > kIdleFrameBuffer) {
+      std::string().swap(buf_);
+    } else {
+      buf_.clear();
+    }
     pos_ = 0;
   } else if (pos_ > 4096 && pos_ * 2 > buf_.size()) {
     buf_.erase(0, pos_);

@@ -160,14 +160,17 @@ bool NetClient::on_frame(TlsConn*, core::Json& msg) {
 
 void NetClient::on_closed(TlsConn* c, const std::string& why) {
   if (c == conn_) conn_ = nullptr;
-  // A ticket the server no longer takes is dropped, so the next attempt does a full handshake.
-  if (!c->established() && have_session_ && c->peer().cn.empty()) {
+  // A session whose handshake failed is dropped, so the next attempt does a full handshake.
+  // A server that was not there (refused, unreachable) says nothing about it: the session is
+  // kept for when it is back (a restarted CM still takes its tickets).
+  bool handshake_failed = !c->established() && c->tls_started();
+  if (handshake_failed && have_session_ && c->peer().cn.empty()) {
     mbedtls_ssl_session_free(&session_);
     mbedtls_ssl_session_init(&session_);
     have_session_ = false;
   }
   // A saved session that did not lead to a connection is not offered again.
-  if (!c->established() && session_saved_) {
+  if (handshake_failed && session_saved_) {
     ::unlink(opts_.session_file.c_str());
     session_saved_ = false;
   }

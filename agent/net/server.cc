@@ -1,6 +1,8 @@
 // Accepting mutual-TLS connections (see server.h).
 #include "agent/net/server.h"
 
+#include <malloc.h>
+
 #include "agent/core/log.h"
 #include "agent/net/sockaddr.h"
 
@@ -117,12 +119,23 @@ void NetServer::accept_one() {
 void NetServer::handshake_ended(TlsConn* c) {
   handshaking_.erase(c);
   if (accept_waiting_ && handshake_place_free()) accept_one();
+    // Each handshake held 33 KiB of record buffers that shrank or went when it ended; once a
+    // wave of them is over, the holes they left in the heap go back to the kernel (a walk of
+    // the free lists: rate-limited, as every CLI command is a handshake too).
+#if defined(__GLIBC__)
+  uint64_t now = uv_now(loop_);
+  if (handshaking_.empty() && now - last_trim_ms_ >= kTrimIntervalMs) {
+    last_trim_ms_ = now;
+    malloc_trim(0);
+  }
+#endif
 }
 
 void NetServer::on_ready(TlsConn* c) {
   KLOG_INFO("net: %s connected as %s/%s%s", c->address().c_str(), c->peer().role.c_str(),
             c->peer().cn.c_str(), c->resumed() ? " (resumed session)" : "");
   ++handshakes_done_;
+  if (c->resumed()) ++handshakes_resumed_;
   handshake_ended(c);
   handler_->on_ready(c);
 }

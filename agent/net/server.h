@@ -32,12 +32,15 @@ class NetServer : private TlsConnHandler {
   size_t connections() const { return conns_.size(); }
   uint64_t handshake_failures() const { return handshake_failures_; }
   uint64_t handshakes() const { return handshakes_done_; }
+  /// Of those, the ones that resumed a session with a ticket (the rest were full handshakes).
+  uint64_t handshakes_resumed() const { return handshakes_resumed_; }
   static constexpr size_t kMaxHandshakes = 64;
   static constexpr uint64_t kSlowHandshakeMs = 1000;
   // Added to the handshake timeout for each handshake already running when one is accepted
   // (a full ECDHE-ECDSA handshake costs the server a few ms of CPU on an idle machine).
   static constexpr uint64_t kHandshakeCostMs = 20;
-  static constexpr int kBacklog = 4096;  // the kernel caps it at net.core.somaxconn
+  static constexpr int kBacklog = 4096;              // the kernel caps it at net.core.somaxconn
+  static constexpr uint64_t kTrimIntervalMs = 5000;  // malloc_trim after handshakes, at most
 
  private:
   static void on_connection(uv_stream_t* s, int status);
@@ -58,6 +61,8 @@ class NetServer : private TlsConnHandler {
   std::unordered_set<TlsConn*> conns_;
   uint64_t handshake_failures_ = 0;
   uint64_t handshakes_done_ = 0;
+  uint64_t handshakes_resumed_ = 0;
+  uint64_t last_trim_ms_ = 0;
   std::unordered_set<TlsConn*> handshaking_;  // accepted, not yet ready
   bool accept_waiting_ = false;               // a connection waits for a handshake place
   uv_timer_t* recheck_ = nullptr;             // while waiting: places free up as time passes

@@ -40,8 +40,10 @@ TlsFiles user_tls_files() {
     const char* e = std::getenv(env);
     return e && *e ? std::string(e) : dir + file;
   };
-  TlsFiles f{pick("KITE_CA", "ca.crt"), pick("KITE_CERT", "user.crt"), pick("KITE_KEY", "user.key"),
-             ""};
+  TlsFiles f;
+  f.ca = pick("KITE_CA", "ca.crt");
+  f.cert = pick("KITE_CERT", "user.crt");
+  f.key = pick("KITE_KEY", "user.key");
   const char* crl = std::getenv("KITE_CRL");
   if (crl && *crl) {
     f.crl = crl;

@@ -1,6 +1,7 @@
 // The mutual-TLS connection: mbedTLS driven by libuv reads and writes (see tls_conn.h).
 #include "agent/net/tls_conn.h"
 
+#include <mbedtls/platform.h>
 #include <mbedtls/ssl_internal.h>  // handshake->resume: mbedTLS 2.28's only resumption report
 #include <mbedtls/x509.h>
 
@@ -69,6 +70,7 @@ bool TlsConn::start(const std::string& server_name, const mbedtls_ssl_session* r
   mbedtls_ssl_set_bio(&ssl_, this, bio_send, bio_recv, nullptr);
   uv_tcp_nodelay(&tcp_, 1);
   last_heard_ms_ = started_ms_ = uv_now(loop_);
+  tls_started_ = true;
   uv_timer_start(&timer_, on_timer, opts_.handshake_timeout_ms, 0);
   if ((rc = uv_read_start(reinterpret_cast<uv_stream_t*>(&tcp_), on_alloc, on_read)) != 0) {
     if (err) *err = std::string("reading the socket: ") + uv_strerror(rc);
@@ -113,6 +115,9 @@ void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
   }
   c->in_.append(buf->base, static_cast<size_t>(n));
   c->pump();
+  // What a burst made it grow to is given back once mbedTLS has taken it all: idle connections
+  // are what a CM holds thousands of.
+  if (c->in_.empty() && c->in_.capacity() > kIdleInBuffer) std::string().swap(c->in_);
 }
 
 void TlsConn::pump() {
@@ -171,6 +176,13 @@ void TlsConn::handshake_done() {
     return;
   }
   peer_ = identity_of(cert);
+  // A server needs the certificate no more (the ticket sealed during the handshake carries it
+  // for a resumption): over a KiB less for each of the thousands of agents a CM holds.
+  if (ctx_->role() == TlsContext::Role::kServer && ssl_.session && ssl_.session->peer_cert) {
+    mbedtls_x509_crt_free(ssl_.session->peer_cert);
+    mbedtls_free(ssl_.session->peer_cert);
+    ssl_.session->peer_cert = nullptr;
+  }
   state_ = State::kHello;
   core::Json hello = core::Json::message("hello");
   hello.set("version", kProtocolVersion).set("name", opts_.name);

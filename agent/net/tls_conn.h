@@ -76,6 +76,8 @@ class TlsConn {
   bool resumed() const { return resumed_; }
   /// Loop time (ms) at which start() ran.
   uint64_t started_ms() const { return started_ms_; }
+  /// start() ran: the TCP connection was up and the TLS handshake began.
+  bool tls_started() const { return tls_started_; }
   /// Copies the negotiated session for a later resumption (clients).
   bool save_session(mbedtls_ssl_session* out) const;
   void* user = nullptr;
@@ -106,6 +108,7 @@ class TlsConn {
   static constexpr size_t kKeepPlainBytes = 1024;
   void close_handles();
   static constexpr uint64_t kDrainTimeoutMs = 2000;
+  static constexpr size_t kIdleInBuffer = 2048;
   void shutdown(const std::string& why, bool tell);
 
   uv_loop_t* loop_;
@@ -129,6 +132,7 @@ class TlsConn {
   uint64_t last_heard_ms_ = 0;
   uint64_t started_ms_ = 0;
   bool resumed_ = false;
+  bool tls_started_ = false;
   bool established_ = false;
   PeerIdentity peer_;
   std::string peer_name_;

@@ -17,9 +17,18 @@ const int kCiphersuites[] = {
     0,
 };
 
-// Tickets live an hour: resumption skips certificate checks, so a revoked peer is also
-// re-checked against the CRL after every handshake (TlsConn).
-constexpr uint32_t kTicketLifetimeS = 3600;
+// Tickets live a day from the full handshake that checked the peer's certificate (HTCondor's
+// daemon sessions last as long). Resumption skips the certificate checks, so revocation and
+// expiry are checked again after every handshake (TlsConn).
+constexpr uint32_t kTicketLifetimeS = 86400;
+
+// Application records of at most 1 KiB each way (RFC 6066). A frame spans as many records as
+// it needs; the handshake's own messages are not limited. With
+// MBEDTLS_SSL_VARIABLE_BUFFER_LENGTH (the static builds' config) both sides shrink their
+// record buffers to this size once the handshake is over.
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+constexpr unsigned char kMaxFragment = MBEDTLS_SSL_MAX_FRAG_LEN_1024;
+#endif
 
 bool fail(std::string* err, const std::string& what, int code) {
   if (err) *err = what + ": " + mbedtls_message(code);
@@ -35,13 +44,11 @@ TlsContext::TlsContext() {
   mbedtls_x509_crl_init(&crl_);
   mbedtls_x509_crt_init(&own_);
   mbedtls_pk_init(&key_);
-  mbedtls_ssl_ticket_init(&ticket_);
   mbedtls_ssl_config_init(&conf_);
 }
 
 TlsContext::~TlsContext() {
   mbedtls_ssl_config_free(&conf_);
-  mbedtls_ssl_ticket_free(&ticket_);
   mbedtls_pk_free(&key_);
   mbedtls_x509_crt_free(&own_);
   mbedtls_x509_crl_free(&crl_);
@@ -82,13 +89,16 @@ std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::
   if ((rc = mbedtls_ssl_conf_own_cert(conf, &c->own_, &c->key_)) != 0)
     return fail(err, "certificate " + f.cert + " with key " + f.key, rc), nullptr;
   if (server) {
-    rc = mbedtls_ssl_ticket_setup(&c->ticket_, mbedtls_ctr_drbg_random, &c->drbg_,
-                                  MBEDTLS_CIPHER_AES_256_GCM, kTicketLifetimeS);
-    if (rc != 0) return fail(err, "session tickets", rc), nullptr;
-    mbedtls_ssl_conf_session_tickets_cb(conf, mbedtls_ssl_ticket_write, mbedtls_ssl_ticket_parse,
-                                        &c->ticket_);
+    c->tickets_ = std::make_unique<TicketKeys>(&c->drbg_, kTicketLifetimeS);
+    if (!c->tickets_->open(f.ticket_keys, err)) return nullptr;
+    mbedtls_ssl_conf_session_tickets_cb(conf, TicketKeys::write, TicketKeys::parse,
+                                        c->tickets_.get());
   } else {
     mbedtls_ssl_conf_session_tickets(conf, MBEDTLS_SSL_SESSION_TICKETS_ENABLED);
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+    if ((rc = mbedtls_ssl_conf_max_frag_len(conf, kMaxFragment)) != 0)
+      return fail(err, "TLS max fragment length", rc), nullptr;
+#endif
   }
   return c;
 }

@@ -1,20 +1,22 @@
 // One side's TLS settings, shared by all its connections: TLS 1.2 only, ECDHE with AES-GCM or
 // ChaCha20-Poly1305 only, a certificate required from the peer and checked against the pool CA
 // and its CRL, session tickets (issued by a server, kept by a client). Operators may bring
-// their own CA: only paths are taken.
+// their own CA: only paths are taken. Clients ask for small records (max_fragment_length) so
+// that builds with variable-length record buffers keep a few KiB per connection, not 33.
 #pragma once
 
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/entropy.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/ssl.h>
-#include <mbedtls/ssl_ticket.h>
 #include <mbedtls/x509_crl.h>
 #include <mbedtls/x509_crt.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "agent/net/ticket_keys.h"
 
 namespace kite::net {
 
@@ -23,6 +25,8 @@ struct TlsFiles {
   std::string cert;  // this side's certificate
   std::string key;   // its private key
   std::string crl;   // optional: revoked certificates (kite pki revoke writes CA_DIR/crl.pem)
+  // A server's session ticket keys, kept across restarts (empty: in memory only).
+  std::string ticket_keys;
 };
 
 class TlsContext {
@@ -51,7 +55,7 @@ class TlsContext {
   bool has_crl_ = false;
   mbedtls_x509_crt own_;
   mbedtls_pk_context key_;
-  mbedtls_ssl_ticket_context ticket_;
+  std::unique_ptr<TicketKeys> tickets_;  // servers
   mbedtls_ssl_config conf_;
 };
 

@@ -1,10 +1,14 @@
 // The CM's /metrics endpoint against a real `kite cm` with an agent connected, scraped over a
 // raw socket: the OpenMetrics text and its figures moving with updates and queries, and
 // malformed, oversized, wrong-method, wrong-path and silent requests answered (or timed out)
-// while the CM keeps serving both HTTP and its TLS clients.
+// while the CM keeps serving both HTTP and its TLS clients; the full and resumed handshake
+// counts when the CM is killed and restarted with its ticket keys kept, then lost.
 #include <arpa/inet.h>
 #include <poll.h>
+#include <sys/stat.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "pool_harness.h"
@@ -171,6 +175,70 @@ TEST(CmMetrics, ScrapedFiguresFollowTheCollectorAndHostileRequestsGetErrors) {
   // Still serving: HTTP and the collector.
   EXPECT_EQ(status_line(scrape(mport)), "HTTP/1.1 200 OK");
   EXPECT_EQ(pool.names().size(), 2u);
+}
+
+// How agent `cn` came back in the CM log text `log`: "resumed", "full" or "" (not yet).
+std::string agent_handshake(const std::string& log, const std::string& cn) {
+  std::string key = "connected as agent/" + cn;
+  size_t at = log.find(key);
+  if (at == std::string::npos) return "";
+  return log.compare(at + key.size(), 18, " (resumed session)") == 0 ? "resumed" : "full";
+}
+
+TEST(CmMetrics, AgentsResumeTheirTlsSessionsAfterAKill9OfTheCm) {
+  REQUIRE_CM();
+  int mport = free_port();
+  Pool pool("CM_METRICS_ADDRESS = " + std::to_string(mport));
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  TestAgent a, b;
+  std::string err;
+  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
+  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
+  ASSERT_TRUE(eventually([&] { return pool.names().size() == 4; }, 20000)) << pool.cm_log();
+  EXPECT_EQ(agent_handshake(pool.cm_log(), "node-a"), "full");
+  std::string keys = pool.cm_dir() + "/tls-ticket-keys";
+  struct stat st {};
+  ASSERT_EQ(::stat(keys.c_str(), &st), 0) << "no ticket key file";
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_GE(value_of(scrape(mport), "kite_collector_handshakes_total{kind=\"full\"}"), 2);
+
+  // Killed and restarted: the agents come back with every ad, resuming their sessions.
+  auto restart = [&](const char* what) {
+    size_t log_from = pool.cm_log().size();
+    pool.kill_cm();
+    if (what) {
+      std::string werr;
+      EXPECT_TRUE(core::write_file_atomic(keys, what, 0600, &werr)) << werr;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_TRUE(pool.start_cm()) << pool.cm_log();
+    EXPECT_TRUE(eventually([&] { return pool.names().size() == 4; }, 20000));
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("fleet back %.2f s after the CM restarted\n", secs);
+    EXPECT_LT(secs, 5.0) << "the agents took " << secs << " s to bring their ads back";
+    std::string log;
+    EXPECT_TRUE(eventually(
+        [&] {
+          log = pool.cm_log().substr(log_from);
+          return !agent_handshake(log, "node-a").empty() && !agent_handshake(log, "node-b").empty();
+        },
+        20000))
+        << log;
+    return log;
+  };
+  std::string log = restart(nullptr);
+  EXPECT_EQ(agent_handshake(log, "node-a"), "resumed") << log;
+  EXPECT_EQ(agent_handshake(log, "node-b"), "resumed") << log;
+  std::string m = scrape(mport);
+  EXPECT_GE(value_of(m, "kite_collector_handshakes_total{kind=\"resumed\"}"), 2) << m;
+
+  // A corrupt key file: fresh keys (logged), so the old tickets are refused and the agents
+  // fall back to full handshakes.
+  log = restart("kite-ticket-keys 1\ncurrent zz\n");
+  EXPECT_EQ(agent_handshake(log, "node-a"), "full") << log;
+  EXPECT_EQ(agent_handshake(log, "node-b"), "full") << log;
+  EXPECT_NE(log.find("session ticket keys " + keys + ": line 2:"), std::string::npos) << log;
+  EXPECT_GE(value_of(scrape(mport), "kite_collector_handshakes_total{kind=\"full\"}"), 2);
 }
 
 TEST(CmMetrics, ABadAddressIsAConfigurationError) {

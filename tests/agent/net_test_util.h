@@ -66,7 +66,7 @@ struct TestPool {
   }
   net::TlsFiles files(const std::string& name, bool with_crl = true) const {
     return {ca() + "/ca.crt", dir + "/" + name + ".crt", dir + "/" + name + ".key",
-            with_crl ? ca() + "/crl.pem" : ""};
+            with_crl ? ca() + "/crl.pem" : "", ""};
   }
   std::unique_ptr<net::TlsContext> context(net::TlsContext::Role role,
                                            const std::string& name) const {

@@ -515,7 +515,7 @@ TEST_F(NetTransport, ClientRefusesServersItCannotVerify) {
 TEST(NetTls, LoadErrorsNameTheFile) {
   std::string err;
   auto c = net::TlsContext::load(net::TlsContext::Role::kServer,
-                                 {"/nonexistent/ca.crt", "/x.crt", "/x.key", ""}, &err);
+                                 {"/nonexistent/ca.crt", "/x.crt", "/x.key", "", ""}, &err);
   EXPECT_FALSE(c);
   EXPECT_NE(err.find("/nonexistent/ca.crt"), std::string::npos) << err;
 }
