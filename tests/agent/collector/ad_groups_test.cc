@@ -7,16 +7,12 @@
 #include <string>
 
 #include "policy/classad/parser.h"
+#include "tests/agent/collector/old_ad.h"
 
 namespace kite::collector {
 namespace {
 
-classad::AdPtr ad(const std::string& text) {
-  classad::ParseError err;
-  classad::AdPtr a = classad::parse_classad_old(text, &err);
-  EXPECT_TRUE(a) << err.to_string();
-  return a;
-}
+using testing_ads::ad;
 
 TEST(AdGroups, EqualProjectionsAreCountedOnce) {
   AdGroups g({"Arch", "State"});

@@ -12,16 +12,12 @@
 #include "agent/collector/ad_store.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
+#include "tests/agent/collector/old_ad.h"
 
 namespace kite::core {
 namespace {
 
-classad::AdPtr ad(const std::string& text) {
-  classad::ParseError err;
-  classad::AdPtr a = classad::parse_classad_old(text, &err);
-  EXPECT_TRUE(a) << err.to_string();
-  return a;
-}
+using testing_ads::ad;
 
 std::vector<classad::InternedName> names(const std::vector<std::string>& attrs) {
   std::vector<classad::InternedName> out;
