@@ -259,7 +259,9 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
       return Status::Ok();
     }
     if (!cfg.runner_) {
-      return Status::Error(o.where(line) + ": including a command's output needs a command runner");
+      return Status::Error(o.where(line) + ": include: running '" + path +
+                           "' is not supported here (only kite config-val runs configuration "
+                           "commands; use the 'into FILE' form with a file it wrote)");
     }
     std::string text;
     st = cfg.runner_(path, &text);
