@@ -365,11 +365,29 @@ int status_main(int argc, char** argv) {
     }
   } else if (!pool.empty()) {
     std::string err;
-    if (!query_pool(pool, o, &ads, &counts, &err)) {
+    o.filtered = true;  // the CM applies the whole constraint
+    // The default table is drawn from the rows as they came, without an ad per row.
+    std::vector<RowChunk> chunks;
+    bool rows = rows_table_applies(o);
+    if (!query_pool(pool, o, &ads, &counts, &err, rows ? &chunks : nullptr)) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }
-    o.filtered = true;  // the CM applied the whole constraint
+    if (!chunks.empty()) {
+      std::string out;
+      RowsTable drawn = render_rows_table(o, chunks, &out, &err);
+      if (drawn == RowsTable::kNotPlain)
+        drawn =
+            read_row_chunks(chunks, &ads, &counts, &err) ? RowsTable::kNotPlain : RowsTable::kError;
+      if (drawn == RowsTable::kError) {
+        std::fprintf(stderr, "kite status: the central manager's reply: %s\n", err.c_str());
+        return 1;
+      }
+      if (drawn == RowsTable::kDone) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+      }
+    }
   } else if (local) {
     core::Json req = core::Json::message("status");
     req.set_bool("long", true);  // the tables need more than the short ads hold

@@ -223,8 +223,8 @@ std::string quote(const std::string& s) {
   return out;
 }
 
-// condor_status's "natural" comparison of sort keys (its -natural, on by default; the rule of
-// strverscmp): runs of digits compare as numbers, a run with more leading zeros first.
+}  // namespace
+
 int natural_compare(const char* a, const char* b) {
   size_t i = 0;
   while (a[i] && a[i] == b[i]) ++i;
@@ -247,6 +247,8 @@ int natural_compare(const char* a, const char* b) {
   if (ea != eb) return static_cast<int>(ea) - static_cast<int>(eb);
   return a[i] - b[i];
 }
+
+namespace {
 
 // An ad's sort key as condor_status builds it: each key's value as text (integers and booleans
 // in decimal, a real as the decimal of its IEEE bits, strings as they are, anything else

@@ -78,6 +78,10 @@ bool status_counts_only(const StatusOptions& o);
 // status_counts_only(o), those of the default slot table; else empty (whole ads are needed).
 std::vector<std::string> status_needed_attrs(const StatusOptions& o);
 
+// condor_status's "natural" comparison of sort keys (its -natural, on by default; the rule of
+// strverscmp): runs of digits compare as numbers, a run with more leading zeros first.
+int natural_compare(const char* a, const char* b);
+
 // Selects, sorts and prints `ads` (all types mixed; the mode picks its own) as condor_status
 // does. `err` gets a message (and the result is false) for a bad constraint or sort expression.
 bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ads, std::string* out,

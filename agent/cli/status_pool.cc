@@ -1,6 +1,8 @@
 // The CLI side of a collector query: a libuv loop, a NetClient that tries once, the reply.
 #include "agent/cli/status_pool.h"
 
+#include <strings.h>
+
 #include <cctype>
 
 #include "agent/cli/cm_client.h"
@@ -41,6 +43,7 @@ struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
   std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
+  std::vector<RowChunk>* chunks = nullptr;  // rows kept unread (null: read into ads)
   std::string error;                        // a reply that could not be read
 
   void start(net::NetClient* c) override {
@@ -74,6 +77,7 @@ struct PoolQuery final : CmConversation {
       q.set_json("projection", core::Json(list));
       q.set_bool("group", group);
       q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
+      q.set("rows_v", 2);          // with expressions as text and repeats as '='
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -88,18 +92,29 @@ struct PoolQuery final : CmConversation {
       return true;
     };
     if (const cJSON* rows = msg.child("rows"); cJSON_IsString(rows)) {
-      std::vector<classad::InternedName> attrs;
+      RowChunk chunk;
       const cJSON* name = nullptr;
       cJSON_ArrayForEach(name, msg.child("attrs")) {
         if (!cJSON_IsString(name)) return bad_reply("an attribute name that is not a string");
-        classad::InternedName n = classad::intern_name(name->valuestring);
-        for (const classad::InternedName& a : attrs)
-          if (a.id == n.id) return bad_reply("an attribute named twice in the rows");
-        attrs.push_back(n);
+        for (const std::string& a : chunk.attrs)
+          if (strcasecmp(a.c_str(), name->valuestring) == 0)
+            return bad_reply("an attribute named twice in the rows");
+        chunk.attrs.push_back(name->valuestring);
       }
+      chunk.text = rows->valuestring;
+      if (chunks) {
+        chunks->push_back(std::move(chunk));
+      } else {
+        std::string why;
+        if (!read_row_chunks({chunk}, ads, counts, &why)) return bad_reply(why);
+      }
+    }
+    // JSON ads after kept rows: the rows become ads first, so all keep the order they came in.
+    if (chunks && cJSON_GetArraySize(msg.child("ads")) > 0) {
       std::string why;
-      if (!core::read_ad_rows(rows->valuestring, attrs, ads, &why)) return bad_reply(why);
-      if (counts) counts->resize(ads->size(), 1);
+      if (!read_row_chunks(*chunks, ads, counts, &why)) return bad_reply(why);
+      chunks->clear();
+      chunks = nullptr;
     }
     const cJSON* item = nullptr;
     const cJSON* count = cJSON_IsArray(msg.child("counts")) ? msg.child("counts")->child : nullptr;
@@ -123,12 +138,24 @@ struct PoolQuery final : CmConversation {
 
 }  // namespace
 
+bool read_row_chunks(const std::vector<RowChunk>& chunks, std::vector<classad::AdPtr>* ads,
+                     std::vector<uint64_t>* counts, std::string* err) {
+  for (const RowChunk& chunk : chunks) {
+    std::vector<classad::InternedName> attrs;
+    for (const std::string& a : chunk.attrs) attrs.push_back(classad::intern_name(a));
+    if (!core::read_ad_rows(chunk.text, attrs, ads, err)) return false;
+    if (counts) counts->resize(ads->size(), 1);
+  }
+  return true;
+}
+
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::vector<uint64_t>* counts, std::string* err) {
+                std::vector<uint64_t>* counts, std::string* err, std::vector<RowChunk>* chunks) {
   PoolQuery q;
   q.o = &o;
   q.ads = ads;
   q.counts = counts;
+  q.chunks = chunks;
   if (!talk_to_cm(pool, "the query", &q, kQueryTimeoutMs, err)) return false;
   *err = q.error;
   return q.error.empty();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agent/cli/status_format.h"
+#include "agent/cli/status_rows_table.h"
 #include "policy/classad/classad.h"
 
 namespace kite::cli {
@@ -15,8 +16,14 @@ namespace kite::cli {
 /// than one only when status_counts_only(o): the CM counted them). False with a message saying
 /// what failed (unreachable CM, certificate not trusted, not authorized).
 /// Only the attributes the output reads are fetched.
+/// With `chunks`, replies in compact rows are kept as they came (for render_rows_table) instead
+/// of read into ads, unless JSON ads come too (then all arrive in `ads`).
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::vector<uint64_t>* counts, std::string* err);
+                std::vector<uint64_t>* counts, std::string* err,
+                std::vector<RowChunk>* chunks = nullptr);
+/// Reads kept row chunks into ads (appended to `ads`, each counted once in `counts`).
+bool read_row_chunks(const std::vector<RowChunk>& chunks, std::vector<classad::AdPtr>* ads,
+                     std::vector<uint64_t>* counts, std::string* err);
 /// The whole ads `o` selects, one by one (for other uses than printing them).
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
                 std::string* err);

@@ -372,8 +372,20 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
     c->send_error("query: " + q->error());
     return;
   }
-  running_.push_back(Running{
-      c, std::move(q), {}, {}, 0, uv_hrtime(), std::move(groups), std::move(row_attrs), {}, {}});
+  std::unique_ptr<core::RowWriter> writer;
+  if (!row_attrs.empty() && msg.num("rows_v") >= 2)
+    writer = std::make_unique<core::RowWriter>(row_attrs.size());
+  running_.push_back(Running{c,
+                             std::move(q),
+                             {},
+                             {},
+                             0,
+                             uv_hrtime(),
+                             std::move(groups),
+                             std::move(row_attrs),
+                             {},
+                             {},
+                             std::move(writer)});
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
   // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
   // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
@@ -408,7 +420,9 @@ bool CollectorServer::advance(Running* r, uint64_t end) {
         // The counts add up on the client, so a group may be sent before it is complete.
         if (r->groups->bytes() >= kReplyBytes) send_ads(r, false);
       } else if (!r->row_attrs.empty()) {
-        if (!core::append_ad_row(&r->rows, *ad, r->row_ids)) {
+        bool fits = r->row_writer ? r->row_writer->append(&r->rows, *ad, r->row_ids)
+                                  : core::append_ad_row(&r->rows, *ad, r->row_ids);
+        if (!fits) {
           core::append_json_row(
               &r->rows, classad::classad_to_json(*collector::project(*ad, r->row_attrs), false));
         }
@@ -446,6 +460,7 @@ void CollectorServer::send_ads(Running* r, bool done) {
     reply.set_json("attrs", core::Json(names));
     reply.set("rows", r->rows);
     r->rows.clear();
+    if (r->row_writer) r->row_writer->reset();
   }
   cJSON* arr = cJSON_CreateArray();
   const std::vector<std::string>& texts = r->groups ? r->groups->texts() : r->texts;

@@ -18,6 +18,7 @@
 #include "agent/cm/cm_stats.h"
 #include "agent/collector/ad_groups.h"
 #include "agent/collector/ad_store.h"
+#include "agent/core/ad_rows.h"
 #include "agent/net/server.h"
 #include "policy/security/authz.h"
 
@@ -93,6 +94,8 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<std::string> row_attrs;
     std::vector<uint32_t> row_ids;
     std::string rows;
+    // The client reads expressions and repeats in rows ("rows_v": 2); null: plain rows.
+    std::unique_ptr<core::RowWriter> row_writer;
   };
   void run_queries();
   // Runs `r` until it is finished or the clock passes `end`; true when finished (its last

@@ -12,6 +12,8 @@
 #include "policy/classad/expr.h"
 #include "policy/classad/intern.h"
 #include "policy/classad/json.h"
+#include "policy/classad/parser.h"
+#include "policy/classad/unparse.h"
 
 namespace kite::core {
 namespace {
@@ -91,7 +93,9 @@ bool skip_value(RowReader* r) {
     case 'f': return true;
     case 'i':
     case 'r': return r->token(',', &body);
-    case 's': return r->bytes(&body);
+    case 's':
+    case 'e': return r->bytes(&body);
+    case '=': return true;
     default: return false;
   }
 }
@@ -125,10 +129,49 @@ classad::Expr* make_value(std::string_view text, bool* ok) {
     }
     case 's':
       return new classad::LiteralExpr(classad::Value::string(body.substr(body.find(':') + 1)));
+    case 'e': {
+      classad::ParseError perr;
+      classad::ExprPtr e = classad::parse_expr(body.substr(body.find(':') + 1), &perr);
+      if (!e) break;
+      return e.release();
+    }
     default: break;
   }
   *ok = false;
   return nullptr;
+}
+
+// Appends one value; false when it fits no row (an expression too, unless `exprs`).
+bool append_value(std::string* out, const classad::Expr* e, bool exprs) {
+  if (!e) {
+    *out += '-';
+    return true;
+  }
+  if (e->kind != classad::ExprKind::kLiteral) {
+    if (!exprs) return false;
+    std::string text;
+    classad::unparse_expr(text, e);  // as the JSON writer's \/Expr()\/ carries it
+    append_len(out, 'e', text);
+    return true;
+  }
+  const classad::Value& v = classad::as_literal(e)->value;
+  if (v.is_undefined()) {
+    *out += 'u';
+  } else if (v.is_boolean()) {
+    *out += v.as_boolean() ? 't' : 'f';
+  } else if (v.is_integer()) {
+    append_number(out, 'i', static_cast<long long>(v.as_integer()), ',');
+  } else if (v.is_real() && std::isfinite(v.as_real())) {
+    *out += 'r';
+    append_real(out, v.as_real());
+    *out += ',';
+  } else if (v.is_string() && !(v.as_string().size() >= 6 && v.as_string()[0] == '/' &&
+                                strncasecmp(v.as_string().data(), "/Expr(", 6) == 0)) {
+    append_len(out, 's', v.as_string());
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -137,33 +180,37 @@ bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vect
   size_t start = out->size();
   *out += 'R';
   for (uint32_t id : ids) {
-    const classad::Expr* e = id ? ad.lookup_id(id) : nullptr;
-    if (!e) {
-      *out += '-';
-      continue;
-    }
-    bool fits = e->kind == classad::ExprKind::kLiteral;
-    const classad::Value* v = fits ? &classad::as_literal(e)->value : nullptr;
-    if (fits && v->is_undefined()) {
-      *out += 'u';
-    } else if (fits && v->is_boolean()) {
-      *out += v->as_boolean() ? 't' : 'f';
-    } else if (fits && v->is_integer()) {
-      append_number(out, 'i', static_cast<long long>(v->as_integer()), ',');
-    } else if (fits && v->is_real() && std::isfinite(v->as_real())) {
-      *out += 'r';
-      append_real(out, v->as_real());
-      *out += ',';
-    } else if (fits && v->is_string() &&
-               !(v->as_string().size() >= 6 && v->as_string()[0] == '/' &&
-                 strncasecmp(v->as_string().data(), "/Expr(", 6) == 0)) {
-      append_len(out, 's', v->as_string());
-    } else {
+    if (!append_value(out, id ? ad.lookup_id(id) : nullptr, false)) {
       out->resize(start);
       return false;
     }
   }
   *out += ';';
+  return true;
+}
+
+bool RowWriter::append(std::string* out, const classad::ClassAd& ad,
+                       const std::vector<uint32_t>& ids) {
+  size_t start = out->size();
+  *out += 'R';
+  for (size_t i = 0; i < ids.size(); ++i) {
+    size_t at = out->size();
+    if (!append_value(out, ids[i] ? ad.lookup_id(ids[i]) : nullptr, true)) {
+      out->resize(start);
+      return false;  // the previous row's texts stay what '=' refers to
+    }
+    size_t len = out->size() - at;
+    const Span& p = prev_[i];
+    if (len > 1 && p.len == len && out->compare(p.at, len, *out, at, len) == 0) {
+      out->resize(at);
+      *out += '=';
+      next_[i] = p;
+    } else {
+      next_[i] = Span{at, len};
+    }
+  }
+  *out += ';';
+  prev_.swap(next_);
   return true;
 }
 
@@ -184,7 +231,8 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
   std::vector<classad::ClassAd::Entry> entries;
   std::vector<uint32_t> ids;
   std::vector<classad::Expr*> same(attrs.size(), nullptr);  // each column's last value
-  std::vector<std::string_view> last(attrs.size());         // and its text in `text`
+  std::vector<std::string_view> same_text(attrs.size());    // and its text in `text`
+  std::vector<std::string_view> last(attrs.size());         // the column's last value text, '-' too
   struct Unref {
     std::vector<classad::Expr*>* v;
     ~Unref() {
@@ -207,32 +255,50 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
     if (kind != 'R') return r.fail("unknown row kind");
     entries.clear();
     ids.clear();
-    bool good = true;
+    bool good = true, nested = false;
     for (size_t i = 0; i < attrs.size(); ++i) {
       size_t at = r.pos();
       if (!skip_value(&r)) {
         good = false;
         break;
       }
+      // '=': the text of this column's value in the previous row.
+      std::string_view value = r.since(at);
+      if (value == "=") {
+        if (last[i].empty()) {
+          good = false;
+          break;
+        }
+        value = last[i];
+      }
+      last[i] = value;
+      if (value[0] == '-') continue;  // absent
       // A value written as the same text as this column's last one shares its tree: columns
       // such as OpSys, Arch, State and Machine repeat, and each fresh value costs allocations.
-      std::string_view value = r.since(at);
       classad::Expr* e = nullptr;
-      if (same[i] && value == last[i]) {
+      if (value[0] == 'e') {
+        // An expression gets a tree of its own (it may hold ads, whose scope is this ad).
+        bool ok = true;
+        e = make_value(value, &ok);
+        if (!ok || !e) {
+          good = false;
+          break;
+        }
+        nested = true;
+      } else if (same[i] && value == same_text[i]) {
         e = same[i];
         classad::expr_ref(e);
       } else {
         bool ok = true;
         e = make_value(value, &ok);
-        if (!ok) {
+        if (!ok || !e) {
           good = false;
           break;
         }
-        if (!e) continue;  // absent
         if (same[i]) classad::expr_unref(same[i]);
         same[i] = e;
         classad::expr_ref(e);
-        last[i] = value;
+        same_text[i] = value;
       }
       entries.push_back({attrs[i].name, e});
       ids.push_back(attrs[i].id);
@@ -242,8 +308,61 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
       return r.fail("bad row");
     }
     classad::AdPtr ad(classad::ClassAd::make());
-    ad->adopt_entries(entries.data(), ids.data(), entries.size(), false);
+    ad->adopt_entries(entries.data(), ids.data(), entries.size(), nested);
     out->push_back(std::move(ad));
+  }
+  return true;
+}
+
+bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue>* out, bool* plain,
+                     std::string* err) {
+  RowReader r(text, err);
+  *plain = true;
+  err->clear();
+  size_t first = out->size();  // this text's first value ('=' looks back within the text)
+  while (!r.done()) {
+    char kind = 0, c = 0;
+    r.get(&kind);
+    if (kind == 'J') {
+      *plain = false;
+      return false;
+    }
+    if (kind != 'R') return r.fail("unknown row kind");
+    for (size_t i = 0; i < columns; ++i) {
+      size_t at = r.pos();
+      if (!skip_value(&r)) return r.fail("bad row");
+      std::string_view value = r.since(at);
+      RowValue v;
+      v.tag = value[0];
+      switch (v.tag) {
+        case '=':
+          if (out->size() < first + columns) return r.fail("bad row");
+          v = (*out)[out->size() - columns];
+          break;
+        case 'i': {
+          const char* end = value.data() + value.size() - 1;  // before the ','
+          auto got = std::from_chars(value.data() + 1, end, v.i);
+          if (got.ec != std::errc() || got.ptr != end) return r.fail("bad row");
+          break;
+        }
+        case 'r': {
+          // strtod, as read_ad_rows reads reals.
+          char buf[48];
+          size_t n = value.size() - 2;
+          std::memcpy(buf, value.data() + 1, n);
+          buf[n] = '\0';
+          char* stop = nullptr;
+          v.r = std::strtod(buf, &stop);
+          if (*stop) return r.fail("bad row");
+          break;
+        }
+        case 's': v.s = value.substr(value.find(':') + 1); break;
+        case 'e': *plain = false; return false;
+        default: break;  // '-', 'u', 't', 'f'
+      }
+      out->push_back(v);
+    }
+    if (!r.get(&c) || c != ';') return r.fail("bad row");
   }
   return true;
 }

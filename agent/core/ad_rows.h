@@ -6,6 +6,9 @@
 //        | 'J' LEN ':' JSON ';'  (an ad that does not fit a row: its projection as JSON text)
 // value := '-' (absent) | 'u' (undefined) | 't' | 'f' | 'i' INT ',' | 'r' REAL ',' (as the JSON
 //          writer prints it) | 's' LEN ':' BYTES
+//        | 'e' LEN ':' TEXT  (an expression, unparsed as the JSON writer's \/Expr()\/ holds it)
+//        | '='  (the text of this column's value in the frame's previous 'R' row)
+// The last two are written only for a client that asks for them (RowWriter); readers take all.
 #pragma once
 #include <string>
 #include <string_view>
@@ -21,6 +24,26 @@ namespace kite::core {
 // expression, error, a list, an ad, a time, a real that is not finite, a string the JSON reader
 // would take for an expression).
 bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids);
+// Writes the rows of one reply frame with expressions as text and repeated values as '=' (cheaper
+// to write, send and read: a slot table's OpSys, Arch, State and Machine mostly repeat).
+class RowWriter {
+ public:
+  explicit RowWriter(size_t columns) : prev_(columns), next_(columns) {}
+  // As append_ad_row, with the extra value forms. False (nothing appended) for a value that
+  // fits no row (a list, an ad, a time, an error, a real that is not finite).
+  bool append(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids);
+  // A new frame: '=' refers to rows of the frame only.
+  void reset() {
+    for (Span& s : prev_) s = Span{};
+  }
+
+ private:
+  struct Span {
+    size_t at = 0, len = 0;  // where the column's last value text is in the frame
+  };
+  std::vector<Span> prev_, next_;
+};
+
 // Sets the ids of `names` that were not interned (0) when they are now: an update may bring a
 // name no ad had when a query started. Names are looked up, never interned (a client must not
 // grow the table).
@@ -33,5 +56,19 @@ void append_json_row(std::string* out, std::string_view json);
 // naming the byte offset of what is malformed.
 bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName>& attrs,
                   std::vector<classad::AdPtr>* out, std::string* err);
+
+// One value of a row read flat (no ad built): tag as written ('-' 'u' 't' 'f' 'i' 'r' 's'), the
+// number for 'i' and 'r', the bytes for 's' (a view into the rows' text).
+struct RowValue {
+  char tag = '-';
+  long long i = 0;
+  double r = 0;
+  std::string_view s;
+};
+// Reads the rows of `text` as `columns` values each, appended to `out`. False with `err` naming
+// the byte offset of what is malformed; `*plain` false (and false returned, `err` empty) at the
+// first row that is not plain values (a 'J' row or an expression): the caller builds ads then.
+bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue>* out, bool* plain,
+                     std::string* err);
 
 }  // namespace kite::core

@@ -1,0 +1,378 @@
+// The default slot table from compact rows (see status_rows_table.h). Each cell follows the
+// column engine's rules (status_columns.cc) for the values a row can hold: strings, integers,
+// reals, booleans, undefined and absent.
+#include "agent/cli/status_rows_table.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <string_view>
+
+#include "agent/cli/status_columns.h"
+#include "agent/cli/status_totals.h"
+#include "agent/core/ad_rows.h"
+#include "policy/classad/unparse.h"
+
+namespace kite::cli {
+namespace {
+
+using core::RowValue;
+
+// The attributes the table reads, in this order.
+enum Col {
+  kName,
+  kMachine,
+  kOpSys,
+  kArch,
+  kState,
+  kActivity,
+  kOcu,
+  kLoadAvg,
+  kMemory,
+  kEntered,
+  kMyCurrentTime,
+  kLastHeardFrom,
+  kMyType,
+  kCols
+};
+const char* const kColNames[kCols] = {
+    "Name",          "Machine",       "OpSys",         "Arch",   "State",
+    "Activity",      "OCU",           "CondorLoadAvg", "Memory", "EnteredCurrentActivity",
+    "MyCurrentTime", "LastHeardFrom", "MyType"};
+
+const RowValue kAbsent{};
+
+// One row: its chunk's values and where each of the table's attributes is among them.
+struct Row {
+  const RowValue* values;
+  const int* where;  // kCols entries, -1: not sent
+  const RowValue& operator[](int c) const { return where[c] < 0 ? kAbsent : values[where[c]]; }
+};
+
+classad::Value to_value(const RowValue& v) {
+  switch (v.tag) {
+    case 't': return classad::Value::boolean(true);
+    case 'f': return classad::Value::boolean(false);
+    case 'i': return classad::Value::integer(v.i);
+    case 'r': return classad::Value::real(v.r);
+    case 's': return classad::Value::string(v.s);
+    default: return classad::Value::undefined();
+  }
+}
+
+bool is_number(const RowValue& v) {
+  return v.tag == 'i' || v.tag == 'r';
+}
+// Value::to_number: integers, reals and booleans.
+bool to_number(const RowValue& v, double* d) {
+  switch (v.tag) {
+    case 'i': *d = static_cast<double>(v.i); return true;
+    case 'r': *d = v.r; return true;
+    case 't': *d = 1; return true;
+    case 'f': *d = 0; return true;
+    default: return false;
+  }
+}
+// lookup_integer: integers, reals truncated, booleans 0/1.
+bool to_integer(const RowValue& v, long long* n) {
+  switch (v.tag) {
+    case 'i': *n = v.i; return true;
+    case 'r': *n = static_cast<long long>(v.r); return true;
+    case 't': *n = 1; return true;
+    case 'f': *n = 0; return true;
+    default: return false;
+  }
+}
+
+void append_int(std::string* out, long long n) {
+  char buf[24];
+  out->append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, n).ptr - buf));
+}
+
+// %0<width>lld of a value known not to be negative.
+void append_padded(std::string* out, long long n, int width, char fill) {
+  char buf[24];
+  size_t len = static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, n).ptr - buf);
+  if (len < static_cast<size_t>(width)) out->append(static_cast<size_t>(width) - len, fill);
+  out->append(buf, len);
+}
+
+// duration_text for a span that is not negative: "%3lld+%02lld:%02lld:%02lld".
+void append_duration(std::string* out, long long secs) {
+  long long rest = secs % 86400;
+  append_padded(out, secs / 86400, 3, ' ');
+  *out += '+';
+  append_padded(out, rest / 3600, 2, '0');
+  *out += ':';
+  append_padded(out, rest % 3600 / 60, 2, '0');
+  *out += ':';
+  append_padded(out, rest % 60, 2, '0');
+}
+
+// A sort key part as sort_key (status_format.cc) writes it: strings as they are, integers and
+// booleans in decimal, a real as the decimal of its bits, anything else unparsed.
+void append_key_part(std::string* out, const RowValue& v) {
+  switch (v.tag) {
+    case 's': out->append(v.s.data(), v.s.size()); break;
+    case 'i': append_int(out, v.i); break;
+    case 't': *out += '1'; break;
+    case 'f': *out += '0'; break;
+    case 'r': {
+      long long bits = 0;
+      std::memcpy(&bits, &v.r, sizeof bits);
+      append_int(out, bits);
+      break;
+    }
+    default: *out += classad::to_string(classad::Value::undefined());
+  }
+  *out += '\n';
+}
+
+// A cell as the column engine makes it: its text, whether it could be shown (else the column's
+// alt text prints) and whether it sizes an automatic column.
+struct Cell {
+  std::string_view text;
+  bool shown = true;
+  bool sized = true;
+};
+
+// Render::kString (Name): strings; another value of the ad prints as written; absent fails.
+Cell string_cell(const RowValue& v, std::deque<std::string>* keep) {
+  if (v.tag == 's') return {v.s, true, true};
+  if (v.tag == '-') return {{}, false, false};
+  auto* e = new classad::LiteralExpr(to_value(v));
+  keep->emplace_back();
+  classad::unparse_expr_old(keep->back(), e);
+  classad::expr_unref(e);
+  return {keep->back(), true, is_number(v)};
+}
+
+// Render::kPlain (State): strings as they are, anything else (absent: undefined) unparsed.
+Cell plain_cell(const RowValue& v, std::deque<std::string>* keep) {
+  if (v.tag == 's') return {v.s, true, true};
+  keep->push_back(plain_text(to_value(v)));
+  return {keep->back(), true, is_number(v)};
+}
+
+// Pads `text` into a column `width` wide as Table::print does (right-aligned when `right`; a
+// longer text is cut when `cut`, else pushes the rest of the line right).
+void put(std::string* out, std::string_view text, size_t width, bool right, bool cut) {
+  if (text.size() > width) {
+    out->append(text.data(), cut ? width : text.size());
+    return;
+  }
+  if (right) out->append(width - text.size(), ' ');
+  out->append(text.data(), text.size());
+  if (!right) out->append(width - text.size(), ' ');
+}
+
+// The totals of the shown rows: each distinct (Arch, OpSys, State) once, as an ad standing for
+// its count (the slot totals read only those and add integer counts, so order does not matter).
+void add_totals(const std::vector<Row>& rows, Totals* totals) {
+  std::map<std::string, std::pair<Row, uint64_t>> groups;
+  std::string key;
+  for (const Row& r : rows) {
+    key.clear();
+    for (int c : {kArch, kOpSys, kState}) {
+      const RowValue& v = r[c];
+      key += v.tag;
+      if (v.tag == 's') {
+        append_int(&key, static_cast<long long>(v.s.size()));
+        key += ':';
+        key.append(v.s.data(), v.s.size());
+      } else if (v.tag == 'i') {
+        append_int(&key, v.i);
+      } else if (v.tag == 'r') {
+        long long bits = 0;
+        std::memcpy(&bits, &v.r, sizeof bits);
+        append_int(&key, bits);
+      }
+      key += ',';
+    }
+    auto it = groups.try_emplace(key, r, 0).first;
+    ++it->second.second;
+  }
+  for (const auto& g : groups) {
+    classad::AdPtr ad(classad::ClassAd::make());
+    for (int c : {kArch, kOpSys, kState}) {
+      const RowValue& v = g.second.first[c];
+      if (v.tag != '-') ad->insert_value(kColNames[c], to_value(v));
+    }
+    totals->add(*ad, "", false, g.second.second);
+  }
+}
+
+}  // namespace
+
+bool rows_table_applies(const StatusOptions& o) {
+  return (o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail) && !o.compact &&
+         !o.total_only && o.sort.empty() && !o.no_sort && !o.json && !o.longform && !o.xml &&
+         !o.have_af && o.formats.empty() && !o.wide && o.width <= 0 && o.filtered && o.typed;
+}
+
+RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
+                            std::string* out, std::string* err) {
+  // Read every chunk's values; each chunk says where the table's attributes are in its rows.
+  std::vector<std::vector<RowValue>> values(chunks.size());
+  std::vector<std::vector<int>> where(chunks.size(), std::vector<int>(kCols, -1));
+  std::vector<Row> rows;
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const RowChunk& ch = chunks[k];
+    for (int c = 0; c < kCols; ++c)
+      for (size_t a = 0; a < ch.attrs.size(); ++a)
+        if (strcasecmp(ch.attrs[a].c_str(), kColNames[c]) == 0) where[k][c] = static_cast<int>(a);
+    size_t columns = ch.attrs.size();
+    if (columns == 0) return RowsTable::kNotPlain;
+    // At most one value per byte of text.
+    values[k].reserve(
+        std::min(ch.text.size(),
+                 static_cast<size_t>(std::count(ch.text.begin(), ch.text.end(), ';')) * columns));
+    bool plain = true;
+    if (!core::read_row_values(ch.text, columns, &values[k], &plain, err))
+      return plain ? RowsTable::kError : RowsTable::kNotPlain;
+    for (size_t at = 0; at < values[k].size(); at += columns)
+      rows.push_back(Row{values[k].data() + at, where[k].data()});
+  }
+
+  // The slots (an ad without a MyType counts as a Machine), up to -limit.
+  std::vector<Row> shown;
+  shown.reserve(rows.size());
+  for (const Row& r : rows) {
+    const RowValue& t = r[kMyType];
+    std::string_view type = t.tag == 's' ? t.s.substr(0, t.s.find('\0')) : "Machine";
+    if (!(type.size() == 7 && strncasecmp(type.data(), "Machine", 7) == 0)) continue;
+    if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
+    shown.push_back(r);
+  }
+  if (shown.empty()) return RowsTable::kDone;
+
+  // Ordered by Machine, then Name, then the order read, as sort_key and natural_compare do.
+  std::string keys;
+  std::vector<size_t> key_at(shown.size());
+  char hex[32];
+  for (size_t i = 0; i < shown.size(); ++i) {
+    key_at[i] = keys.size();
+    append_key_part(&keys, shown[i][kMachine]);
+    append_key_part(&keys, shown[i][kName]);
+    std::snprintf(hex, sizeof hex, "%08zX", i);
+    keys += hex;
+    keys += '\0';
+  }
+  std::vector<uint32_t> order(shown.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  const char* kb = keys.data();
+  bool natural = o.natural;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const char* x = kb + key_at[a];
+    const char* y = kb + key_at[b];
+    return (natural ? natural_compare(x, y) : std::strcmp(x, y)) < 0;
+  });
+
+  // Name and State size their columns from the values before the header is printed.
+  std::deque<std::string> keep;  // texts made for cells (stable while the deque grows)
+  std::vector<Cell> names(shown.size()), states(shown.size());
+  size_t name_w = 34, state_w = 5;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const Row& r = shown[order[i]];
+    names[i] = string_cell(r[kName], &keep);
+    states[i] = plain_cell(r[kState], &keep);
+    if (names[i].shown && names[i].sized) name_w = std::max(name_w, names[i].text.size());
+    if (states[i].sized) state_w = std::max(state_w, states[i].text.size());
+  }
+
+  out->reserve(out->size() + shown.size() * (name_w + state_w + 64) + 1024);
+  put(out, "Name", name_w, false, false);
+  *out += " OpSys      Arch     ";
+  put(out, "State", state_w, false, false);
+  *out += " Activity LoadAv Mem     ActvtyTime\n\n";
+  std::string alt, load;
+  double last_load = 0;
+  bool have_load = false;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const Row& r = shown[order[i]];
+    // Name (at least 34, widening for longer texts; "??" fills it when absent).
+    std::string_view name = names[i].text;
+    if (!names[i].shown) {
+      alt = alt_text("??", name_w);
+      name = alt;
+    }
+    name_w = std::max(name_w, name.size());
+    put(out, name, name_w, false, false);
+    // OpSys and Arch: strings only.
+    *out += ' ';
+    const RowValue& os = r[kOpSys];
+    put(out, os.tag == 's' ? os.s : std::string_view(), 10, false, false);
+    *out += ' ';
+    const RowValue& arch = r[kArch];
+    put(out, arch.tag == 's' ? arch.s : std::string_view(), 8, false, false);
+    *out += ' ';
+    state_w = std::max(state_w, states[i].text.size());
+    put(out, states[i].text, state_w, false, false);
+    // Activity, OCU for an idle slot holding an OCU claim, "??" without one.
+    *out += ' ';
+    const RowValue& act = r[kActivity];
+    std::string_view activity = act.tag == 's' ? act.s : std::string_view();
+    double ocu = 0;
+    if (activity.empty())
+      activity = "??";
+    else if (activity == "Idle" && to_number(r[kOcu], &ocu) && ocu != 0)
+      activity = "OCU";
+    put(out, activity, 8, false, false);
+    // LoadAv: %.3f of a number, cut to 6.
+    *out += ' ';
+    double d = 0;
+    if (to_number(r[kLoadAvg], &d)) {
+      if (!have_load || std::memcmp(&d, &last_load, sizeof d) != 0) {
+        char buf[512];
+        int n = std::snprintf(buf, sizeof buf, "%.3f", d);
+        load.assign(buf, n > 0 ? std::min(static_cast<size_t>(n), sizeof buf - 1) : 0);
+        if (n >= static_cast<int>(sizeof buf)) printf_value("%.3f", to_value(r[kLoadAvg]), &load);
+        last_load = d;
+        have_load = true;
+      }
+      put(out, load, 6, true, true);
+    } else {
+      *out += "[????]";
+    }
+    // Mem: %6d of a number.
+    *out += ' ';
+    if (to_number(r[kMemory], &d)) {
+      append_padded(out, static_cast<long long>(d), 6, ' ');
+    } else {
+      *out += "[????]";
+    }
+    // ActvtyTime: the clock (MyCurrentTime, else LastHeardFrom) minus the activity's start,
+    // never below zero; "-" without a clock.
+    long long now = 0;
+    if (to_integer(r[kMyCurrentTime], &now) || to_integer(r[kLastHeardFrom], &now)) {
+      double entered = 0;
+      to_number(r[kEntered], &entered);
+      long long span = now - static_cast<long long>(entered);
+      if (span < 0) span = 0;
+      size_t at = out->size();
+      append_duration(out, span);
+      size_t len = out->size() - at;
+      if (len < 12) {
+        out->insert(at, 12 - len, ' ');
+      } else if (len > 12) {
+        out->resize(at + 12);
+      }
+    } else {
+      put(out, "-", 12, true, true);
+    }
+    *out += '\n';
+  }
+
+  Totals totals(TotalsStyle::kSlots, false);
+  add_totals(shown, &totals);
+  *out += '\n';
+  totals.print(out);
+  return RowsTable::kDone;
+}
+
+}  // namespace kite::cli

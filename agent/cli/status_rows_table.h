@@ -1,0 +1,31 @@
+// The default slot table (and -avail's) straight from a CM's compact rows: values read flat,
+// keys sorted, lines written into one buffer, with no ad built per row. Prints exactly what
+// render_status prints for the ads the rows stand for; rows it does not handle (a JSON row, an
+// expression) are left to the ads path.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "agent/cli/status_format.h"
+
+namespace kite::cli {
+
+// The rows of one reply frame and the attribute names of their columns.
+struct RowChunk {
+  std::vector<std::string> attrs;
+  std::string text;
+};
+
+// True when `o` prints a table this path draws (the default table of the slots, or of the
+// available ones, sorted by Machine and Name, the CM having applied the constraint).
+bool rows_table_applies(const StatusOptions& o);
+
+enum class RowsTable {
+  kDone,      // *out holds the whole output
+  kNotPlain,  // a row is not plain values: read the rows into ads instead (nothing written)
+  kError,     // malformed rows: *err says where
+};
+RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
+                            std::string* out, std::string* err);
+
+}  // namespace kite::cli
