@@ -30,6 +30,12 @@ constexpr uint64_t kArrivalWindowNs = 10000000;
 // machine, so the store is bounded as a whole (10x the 10,000-ad fleet the benchmarks use).
 constexpr size_t kMaxAds = 100000;
 
+// A row for an ad that does not fit one: its projection's JSON text.
+void append_projection_json(std::string* out, const classad::ClassAd& ad,
+                            const std::vector<std::string>& attrs) {
+  core::append_json_row(out, classad::classad_to_json(*collector::project(ad, attrs), false));
+}
+
 policy::AuthSubject subject_of(const net::TlsConn* c) {
   return {c->peer().cn, c->peer().role, c->peer().sans};
 }
@@ -87,6 +93,8 @@ void CollectorServer::stop() {
 void CollectorServer::on_expire_timer(uv_timer_t* t) {
   auto* self = static_cast<CollectorServer*>(t->data);
   size_t n = self->store_.expire(now_s());
+  // Kept rows of projections no query asked for in a minute are given back.
+  self->row_cache_.drop_idle(now_s() - 60);
   if (n) KLOG_INFO("collector: %zu ad(s) expired", n);
   self->persist();
 }
@@ -373,8 +381,11 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
     return;
   }
   std::unique_ptr<core::RowWriter> writer;
-  if (!row_attrs.empty() && msg.num("rows_v") >= 2)
+  std::string row_key;
+  if (!row_attrs.empty() && msg.num("rows_v") >= 2) {
     writer = std::make_unique<core::RowWriter>(row_attrs.size());
+    for (const std::string& a : row_attrs) row_key += a + '\n';
+  }
   running_.push_back(Running{c,
                              std::move(q),
                              {},
@@ -385,7 +396,10 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
                              std::move(row_attrs),
                              {},
                              {},
-                             std::move(writer)});
+                             std::move(writer),
+                             std::move(row_key),
+                             {},
+                             {}});
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
   // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
   // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
@@ -420,11 +434,20 @@ bool CollectorServer::advance(Running* r, uint64_t end) {
         // The counts add up on the client, so a group may be sent before it is complete.
         if (r->groups->bytes() >= kReplyBytes) send_ads(r, false);
       } else if (!r->row_attrs.empty()) {
-        bool fits = r->row_writer ? r->row_writer->append(&r->rows, *ad, r->row_ids)
-                                  : core::append_ad_row(&r->rows, *ad, r->row_ids);
-        if (!fits) {
-          core::append_json_row(
-              &r->rows, classad::classad_to_json(*collector::project(*ad, r->row_attrs), false));
+        if (r->row_writer) {
+          // An ad unchanged since the projection's last query has its row kept.
+          std::string_view row;
+          uint64_t gen = ad->generation();
+          if (!row_cache_.find(r->row_key, gen, &row)) {
+            r->row_scratch.clear();
+            if (!core::RowWriter::write_row(&r->row_scratch, *ad, r->row_ids))
+              append_projection_json(&r->row_scratch, *ad, r->row_attrs);
+            row = r->row_scratch;
+          }
+          r->row_fill.add(gen, row);
+          r->row_writer->append(&r->rows, row);
+        } else if (!core::append_ad_row(&r->rows, *ad, r->row_ids)) {
+          append_projection_json(&r->rows, *ad, r->row_attrs);
         }
         if (r->rows.size() >= kReplyBytes) send_ads(r, false);
       } else {
@@ -439,6 +462,7 @@ bool CollectorServer::advance(Running* r, uint64_t end) {
   }
   if (more && r->conn) return false;
   if (r->conn) send_ads(r, true);
+  if (r->conn && r->row_writer) row_cache_.replace(r->row_key, std::move(r->row_fill), now_s());
   stats_.observe_query(static_cast<double>(uv_hrtime() - r->started_ns) / 1e9);
   return true;
 }

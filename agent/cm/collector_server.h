@@ -16,6 +16,7 @@
 
 #include "agent/cm/cm_service.h"
 #include "agent/cm/cm_stats.h"
+#include "agent/cm/row_cache.h"
 #include "agent/collector/ad_groups.h"
 #include "agent/collector/ad_store.h"
 #include "agent/core/ad_rows.h"
@@ -94,8 +95,12 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<std::string> row_attrs;
     std::vector<uint32_t> row_ids;
     std::string rows;
-    // The client reads expressions and repeats in rows ("rows_v": 2); null: plain rows.
+    // The client reads expressions and repeats in rows ("rows_v": 2); null: plain rows. Such
+    // rows are kept for the next query of the projection (row_key): those written so far.
     std::unique_ptr<core::RowWriter> row_writer;
+    std::string row_key;
+    RowCache::Fill row_fill;
+    std::string row_scratch;
   };
   void run_queries();
   // Runs `r` until it is finished or the clock passes `end`; true when finished (its last
@@ -111,6 +116,7 @@ class CollectorServer final : private net::TlsConnHandler {
   uv_timer_t* expire_timer_ = nullptr;
   uv_idle_t* query_idle_ = nullptr;  // active while queries are running
   std::list<Running> running_;
+  RowCache row_cache_;
   uint64_t arrival_window_start_ = 0, arrival_spent_ns_ = 0;  // slices run as queries arrive
   std::vector<CmService*> services_;
   std::map<std::string, net::TlsConn*> nodes_;  // machine -> its agent's connection

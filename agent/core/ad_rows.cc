@@ -189,29 +189,46 @@ bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vect
   return true;
 }
 
-bool RowWriter::append(std::string* out, const classad::ClassAd& ad,
-                       const std::vector<uint32_t>& ids) {
+bool RowWriter::write_row(std::string* out, const classad::ClassAd& ad,
+                          const std::vector<uint32_t>& ids) {
   size_t start = out->size();
   *out += 'R';
-  for (size_t i = 0; i < ids.size(); ++i) {
-    size_t at = out->size();
-    if (!append_value(out, ids[i] ? ad.lookup_id(ids[i]) : nullptr, true)) {
+  for (uint32_t id : ids) {
+    if (!append_value(out, id ? ad.lookup_id(id) : nullptr, true)) {
       out->resize(start);
-      return false;  // the previous row's texts stay what '=' refers to
+      return false;
     }
-    size_t len = out->size() - at;
+  }
+  *out += ';';
+  return true;
+}
+
+void RowWriter::append(std::string* out, std::string_view row) {
+  if (row.empty() || row[0] != 'R') {
+    out->append(row.data(), row.size());  // a JSON row: '=' still refers to the last 'R' row
+    return;
+  }
+  std::string err;
+  RowReader r(row, &err);
+  char tag = 0;
+  r.get(&tag);
+  *out += 'R';
+  for (size_t i = 0; i < prev_.size(); ++i) {
+    size_t from = r.pos();
+    skip_value(&r);  // the row is one write_row wrote
+    std::string_view value = r.since(from);
     const Span& p = prev_[i];
-    if (len > 1 && p.len == len && out->compare(p.at, len, *out, at, len) == 0) {
-      out->resize(at);
+    if (value.size() > 1 && p.len == value.size() &&
+        out->compare(p.at, p.len, value.data(), value.size()) == 0) {
       *out += '=';
       next_[i] = p;
     } else {
-      next_[i] = Span{at, len};
+      next_[i] = Span{out->size(), value.size()};
+      out->append(value.data(), value.size());
     }
   }
   *out += ';';
   prev_.swap(next_);
-  return true;
 }
 
 void refresh_row_ids(const std::vector<std::string>& names, std::vector<uint32_t>* ids) {

@@ -29,9 +29,14 @@ bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vect
 class RowWriter {
  public:
   explicit RowWriter(size_t columns) : prev_(columns), next_(columns) {}
-  // As append_ad_row, with the extra value forms. False (nothing appended) for a value that
-  // fits no row (a list, an ad, a time, an error, a real that is not finite).
-  bool append(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids);
+  // Writes `ad`'s row with expressions as text (no '=': a row that stands alone, which may be
+  // kept for later frames). False (nothing written) for a value that fits no row (a list, an
+  // ad, a time, an error, a real that is not finite).
+  static bool write_row(std::string* out, const classad::ClassAd& ad,
+                        const std::vector<uint32_t>& ids);
+  // Appends a row write_row wrote (or a JSON row), with values equal to the previous row's as
+  // '='.
+  void append(std::string* out, std::string_view row);
   // A new frame: '=' refers to rows of the frame only.
   void reset() {
     for (Span& s : prev_) s = Span{};

@@ -1,0 +1,54 @@
+// Rows of stored ads kept between row queries of one projection (agent/core/ad_rows.h): an ad
+// whose generation has not changed since the last such query is not read again. Slots that
+// update every few minutes make most of a `kite status` table rows already written; reading
+// each ad's attributes (scattered in memory) is what a query's rows cost.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/classad/classad.h"
+
+namespace kite::cm {
+
+class RowCache {
+ public:
+  // The rows one query wrote: what replaces the projection's kept rows when it ends.
+  class Fill {
+   public:
+    void add(uint64_t generation, std::string_view row);
+
+   private:
+    friend class RowCache;
+    struct Item {
+      uint64_t gen;
+      uint32_t off, len;
+    };
+    std::string text_;
+    std::vector<Item> items_;
+  };
+
+  // The kept row of an ad in `generation` for projection `key` (the attribute names joined),
+  // or false.
+  bool find(const std::string& key, uint64_t generation, std::string_view* row) const;
+  // A query of projection `key` ended having written `fill`: its rows are the ones kept.
+  void replace(const std::string& key, Fill fill, int64_t now);
+  // Forgets projections no query used since `idle_since` (their memory is given back).
+  void drop_idle(int64_t idle_since);
+  size_t bytes() const;
+
+ private:
+  struct Shape {
+    std::string key;
+    std::string text;
+    std::vector<Fill::Item> slots;  // open addressing on the generation (gen 0: empty)
+    int64_t used = 0;
+  };
+  const Shape* shape(const std::string& key) const;
+  std::vector<std::unique_ptr<Shape>> shapes_;  // a few at most (kMaxShapes)
+};
+
+}  // namespace kite::cm
