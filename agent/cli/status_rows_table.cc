@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <string_view>
+#include <unordered_map>
 
 #include "agent/cli/status_columns.h"
 #include "agent/cli/status_totals.h"
@@ -60,7 +60,7 @@ classad::Value to_value(const RowValue& v) {
     case 'f': return classad::Value::boolean(false);
     case 'i': return classad::Value::integer(v.i);
     case 'r': return classad::Value::real(v.r);
-    case 's': return classad::Value::string(v.s);
+    case 's': return classad::Value::string(v.str());
     default: return classad::Value::undefined();
   }
 }
@@ -118,7 +118,7 @@ void append_duration(std::string* out, long long secs) {
 // booleans in decimal, a real as the decimal of its bits, anything else unparsed.
 void append_key_part(std::string* out, const RowValue& v) {
   switch (v.tag) {
-    case 's': out->append(v.s.data(), v.s.size()); break;
+    case 's': out->append(v.s, v.n); break;
     case 'i': append_int(out, v.i); break;
     case 't': *out += '1'; break;
     case 'f': *out += '0'; break;
@@ -143,7 +143,7 @@ struct Cell {
 
 // Render::kString (Name): strings; another value of the ad prints as written; absent fails.
 Cell string_cell(const RowValue& v, std::deque<std::string>* keep) {
-  if (v.tag == 's') return {v.s, true, true};
+  if (v.tag == 's') return {v.str(), true, true};
   if (v.tag == '-') return {{}, false, false};
   auto* e = new classad::LiteralExpr(to_value(v));
   keep->emplace_back();
@@ -154,7 +154,7 @@ Cell string_cell(const RowValue& v, std::deque<std::string>* keep) {
 
 // Render::kPlain (State): strings as they are, anything else (absent: undefined) unparsed.
 Cell plain_cell(const RowValue& v, std::deque<std::string>* keep) {
-  if (v.tag == 's') return {v.s, true, true};
+  if (v.tag == 's') return {v.str(), true, true};
   keep->push_back(plain_text(to_value(v)));
   return {keep->back(), true, is_number(v)};
 }
@@ -174,17 +174,19 @@ void put(std::string* out, std::string_view text, size_t width, bool right, bool
 // The totals of the shown rows: each distinct (Arch, OpSys, State) once, as an ad standing for
 // its count (the slot totals read only those and add integer counts, so order does not matter).
 void add_totals(const std::vector<Row>& rows, Totals* totals) {
-  std::map<std::string, std::pair<Row, uint64_t>> groups;
-  std::string key;
+  std::vector<std::pair<Row, uint64_t>> groups;
+  std::unordered_map<std::string, size_t> index;
+  std::string key, last;
+  size_t at = 0;
   for (const Row& r : rows) {
     key.clear();
     for (int c : {kArch, kOpSys, kState}) {
       const RowValue& v = r[c];
       key += v.tag;
       if (v.tag == 's') {
-        append_int(&key, static_cast<long long>(v.s.size()));
+        append_int(&key, static_cast<long long>(v.n));
         key += ':';
-        key.append(v.s.data(), v.s.size());
+        key.append(v.s, v.n);
       } else if (v.tag == 'i') {
         append_int(&key, v.i);
       } else if (v.tag == 'r') {
@@ -194,16 +196,22 @@ void add_totals(const std::vector<Row>& rows, Totals* totals) {
       }
       key += ',';
     }
-    auto it = groups.try_emplace(key, r, 0).first;
-    ++it->second.second;
+    // Slots of a machine come together and mostly agree: the last group first.
+    if (groups.empty() || key != last) {
+      auto it = index.try_emplace(key, groups.size()).first;
+      if (it->second == groups.size()) groups.emplace_back(r, 0);
+      at = it->second;
+      last = key;
+    }
+    ++groups[at].second;
   }
   for (const auto& g : groups) {
     classad::AdPtr ad(classad::ClassAd::make());
     for (int c : {kArch, kOpSys, kState}) {
-      const RowValue& v = g.second.first[c];
+      const RowValue& v = g.first[c];
       if (v.tag != '-') ad->insert_value(kColNames[c], to_value(v));
     }
-    totals->add(*ad, "", false, g.second.second);
+    totals->add(*ad, "", false, g.second);
   }
 }
 
@@ -244,7 +252,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
   shown.reserve(rows.size());
   for (const Row& r : rows) {
     const RowValue& t = r[kMyType];
-    std::string_view type = t.tag == 's' ? t.s.substr(0, t.s.find('\0')) : "Machine";
+    std::string_view type = t.tag == 's' ? t.str().substr(0, t.str().find('\0')) : "Machine";
     if (!(type.size() == 7 && strncasecmp(type.data(), "Machine", 7) == 0)) continue;
     if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
     shown.push_back(r);
@@ -306,17 +314,17 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
     // OpSys and Arch: strings only.
     *out += ' ';
     const RowValue& os = r[kOpSys];
-    put(out, os.tag == 's' ? os.s : std::string_view(), 10, false, false);
+    put(out, os.tag == 's' ? os.str() : std::string_view(), 10, false, false);
     *out += ' ';
     const RowValue& arch = r[kArch];
-    put(out, arch.tag == 's' ? arch.s : std::string_view(), 8, false, false);
+    put(out, arch.tag == 's' ? arch.str() : std::string_view(), 8, false, false);
     *out += ' ';
     state_w = std::max(state_w, states[i].text.size());
     put(out, states[i].text, state_w, false, false);
     // Activity, OCU for an idle slot holding an OCU claim, "??" without one.
     *out += ' ';
     const RowValue& act = r[kActivity];
-    std::string_view activity = act.tag == 's' ? act.s : std::string_view();
+    std::string_view activity = act.tag == 's' ? act.str() : std::string_view();
     double ocu = 0;
     if (activity.empty())
       activity = "??";

@@ -386,20 +386,15 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
     writer = std::make_unique<core::RowWriter>(row_attrs.size());
     for (const std::string& a : row_attrs) row_key += a + '\n';
   }
-  running_.push_back(Running{c,
-                             std::move(q),
-                             {},
-                             {},
-                             0,
-                             uv_hrtime(),
-                             std::move(groups),
-                             std::move(row_attrs),
-                             {},
-                             {},
-                             std::move(writer),
-                             std::move(row_key),
-                             {},
-                             {}});
+  running_.emplace_back();
+  Running& run = running_.back();
+  run.conn = c;
+  run.query = std::move(q);
+  run.started_ns = uv_hrtime();
+  run.groups = std::move(groups);
+  run.row_attrs = std::move(row_attrs);
+  run.row_writer = std::move(writer);
+  run.row_key = std::move(row_key);
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
   // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
   // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
@@ -438,7 +433,7 @@ bool CollectorServer::advance(Running* r, uint64_t end) {
           // An ad unchanged since the projection's last query has its row kept.
           std::string_view row;
           uint64_t gen = ad->generation();
-          if (!row_cache_.find(r->row_key, gen, &row)) {
+          if (!row_cache_.find(r->row_key, gen, &row, &r->row_cursor)) {
             r->row_scratch.clear();
             if (!core::RowWriter::write_row(&r->row_scratch, *ad, r->row_ids))
               append_projection_json(&r->row_scratch, *ad, r->row_attrs);

@@ -82,7 +82,7 @@ class CollectorServer final : private net::TlsConnHandler {
   static void on_expire_timer(uv_timer_t* t);
   // Queries run a chunk per loop turn so that updates are handled between chunks.
   struct Running {
-    net::TlsConn* conn;
+    net::TlsConn* conn = nullptr;
     std::unique_ptr<collector::Query> query;
     std::vector<classad::AdPtr> found;  // scratch for Query::next
     std::vector<std::string> texts;     // matches not yet sent, as JSON
@@ -100,6 +100,7 @@ class CollectorServer final : private net::TlsConnHandler {
     std::unique_ptr<core::RowWriter> row_writer;
     std::string row_key;
     RowCache::Fill row_fill;
+    RowCache::Cursor row_cursor;
     std::string row_scratch;
   };
   void run_queries();

@@ -15,6 +15,17 @@ size_t slot_of(uint64_t gen, size_t mask) {
 
 }  // namespace
 
+struct RowCache::Shape {
+  std::string key;
+  std::string text;
+  std::vector<Fill::Item> order;  // as the query that wrote them walked the ads
+  std::vector<uint32_t> slots;    // open addressing on the generation: index in order + 1
+  int64_t used = 0;
+};
+
+RowCache::RowCache() = default;
+RowCache::~RowCache() = default;
+
 void RowCache::Fill::add(uint64_t generation, std::string_view row) {
   // Offsets are 32-bit: a fill that would pass 4 GiB keeps nothing more.
   if (generation == 0 || text_.size() + row.size() > UINT32_MAX) return;
@@ -23,24 +34,31 @@ void RowCache::Fill::add(uint64_t generation, std::string_view row) {
   text_.append(row.data(), row.size());
 }
 
-const RowCache::Shape* RowCache::shape(const std::string& key) const {
-  for (const auto& s : shapes_)
-    if (s->key == key) return s.get();
-  return nullptr;
-}
-
-bool RowCache::find(const std::string& key, uint64_t generation, std::string_view* row) const {
-  const Shape* s = shape(key);
+bool RowCache::find(const std::string& key, uint64_t generation, std::string_view* row,
+                    Cursor* at) const {
+  if (at->epoch != epoch_) {
+    at->epoch = epoch_;
+    at->shape = nullptr;
+    at->next = 0;
+    for (const auto& s : shapes_)
+      if (s->key == key) at->shape = s.get();
+  }
+  const Shape* s = at->shape;
   if (!s || s->slots.empty() || generation == 0) return false;
-  size_t mask = s->slots.size() - 1;
-  for (size_t i = slot_of(generation, mask);; i = (i + 1) & mask) {
-    const Fill::Item& it = s->slots[i];
-    if (it.gen == 0) return false;
-    if (it.gen == generation) {
-      *row = std::string_view(s->text).substr(it.off, it.len);
-      return true;
+  size_t i = at->next;
+  if (i >= s->order.size() || s->order[i].gen != generation) {
+    size_t mask = s->slots.size() - 1;
+    for (size_t h = slot_of(generation, mask);; h = (h + 1) & mask) {
+      if (s->slots[h] == 0) return false;
+      if (s->order[s->slots[h] - 1].gen == generation) {
+        i = s->slots[h] - 1;
+        break;
+      }
     }
   }
+  at->next = i + 1;
+  *row = std::string_view(s->text).substr(s->order[i].off, s->order[i].len);
+  return true;
 }
 
 void RowCache::replace(const std::string& key, Fill fill, int64_t now) {
@@ -61,26 +79,31 @@ void RowCache::replace(const std::string& key, Fill fill, int64_t now) {
   }
   s->used = now;
   s->text = std::move(fill.text_);
+  s->order = std::move(fill.items_);
   size_t n = 16;
-  while (n < 2 * fill.items_.size()) n *= 2;
-  std::vector<Fill::Item>(n, Fill::Item{0, 0, 0}).swap(s->slots);
+  while (n < 2 * s->order.size()) n *= 2;
+  std::vector<uint32_t>(n, 0).swap(s->slots);
   size_t mask = n - 1;
-  for (const Fill::Item& it : fill.items_) {
-    size_t i = slot_of(it.gen, mask);
-    while (s->slots[i].gen != 0 && s->slots[i].gen != it.gen) i = (i + 1) & mask;
-    s->slots[i] = it;
+  for (size_t k = 0; k < s->order.size(); ++k) {
+    size_t h = slot_of(s->order[k].gen, mask);
+    while (s->slots[h] != 0) h = (h + 1) & mask;
+    s->slots[h] = static_cast<uint32_t>(k + 1);
   }
+  ++epoch_;
 }
 
 void RowCache::drop_idle(int64_t idle_since) {
   shapes_.erase(std::remove_if(shapes_.begin(), shapes_.end(),
                                [&](const auto& s) { return s->used < idle_since; }),
                 shapes_.end());
+  ++epoch_;
 }
 
 size_t RowCache::bytes() const {
   size_t n = 0;
-  for (const auto& s : shapes_) n += s->text.capacity() + s->slots.capacity() * sizeof(Fill::Item);
+  for (const auto& s : shapes_)
+    n += s->text.capacity() + s->order.capacity() * sizeof(Fill::Item) +
+         s->slots.capacity() * sizeof(uint32_t);
   return n;
 }
 

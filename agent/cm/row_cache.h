@@ -16,6 +16,8 @@ namespace kite::cm {
 
 class RowCache {
  public:
+  RowCache();
+  ~RowCache();
   // The rows one query wrote: what replaces the projection's kept rows when it ends.
   class Fill {
    public:
@@ -31,9 +33,17 @@ class RowCache {
     std::vector<Item> items_;
   };
 
+  struct Shape;
+  // Where a query reads: its projection's kept rows, and the row after the last one found
+  // (a query walks the ads in the order the last one did, so that is the next one it wants).
+  struct Cursor {
+    const Shape* shape = nullptr;
+    uint64_t epoch = 0;  // the cache's epoch when `shape` was looked up
+    size_t next = 0;
+  };
   // The kept row of an ad in `generation` for projection `key` (the attribute names joined),
   // or false.
-  bool find(const std::string& key, uint64_t generation, std::string_view* row) const;
+  bool find(const std::string& key, uint64_t generation, std::string_view* row, Cursor* at) const;
   // A query of projection `key` ended having written `fill`: its rows are the ones kept.
   void replace(const std::string& key, Fill fill, int64_t now);
   // Forgets projections no query used since `idle_since` (their memory is given back).
@@ -41,14 +51,8 @@ class RowCache {
   size_t bytes() const;
 
  private:
-  struct Shape {
-    std::string key;
-    std::string text;
-    std::vector<Fill::Item> slots;  // open addressing on the generation (gen 0: empty)
-    int64_t used = 0;
-  };
-  const Shape* shape(const std::string& key) const;
   std::vector<std::unique_ptr<Shape>> shapes_;  // a few at most (kMaxShapes)
+  uint64_t epoch_ = 1;                          // changes whenever shapes_ does
 };
 
 }  // namespace kite::cm

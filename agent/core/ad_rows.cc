@@ -373,7 +373,12 @@ bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue
           if (*stop) return r.fail("bad row");
           break;
         }
-        case 's': v.s = value.substr(value.find(':') + 1); break;
+        case 's': {
+          std::string_view bytes = value.substr(value.find(':') + 1);
+          v.s = bytes.data();
+          v.n = static_cast<uint32_t>(bytes.size());
+          break;
+        }
         case 'e': *plain = false; return false;
         default: break;  // '-', 'u', 't', 'f'
       }
