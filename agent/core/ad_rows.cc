@@ -141,14 +141,47 @@ classad::Expr* make_value(std::string_view text, bool* ok) {
   return nullptr;
 }
 
-// Appends one value; false when it fits no row (an expression too, unless `exprs`).
+}  // namespace
+
+bool attribute_free(const classad::Expr* e, int depth) {
+  if (!e) return true;
+  if (depth > 64) return false;
+  switch (e->kind) {
+    case classad::ExprKind::kLiteral: {
+      // A list or an ad holds expressions of its own; those travel in JSON rows anyway.
+      const classad::Value& v = classad::as_literal(e)->value;
+      return !v.is_list() && !v.is_classad();
+    }
+    case classad::ExprKind::kAttr: return false;
+    case classad::ExprKind::kOp: {
+      const classad::OpExpr* op = classad::as_op(e);
+      return attribute_free(op->a, depth + 1) && attribute_free(op->b, depth + 1) &&
+             attribute_free(op->c, depth + 1);
+    }
+    case classad::ExprKind::kCall: {
+      // eval() reads attributes named by a string.
+      const classad::CallExpr* call = classad::as_call(e);
+      if (call->name && call->name->len == 4 && strncasecmp(call->name->data(), "eval", 4) == 0)
+        return false;
+      for (uint32_t i = 0; i < call->nargs; ++i)
+        if (!attribute_free(call->args[i], depth + 1)) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Appends one value; false when it fits no row (an expression too, unless `exprs` and it reads
+// no attribute: one that does may read attributes the row does not carry).
 bool append_value(std::string* out, const classad::Expr* e, bool exprs) {
   if (!e) {
     *out += '-';
     return true;
   }
   if (e->kind != classad::ExprKind::kLiteral) {
-    if (!exprs) return false;
+    if (!exprs || !attribute_free(e)) return false;
     std::string text;
     classad::unparse_expr(text, e);  // as the JSON writer's \/Expr()\/ carries it
     append_len(out, 'e', text);
@@ -331,6 +364,34 @@ bool read_ad_rows(std::string_view text, const std::vector<classad::InternedName
   return true;
 }
 
+namespace {
+
+// The value of an attribute-free expression's text as a flat value; false for a string, a list,
+// an ad, an error, or an expression that reads attributes.
+bool expr_value(std::string_view text, RowValue* v) {
+  classad::ParseError perr;
+  classad::ExprPtr e = classad::parse_expr(text, &perr);
+  if (!e || !attribute_free(e.get())) return false;
+  classad::AdPtr empty(classad::ClassAd::make());
+  classad::Value val = empty->evaluate_expr(e.get());
+  if (val.is_undefined()) {
+    v->tag = 'u';
+  } else if (val.is_boolean()) {
+    v->tag = val.as_boolean() ? 't' : 'f';
+  } else if (val.is_integer()) {
+    v->tag = 'i';
+    v->i = val.as_integer();
+  } else if (val.is_real()) {
+    v->tag = 'r';
+    v->r = val.as_real();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue>* out, bool* plain,
                      std::string* err) {
   RowReader r(text, err);
@@ -379,7 +440,14 @@ bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue
           v.n = static_cast<uint32_t>(bytes.size());
           break;
         }
-        case 'e': *plain = false; return false;
+        case 'e':
+          // An expression that reads no attribute (MyCurrentTime = time()) has the value it
+          // has in any ad; a string value, or any other expression, needs the ads path.
+          if (!expr_value(value.substr(value.find(':') + 1), &v)) {
+            *plain = false;
+            return false;
+          }
+          break;
         default: break;  // '-', 'u', 't', 'f'
       }
       out->push_back(v);

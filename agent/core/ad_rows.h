@@ -6,7 +6,8 @@
 //        | 'J' LEN ':' JSON ';'  (an ad that does not fit a row: its projection as JSON text)
 // value := '-' (absent) | 'u' (undefined) | 't' | 'f' | 'i' INT ',' | 'r' REAL ',' (as the JSON
 //          writer prints it) | 's' LEN ':' BYTES
-//        | 'e' LEN ':' TEXT  (an expression, unparsed as the JSON writer's \/Expr()\/ holds it)
+//        | 'e' LEN ':' TEXT  (an expression that reads no attribute, such as time(), unparsed as
+//                            the JSON writer's \/Expr()\/ holds it)
 //        | '='  (the text of this column's value in the frame's previous 'R' row)
 // The last two are written only for a client that asks for them (RowWriter); readers take all.
 #pragma once
@@ -24,6 +25,10 @@ namespace kite::core {
 // expression, error, a list, an ad, a time, a real that is not finite, a string the JSON reader
 // would take for an expression).
 bool append_ad_row(std::string* out, const classad::ClassAd& ad, const std::vector<uint32_t>& ids);
+// True when `e` reads no attribute (time(), 1 + 2): its value is the same in any ad, so it may
+// travel without the ad's other attributes.
+bool attribute_free(const classad::Expr* e, int depth = 0);
+
 // Writes the rows of one reply frame with expressions as text and repeated values as '=' (cheaper
 // to write, send and read: a slot table's OpSys, Arch, State and Machine mostly repeat).
 class RowWriter {
@@ -77,7 +82,9 @@ struct RowValue {
 };
 // Reads the rows of `text` as `columns` values each, appended to `out`. False with `err` naming
 // the byte offset of what is malformed; `*plain` false (and false returned, `err` empty) at the
-// first row that is not plain values (a 'J' row or an expression): the caller builds ads then.
+// first row that is not plain values (a 'J' row, or an expression other than one that reads no
+// attribute and gives a number, a boolean or undefined, which is read as that value): the
+// caller builds ads then.
 bool read_row_values(std::string_view text, size_t columns, std::vector<RowValue>* out, bool* plain,
                      std::string* err);
 

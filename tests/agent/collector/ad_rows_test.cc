@@ -161,5 +161,76 @@ TEST(AdRows, IdsOfNamesInternedLaterAreFound) {
   EXPECT_EQ(rows, "Ri7,s1:x;");
 }
 
+// Rows for a client that reads expressions and repeats: a value equal to the previous row's is
+// '=', an expression that reads no attribute travels as its text; all read back as the JSON
+// path gives them.
+TEST(AdRows, RepeatsAndAttributeFreeExpressionsReadBackAsTheirJson) {
+  const std::vector<std::string> attrs = {"OpSys", "Memory", "T", "Missing"};
+  const char* texts[] = {
+      "OpSys = \"LINUX\"\nMemory = 100\nT = time()\n",
+      "OpSys = \"LINUX\"\nMemory = 100\nT = time()\n",
+      "OpSys = \"LINUX\"\nMemory = 200\nT = 1 + 2\n",
+      "Memory = 200\n",
+      "OpSys = \"LINUX\"\nMemory = 200\nT = 1 + 2\n",
+  };
+  RowWriter w(attrs.size());
+  std::string rows, row;
+  std::vector<classad::AdPtr> ads;
+  for (const char* t : texts) {
+    ads.push_back(ad(t));
+    row.clear();
+    ASSERT_TRUE(RowWriter::write_row(&row, *ads.back(), ids(attrs))) << t;
+    w.append(&rows, row);
+  }
+  EXPECT_EQ(rows,
+            "Rs5:LINUXi100,e6:time()-;R===-;R=i200,e5:1 + 2-;R-=--;Rs5:LINUX=e5:1 + 2-;");
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
+  ASSERT_EQ(back.size(), ads.size());
+  for (size_t i = 0; i < ads.size(); ++i)
+    EXPECT_EQ(classad::classad_to_json(*back[i], false), via_json(*ads[i], attrs)) << i;
+  // Read flat: '=' is the previous row's value; time() is read as its value now.
+  std::vector<RowValue> values;
+  bool plain = false;
+  ASSERT_TRUE(read_row_values(rows, attrs.size(), &values, &plain, &err)) << err;
+  ASSERT_EQ(values.size(), 20u);
+  EXPECT_EQ(values[4].tag, 's');
+  EXPECT_EQ(values[4].str(), "LINUX");
+  EXPECT_EQ(values[6].tag, 'i');
+  EXPECT_GT(values[6].i, 1700000000);
+  EXPECT_EQ(values[10].tag, 'i');
+  EXPECT_EQ(values[10].i, 3);
+  EXPECT_EQ(values[12].tag, '-');
+  EXPECT_EQ(values[13].i, 200);
+  // An expression that reads attributes does not fit a row (it goes as JSON, with the
+  // attributes it reads).
+  row.clear();
+  EXPECT_FALSE(RowWriter::write_row(&row, *ad("OpSys = Arch\nArch = \"x\"\n"), ids(attrs)));
+  EXPECT_FALSE(RowWriter::write_row(&row, *ad("OpSys = eval(\"Arch\")\n"), ids(attrs)));
+  EXPECT_EQ(row, "");
+}
+
+TEST(AdRows, FlatReadingLeavesJsonRowsAndStringExpressionsToTheAdsPath) {
+  std::string err;
+  for (const char* text : {"Ri1,;J2:{};", "Re9:\"a\" + \"b\";", "Re5:B + 1;"}) {
+    std::vector<RowValue> values;
+    bool plain = true;
+    EXPECT_FALSE(read_row_values(text, 1, &values, &plain, &err)) << text;
+    EXPECT_FALSE(plain) << text;
+    EXPECT_EQ(err, "") << text;
+  }
+  // '=' with no row before it, and a bad expression, are malformed.
+  for (const char* text : {"R=;", "Ri1,;R==;", "Re3:1 +;"}) {
+    std::vector<RowValue> values;
+    bool plain = true;
+    EXPECT_FALSE(read_row_values(text, 1, &values, &plain, &err) && plain) << text;
+  }
+  std::vector<classad::AdPtr> back;
+  EXPECT_FALSE(read_ad_rows("R=;", names({"A"}), &back, &err));
+  EXPECT_NE(err.find("at byte"), std::string::npos) << err;
+  EXPECT_FALSE(read_ad_rows("Re3:1 +;", names({"A"}), &back, &err));
+}
+
 }  // namespace
 }  // namespace kite::core
