@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "net_test_util.h"
 #include "cm_update_agent.h"
+#include "net_test_util.h"
 #include "pool_harness.h"
 
 namespace kite::test {

@@ -24,6 +24,11 @@ const char* const kUsual =
     "\"CondorLoadAvg\":0.25,\"Memory\":2048,\"EnteredCurrentActivity\":1764000000,"
     "\"MyCurrentTime\":1764003723";
 
+// `text` left-aligned in `width` columns.
+std::string pad(const std::string& text, size_t width) {
+  return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
+}
+
 // The forms the rows path draws, each compared with the whole ads through -ads.
 void expect_forms_match(Pool& pool, const std::string& file) {
   CmdResult whole = pool.status({"-l"}, "alice");
@@ -31,7 +36,7 @@ void expect_forms_match(Pool& pool, const std::string& file) {
   std::string err;
   ASSERT_TRUE(core::write_file_atomic(file, whole.out, 0644, &err)) << err;
   for (const std::vector<std::string>& form : std::vector<std::vector<std::string>>{
-           {}, {"-avail"}, {"-limit", "4"}, {"-natural:off"}, {"-claimed"}, {"-server"}}) {
+           {}, {"-avail"}, {"-natural:off"}, {"-claimed"}, {"-server"}}) {
     CmdResult got = pool.status(form, "alice");
     std::vector<std::string> argv = kite_command();
     argv.insert(argv.end(), {"status", "-ads", file});
@@ -67,7 +72,8 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
                       "\"CondorLoadAvg\":true,\"Memory\":\"big\",\"EnteredCurrentActivity\":\"x\","
                       "\"MyCurrentTime\":1764003723.9"),
               false);
-    cm.update(slot_ad("odd3@node-b", "", "\"State\":\"Unclaimed\",\"Cpus\":1,\"Memory\":-5"), false);
+    cm.update(slot_ad("odd3@node-b", "", "\"State\":\"Unclaimed\",\"Cpus\":1,\"Memory\":-5"),
+              false);
     cm.update(slot_ad("odd4@node-b", "node-b",
                       "\"State\":\"Owner\",\"Activity\":\"Idle\",\"OCU\":false,"
                       "\"CondorLoadAvg\":-0.0005,\"Memory\":0,\"MyCurrentTime\":true"),
@@ -75,18 +81,27 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
     cm.barrier(&loop);
     ASSERT_TRUE(cm.errors.empty()) << cm.errors.front();
     expect_forms_match(pool, file);
-    // What the rows path printed, by hand where the values are odd.
+    // What the rows path printed, by hand where the values are odd: the Name column as wide as
+    // the longest name (50), State as "Unclaimed" and "undefined" (9); OpSys and Arch print
+    // strings only; a load of 123456.789 is cut to 6; a negative activity time is 0; a real
+    // clock is truncated; an entry time that is no number counts as 0, and the 14 characters
+    // of 20416+17:02:03 are cut to 12.
     CmdResult t = pool.status({}, "alice");
     EXPECT_NE(t.out.find("slot1@a-machine-with-a-name-longer-than-the-column LINUX      X86_64   "
                          "Claimed   Busy      0.250   2048  0+01:02:03\n"),
               std::string::npos)
         << t.out;
-    EXPECT_NE(t.out.find("odd1@node-b                                                       "
-                         "undefined OCU      123456   1234  0+00:00:00\n"),
+    EXPECT_NE(t.out.find(pad("odd1@node-b", 50) + " " + pad("", 10) + " " + pad("", 8) +
+                         " undefined OCU      123456   1234  0+00:00:00\n"),
               std::string::npos)
         << t.out;
-    EXPECT_NE(t.out.find("odd2@node-b                                        LINUX      X86_64   5"
-                         "         ??        1.000 [????] 20416+16:42:03\n"),
+    EXPECT_NE(t.out.find(pad("odd2@node-b", 50) +
+                         " LINUX      X86_64   5         ??        1.000 [????]20416+17:02:\n"),
+              std::string::npos)
+        << t.out;
+    // Without a clock (MyCurrentTime, LastHeardFrom) the activity time is "-".
+    EXPECT_NE(t.out.find(pad("odd3@node-b", 50) + " " + pad("", 10) + " " + pad("", 8) +
+                         " Unclaimed ??       [????]     -5           -\n"),
               std::string::npos)
         << t.out;
     // The same table again comes from the CM's kept rows; a merge changes one ad's row.
@@ -94,8 +109,8 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
     cm.update("{\"Name\":\"slot2@node-a\",\"Memory\":4096,\"State\":\"Unclaimed\"}", true);
     cm.barrier(&loop);
     t = pool.status({}, "alice");
-    EXPECT_NE(t.out.find("slot2@node-a                       LINUX      X86_64   Unclaimed Busy "
-                         "     0.250   4096"),
+    EXPECT_NE(t.out.find(pad("slot2@node-a", 50) + " LINUX      X86_64   Unclaimed Busy      0.250 "
+                                                   "  4096"),
               std::string::npos)
         << t.out;
     expect_forms_match(pool, file);
@@ -113,8 +128,8 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
     cm.barrier(&loop);
     expect_forms_match(pool, file);
     t = pool.status({}, "alice");
-    EXPECT_NE(t.out.find("expr2@node-c                       LINUX                "
-                         "undefined ??       [????]   1024"),
+    EXPECT_NE(t.out.find(pad("expr2@node-c", 50) + " LINUX      " + pad("", 8) +
+                         " undefined ??       [????]   1024           -\n"),
               std::string::npos)
         << t.out;
   }

@@ -182,8 +182,7 @@ TEST(AdRows, RepeatsAndAttributeFreeExpressionsReadBackAsTheirJson) {
     ASSERT_TRUE(RowWriter::write_row(&row, *ads.back(), ids(attrs))) << t;
     w.append(&rows, row);
   }
-  EXPECT_EQ(rows,
-            "Rs5:LINUXi100,e6:time()-;R===-;R=i200,e5:1 + 2-;R-=--;Rs5:LINUX=e5:1 + 2-;");
+  EXPECT_EQ(rows, "Rs5:LINUXi100,e6:time()-;R===-;R=i200,e5:1 + 2-;R-=--;Rs5:LINUX=e5:1 + 2-;");
   std::vector<classad::AdPtr> back;
   std::string err;
   ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
