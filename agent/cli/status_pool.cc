@@ -103,7 +103,9 @@ struct PoolQuery final : CmConversation {
       }
       chunk.text = rows->valuestring;
       if (chunks) {
+        // Read now, while the CM writes the next frame.
         chunks->push_back(std::move(chunk));
+        read_chunk_values(&chunks->back());
       } else {
         std::string why;
         if (!read_row_chunks({chunk}, ads, counts, &why)) return bad_reply(why);

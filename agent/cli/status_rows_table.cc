@@ -217,6 +217,22 @@ void add_totals(const std::vector<Row>& rows, Totals* totals) {
 
 }  // namespace
 
+void read_chunk_values(RowChunk* chunk) {
+  size_t columns = chunk->attrs.size();
+  chunk->plain = false;
+  if (columns == 0) return;
+  // At most one value per byte of text.
+  const std::string& text = chunk->text;
+  chunk->values.reserve(std::min(
+      text.size(), static_cast<size_t>(std::count(text.begin(), text.end(), ';')) * columns));
+  bool plain = true;
+  if (core::read_row_values(text, columns, &chunk->values, &plain, &chunk->error)) {
+    chunk->plain = true;
+  } else if (!plain) {
+    chunk->values.clear();  // the ads path reads the text
+  }
+}
+
 bool rows_table_applies(const StatusOptions& o) {
   return (o.mode == StatusMode::kSlots || o.mode == StatusMode::kAvail) && !o.compact &&
          !o.total_only && o.sort.empty() && !o.no_sort && !o.json && !o.longform && !o.xml &&
@@ -225,26 +241,22 @@ bool rows_table_applies(const StatusOptions& o) {
 
 RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
                             std::string* out, std::string* err) {
-  // Read every chunk's values; each chunk says where the table's attributes are in its rows.
-  std::vector<std::vector<RowValue>> values(chunks.size());
+  // Each chunk says where the table's attributes are in its rows.
   std::vector<std::vector<int>> where(chunks.size(), std::vector<int>(kCols, -1));
   std::vector<Row> rows;
   for (size_t k = 0; k < chunks.size(); ++k) {
     const RowChunk& ch = chunks[k];
+    if (!ch.error.empty()) {
+      *err = ch.error;
+      return RowsTable::kError;
+    }
+    if (!ch.plain) return RowsTable::kNotPlain;
     for (int c = 0; c < kCols; ++c)
       for (size_t a = 0; a < ch.attrs.size(); ++a)
         if (strcasecmp(ch.attrs[a].c_str(), kColNames[c]) == 0) where[k][c] = static_cast<int>(a);
     size_t columns = ch.attrs.size();
-    if (columns == 0) return RowsTable::kNotPlain;
-    // At most one value per byte of text.
-    values[k].reserve(
-        std::min(ch.text.size(),
-                 static_cast<size_t>(std::count(ch.text.begin(), ch.text.end(), ';')) * columns));
-    bool plain = true;
-    if (!core::read_row_values(ch.text, columns, &values[k], &plain, err))
-      return plain ? RowsTable::kError : RowsTable::kNotPlain;
-    for (size_t at = 0; at < values[k].size(); at += columns)
-      rows.push_back(Row{values[k].data() + at, where[k].data()});
+    for (size_t at = 0; at + columns <= ch.values.size(); at += columns)
+      rows.push_back(Row{ch.values.data() + at, where[k].data()});
   }
 
   // The slots (an ad without a MyType counts as a Machine), up to -limit.

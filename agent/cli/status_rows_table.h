@@ -7,14 +7,23 @@
 #include <vector>
 
 #include "agent/cli/status_format.h"
+#include "agent/core/ad_rows.h"
 
 namespace kite::cli {
 
-// The rows of one reply frame and the attribute names of their columns.
+// The rows of one reply frame and the attribute names of their columns, with their values read
+// flat as the frame came (while the CM writes the next).
 struct RowChunk {
   std::vector<std::string> attrs;
   std::string text;
+  std::vector<core::RowValue> values;  // views into `text`
+  bool plain = false;                  // every row is plain values (read into `values`)
+  std::string error;                   // malformed rows: where
 };
+
+// Reads `chunk`'s values (call once its attrs and text are set, and before it moves: a
+// std::string keeps its bytes in place when moved, unless short).
+void read_chunk_values(RowChunk* chunk);
 
 // True when `o` prints a table this path draws (the default table of the slots, or of the
 // available ones, sorted by Machine and Name, the CM having applied the constraint).

@@ -20,6 +20,8 @@ int64_t now_s() {
 
 // Replies to a query carry the ads as JSON texts, split so no frame nears the 1 MiB cap.
 constexpr size_t kReplyBytes = 512 * 1024;
+// Rows go in smaller frames: the client reads each while the next is written.
+constexpr size_t kRowFrameBytes = 64 * 1024;
 // A query examines ads in chunks for up to kQueryTurnNs per loop turn, then updates get their
 // turn: a scan of 10,000 ads ends in a turn or two instead of one chunk per turn, each turn
 // behind thousands of connections' updates.
@@ -444,7 +446,7 @@ bool CollectorServer::advance(Running* r, uint64_t end) {
         } else if (!core::append_ad_row(&r->rows, *ad, r->row_ids)) {
           append_projection_json(&r->rows, *ad, r->row_attrs);
         }
-        if (r->rows.size() >= kReplyBytes) send_ads(r, false);
+        if (r->rows.size() >= kRowFrameBytes) send_ads(r, false);
       } else {
         r->texts.push_back(classad::classad_to_json(*ad, false));
         r->bytes += r->texts.back().size();
