@@ -4,6 +4,7 @@
 // in 25.14.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -57,9 +58,11 @@ class Config {
   /// Runs the command of `include : COMMAND |` (HTCondor splits it into arguments and runs it
   /// without a shell) and collects its standard output; an error for a failure or a non-zero
   /// exit. The configuration language runs no process itself: without a runner such includes
-  /// are errors.
-  using CommandRunner = Status (*)(const std::string& command, std::string* output);
-  void set_command_runner(CommandRunner run) { runner_ = run; }
+  /// are errors. (The agent's reconfig gives a runner that serves outputs collected on its
+  /// loop beforehand.)
+  using CommandRunner = std::function<Status(const std::string& command, std::string* output)>;
+  void set_command_runner(CommandRunner run) { runner_ = std::move(run); }
+  bool has_command_runner() const { return static_cast<bool>(runner_); }
 
   /// Sets a run-time fact (DETECTED_CPUS, FULL_HOSTNAME, ...); reported as <Detected>.
   void set_detected(const std::string& name, const std::string& value);

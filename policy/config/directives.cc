@@ -260,8 +260,9 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
     }
     if (!cfg.runner_) {
       return Status::Error(o.where(line) + ": include: running '" + path +
-                           "' is not supported here (only kite config-val runs configuration "
-                           "commands; use the 'into FILE' form with a file it wrote)");
+                           "' is not supported here (the agent, kite cm and the kite commands "
+                           "that read their configuration run configuration commands; use the "
+                           "'into FILE' form with a file one of them wrote)");
     }
     std::string text;
     st = cfg.runner_(path, &text);
