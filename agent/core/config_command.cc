@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "agent/core/files.h"
 #include "policy/classad/args_env.h"
 
 namespace kite::agent {
@@ -117,6 +118,12 @@ config::Status run_config_command(const std::string& command, std::string* outpu
   end.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   end.wrote_nothing = output->empty();
   return config_command_status(end);
+}
+
+config::Status write_config_cache(const std::string& path, const std::string& text) {
+  std::string err;
+  if (!core::write_file_atomic(path, text, 0644, &err)) return config::Status::Error(err);
+  return config::Status::Ok();
 }
 
 }  // namespace kite::agent

@@ -36,4 +36,7 @@ config::Status config_command_status(const ConfigCommandEnd& end);
 /// kConfigCommandTimeoutMs.
 config::Status run_config_command(const std::string& command, std::string* output);
 
+/// Writes the cache file of `include command into FILE : ...` (mode 0644, atomically).
+config::Status write_config_cache(const std::string& path, const std::string& text);
+
 }  // namespace kite::agent

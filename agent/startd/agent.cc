@@ -62,8 +62,13 @@ bool Agent::load_config(config::Config* cfg, AgentConfig* ac, std::string* err,
       return st;
     });
   }
+  // The cache files of `include command into FILE` are written by the loads that apply, not
+  // by a reconfig's check with the previous outputs.
+  if (outputs != &config_outputs_) cfg->set_cache_writer(write_config_cache);
   config::Status st = config_load_default(opts_.config_path.c_str(), cfg);
-  cfg->set_command_runner(nullptr);  // the configuration kept holds no reference to this load
+  // The configuration kept holds no reference to this load.
+  cfg->set_command_runner(nullptr);
+  cfg->set_cache_writer(nullptr);
   if (st.ok) st = config::load_runtime(cfg, runtime_config_);  // -rset settings come last
   if (st.ok) st = cfg->finish();
   if (!st.ok) {

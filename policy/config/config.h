@@ -63,6 +63,10 @@ class Config {
   using CommandRunner = std::function<Status(const std::string& command, std::string* output)>;
   void set_command_runner(CommandRunner run) { runner_ = std::move(run); }
   bool has_command_runner() const { return static_cast<bool>(runner_); }
+  /// Writes the output of `include command into FILE : ...` to FILE (HTCondor's cache file,
+  /// read instead of running the command while it exists). Without a writer nothing is written.
+  using CacheWriter = std::function<Status(const std::string& path, const std::string& text)>;
+  void set_cache_writer(CacheWriter write) { cache_writer_ = std::move(write); }
 
   /// Sets a run-time fact (DETECTED_CPUS, FULL_HOSTNAME, ...); reported as <Detected>.
   void set_detected(const std::string& name, const std::string& value);
@@ -100,6 +104,7 @@ class Config {
   std::vector<std::string> files_;
   std::vector<std::string> warnings_;
   CommandRunner runner_ = nullptr;
+  CacheWriter cache_writer_ = nullptr;
 };
 
 }  // namespace kite::config
