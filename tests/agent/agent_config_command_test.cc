@@ -60,6 +60,7 @@ TEST(AgentConfigCommand, StartUpRunsItAndReconfigRunsItAgainWithoutBlockingTheLo
   ASSERT_TRUE(core::write_file_atomic(a.dir() + "/value", "START = True\n", 0644, &err));
   CmdResult r = on_socket(a, {"reconfig"});
   ASSERT_EQ(r.status, 0) << r.err << a.log();
+  EXPECT_EQ(r.out, "reconfig started: the configuration applies once its commands have run\n");
   ASSERT_TRUE(eventually([&] { return access((a.dir() + "/started").c_str(), F_OK) == 0; }, 10000))
       << a.log();
   EXPECT_EQ(start_of(a), "false\n") << a.log();
