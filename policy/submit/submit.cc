@@ -451,7 +451,7 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
   }
   queued_ = true;
   QueueSpec q;
-  Status st = parse_queue(rest, opts_.cwd, &q);
+  Status st = parse_queue(rest, opts_.cwd, opts_.run_command, &q);
   if (!st.ok) return Status::Error(where(file, line) + ": " + st.message);
   int64_t count = 1;
   if (!q.count.empty()) {
