@@ -214,6 +214,23 @@ TEST_F(SubmitTest, QueueFromACommandsOutput) {
                "running a command is not supported here");
 }
 
+TEST_F(SubmitTest, IncludeACommandsOutput) {
+  // `include : COMMAND |` and `include command : COMMAND` read the output as submit text; a
+  // queue statement there is refused as in an included file; ifexist skips a failing command.
+  opts_.run_command = [](const std::string& command, std::string* out) {
+    if (command == "gen") *out = "+From = \"gen\"\n";
+    if (command == "gen-queue") *out = "queue\n";
+    return command == "fail" ? Status::Error("command terminated with exit code 3") : Status::Ok();
+  };
+  EXPECT_EQ(one("executable = job.sh\ninclude : gen |\nqueue\n", "From"), "\"gen\"");
+  EXPECT_EQ(one("executable = job.sh\ninclude command : gen\nqueue\n", "From"), "\"gen\"");
+  EXPECT_EQ(one("executable = job.sh\ninclude ifexist command : fail\n+X = 1\nqueue\n", "X"), "1");
+  expect_error("executable = job.sh\ninclude : fail |\nqueue\n",
+               "include: fail: command terminated with exit code 3");
+  expect_error("executable = job.sh\ninclude : gen-queue |\nqueue\n",
+               "Queue statement not allowed in include file or command");
+}
+
 TEST_F(SubmitTest, QueueMatchingFiles) {
   write("a.dat", "1");
   write("b.dat", "2");
