@@ -140,6 +140,7 @@ int config_val_main(int argc, char** argv) {
     cfg.set_detected("HOSTNAME", shortname.substr(0, shortname.find('.')));
   }
   cfg.set_command_runner(agent::run_config_command);
+  cfg.set_cache_writer(agent::write_config_cache);
   hal::OsInfo os;  // $(OPSYS), $(ARCH), $(OPSYSANDVER), ... as HTCondor detects them
   if (hal::os_info_read(hal::Root(), &os).ok) hal::os_info_set_detected(os, &cfg);
   bool must_exist = true;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <set>
 
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
@@ -361,6 +362,40 @@ std::string Table::cell(const ColumnSpec& c, const classad::Expr* e, const class
       if (!v.is_string() || v.as_string().empty()) return fail();
       *sized = true;
       return version_text(std::string(v.as_string()));
+    }
+    case Render::kUnique: {
+      // HTCondor's render_unique_strings: string items as they are, others unparsed; anything
+      // but a list or a string cannot be shown.
+      std::set<std::string> items;
+      if (v.is_list()) {
+        for (const classad::Expr* item : v.as_list()->items) {
+          std::string text;
+          if (item->kind == classad::ExprKind::kLiteral &&
+              classad::as_literal(item)->value.is_string()) {
+            text = std::string(classad::as_literal(item)->value.as_string());
+          } else {
+            classad::unparse_expr_old(text, item);
+          }
+          items.insert(std::move(text));
+        }
+      } else if (v.is_string()) {
+        std::string_view s = v.as_string();
+        size_t i = 0;
+        while (i < s.size()) {
+          size_t end = s.find_first_of(", \t\r\n", i);
+          if (end == std::string_view::npos) end = s.size();
+          if (end > i) items.emplace(s.substr(i, end - i));
+          i = end + 1;
+        }
+      } else {
+        return fail();
+      }
+      *sized = true;
+      for (const std::string& item : items) {
+        if (!out.empty()) out += ", ";
+        out += item;
+      }
+      return out;
     }
     case Render::kReadableMb: {
       // Anything but a number prints 8 blanks.

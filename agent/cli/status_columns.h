@@ -26,6 +26,7 @@ enum class Render {
   kActivityOcu,   // Activity, or OCU for an idle OCU holder
   kVersion,       // X.Y.Z.BuildId from a $CondorVersion: ...$ string
   kReadableMb,    // megabytes as "23.5 GB" (HTCondor's metric_units)
+  kUnique,        // a list's (or a comma/blank-separated string's) distinct items, sorted, ", "
 };
 
 struct ColumnSpec {

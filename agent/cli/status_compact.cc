@@ -55,18 +55,22 @@ void cook(CompactRow* r) {
   r->slots = 1;
 }
 
-void write_back(const CompactRow& r, Table* table, size_t row) {
-  table->set_cell(row, kCompactSlots, fmt_int("%4lld", r.slots));
-  table->set_cell(row, kCompactFreeCpus, fmt_int("%6lld", r.free_cpus));
-  table->set_cell(row, kCompactFreeMem, fmt("%8.2f", r.free_gb));
-  table->set_cell(row, kCompactMaxSlot, fmt("%9.2f", r.max_gb));
-  if (r.starts_shown) table->set_cell(row, kCompactJobStarts, fmt("%8.2f", r.starts));
-  table->set_cell(row, kCompactActivity, r.code);
+void write_back(const CompactRow& r, const CompactLayout& at, Table* table, size_t row) {
+  auto set = [&](int col, std::string text) {
+    if (col >= 0) table->set_cell(row, static_cast<size_t>(col), std::move(text));
+  };
+  set(at.slots, fmt_int("%4lld", r.slots));
+  set(at.free_cpus, fmt_int("%6lld", r.free_cpus));
+  set(at.free_mem, fmt("%8.2f", r.free_gb));
+  set(at.max_slot, fmt("%9.2f", r.max_gb));
+  if (r.starts_shown) set(at.job_starts, fmt("%8.2f", r.starts));
+  set(at.activity, r.code);
 }
 
 }  // namespace
 
-void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* table) {
+void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, const CompactLayout& at,
+                       Table* table) {
   auto& cells = table->mutable_rows();
   std::vector<CompactRow> rows;
   for (size_t i = 0; i < ads.size(); ++i) {
@@ -79,11 +83,12 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     double cpus = 0, mem = 0, starts = 0;
     lookup_number(*ads[i], "Cpus", &cpus);
     lookup_number(*ads[i], "Memory", &mem);
-    r.starts_shown = ads[i]->evaluate_attr("RecentJobStarts").to_number(starts);
+    r.starts_shown =
+        at.job_starts >= 0 && ads[i]->evaluate_attr("RecentJobStarts").to_number(starts);
     r.free_cpus = static_cast<long long>(cpus);
     r.free_gb = mem / 1024.0;
     r.starts = starts / 20.0;
-    r.code = cells[i][kCompactActivity];
+    if (at.activity >= 0) r.code = cells[i][static_cast<size_t>(at.activity)];
     rows.push_back(r);
   }
   std::vector<bool> keep(rows.size(), true);
@@ -93,7 +98,7 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
     if (i > 0 && str_attr(*rows[i].ad, "Machine") == str_attr(*rows[i - 1].ad, "Machine") &&
         !same_group(*rows[i].ad, *rows[i - 1].ad)) {
       std::string name = str_attr(*rows[i].ad, "Name");
-      table->set_cell(i, kCompactMachine, "   " + name.substr(0, name.find('@')));
+      table->set_cell(i, 0, "   " + name.substr(0, name.find('@')));
     }
     if (rows[i].pslot) continue;  // partitionable rows stand alone (their children are rolled up)
     if (i > head && !rows[head].pslot && keep[head] && same_group(*rows[head].ad, *rows[i].ad)) {
@@ -107,16 +112,16 @@ void fold_compact_rows(const std::vector<const classad::ClassAd*>& ads, Table* t
       }
       a.slots += 1;
       a.starts += b.starts;
-      for (int k = 0; k < 2; ++k) {
+      for (size_t k = 0; k < 2 && k < a.code.size() && k < b.code.size(); ++k) {
         if (a.code[k] != b.code[k]) a.code[k] = '*';
       }
       keep[i] = false;
-      write_back(a, table, head);
+      write_back(a, at, table, head);
       continue;
     }
     head = i;
     cook(&rows[i]);
-    write_back(rows[i], table, i);
+    write_back(rows[i], at, table, i);
   }
   table->keep_rows(keep);
 }

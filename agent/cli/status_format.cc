@@ -81,20 +81,90 @@ std::vector<ColumnSpec> state_columns() {
            false, true}};
 }
 
-std::vector<ColumnSpec> compact_columns() {
-  return {{"Machine", "Machine", -12, true, Render::kPlain, nullptr, ""},
+// The compact tables (condor_status.V6/prettyPrint.cpp: startdCompact, serverCompact,
+// stateCompact and claimedCompact print formats): one row per machine and slot type. The
+// default one's Machine column is at least 12 wide; the others' grow from their header.
+std::vector<ColumnSpec> compact_lead(int machine_width) {
+  return {{"Machine", "Machine", machine_width, true, Render::kPlain, nullptr, ""},
           {"Platform", "OpSys", 0, true, Render::kPlatform, nullptr, ""},
           {"Slot", "NumDynamicSlots", 0, true, Render::kPrintf, "%4d", " "},
-          {"s", "SlotType", 0, true, Render::kSlotTag, nullptr, "", true},
-          {"Cpus", "TotalSlotCpus", 0, true, Render::kPrintf, "%4d", ""},
-          {"Gpus", "TotalSlotGpus", 0, true, Render::kPrintf, "%4d", ""},
-          {" TotalGb", "TotalSlotMemory/1024.0", 0, true, Render::kPrintf, "%8.2f", ""},
-          {"FreCpu", "Cpus", 0, true, Render::kPrintf, "%6d", ""},
-          {" FreeGb ", "Memory/1024.0", 0, true, Render::kPrintf, "%8.2f", ""},
-          {"CpuLoad", "TotalLoadAvg*1.0/TotalCpus", 0, true, Render::kPrintf, "%7.2f", ""},
-          {"ST", "Activity", 2, true, Render::kActivityCode, nullptr, ""},
-          {"Jobs/Min", "RecentJobStarts/20.0", 0, true, Render::kPrintf, "%8.2f", "_"},
-          {"MaxSlotGb", "Max(ChildMemory)/1024.0", 0, true, Render::kPrintf, "%9.2f", "*"}};
+          {"s", "SlotType", 0, true, Render::kSlotTag, nullptr, "", true}};
+}
+
+const ColumnSpec kCompactCpus{"Cpus", "TotalSlotCpus", 0, true, Render::kPrintf, "%4d", ""};
+const ColumnSpec kCompactGpus{"Gpus", "TotalSlotGpus", 0, true, Render::kPrintf, "%4d", ""};
+const ColumnSpec kCompactTotalGb{
+    " TotalGb", "TotalSlotMemory/1024.0", 0, true, Render::kPrintf, "%8.2f", ""};
+const ColumnSpec kCompactCpuLoad{
+    "CpuLoad", "TotalLoadAvg*1.0/TotalCpus", 0, true, Render::kPrintf, "%7.2f", ""};
+const ColumnSpec kCompactCode{"ST", "Activity", 2, true, Render::kActivityCode, nullptr, ""};
+const ColumnSpec kCompactJobsMin{
+    "Jobs/Min", "RecentJobStarts/20.0", 0, true, Render::kPrintf, "%8.2f", "_"};
+
+std::vector<ColumnSpec> compact_columns() {
+  std::vector<ColumnSpec> c = compact_lead(-12);
+  c.insert(c.end(),
+           {kCompactCpus,
+            kCompactGpus,
+            kCompactTotalGb,
+            {"FreCpu", "Cpus", 0, true, Render::kPrintf, "%6d", ""},
+            {" FreeGb ", "Memory/1024.0", 0, true, Render::kPrintf, "%8.2f", ""},
+            kCompactCpuLoad,
+            kCompactCode,
+            kCompactJobsMin,
+            {"MaxSlotGb", "Max(ChildMemory)/1024.0", 0, true, Render::kPrintf, "%9.2f", "*"}});
+  return c;
+}
+
+std::vector<ColumnSpec> server_compact_columns() {
+  std::vector<ColumnSpec> c = compact_lead(0);
+  c.insert(c.end(), {kCompactCpus,
+                     kCompactGpus,
+                     kCompactTotalGb,
+                     {" Mips  ", "Mips", 0, true, Render::kPrintf, "%7d", "-"},
+                     {" KFlops  ", "KFlops", 0, true, Render::kPrintf, "%9d", "-"},
+                     kCompactCpuLoad,
+                     kCompactCode,
+                     kCompactJobsMin});
+  return c;
+}
+
+std::vector<ColumnSpec> state_compact_columns() {
+  std::vector<ColumnSpec> c = compact_lead(0);
+  c.insert(c.end(), {kCompactCpus, kCompactGpus, kCompactTotalGb, kCompactCpuLoad, kCompactCode,
+                     kCompactJobsMin});
+  return c;
+}
+
+// -claimed -compact: the users of a partitionable slot's dynamic slots (a static slot has no
+// ChildRemoteUser, so its Users cell is blank).
+std::vector<ColumnSpec> claimed_compact_columns() {
+  std::vector<ColumnSpec> c = compact_lead(0);
+  c.push_back({"Users", "ChildRemoteUser", 0, true, Render::kUnique, nullptr, ""});
+  return c;
+}
+
+// Which columns of each compact table the folding of static slots touches.
+CompactLayout compact_layout(StatusMode m) {
+  CompactLayout at;
+  switch (m) {
+    case StatusMode::kServer:
+      at.activity = 10;
+      at.job_starts = 11;
+      break;
+    case StatusMode::kState:
+      at.activity = 8;
+      at.job_starts = 9;
+      break;
+    case StatusMode::kClaimed: break;
+    default:
+      at.free_cpus = 7;
+      at.free_mem = 8;
+      at.activity = 10;
+      at.job_starts = 11;
+      at.max_slot = 12;
+  }
+  return at;
 }
 
 std::vector<ColumnSpec> absent_columns() {
@@ -178,6 +248,12 @@ std::vector<ColumnSpec> master_columns() {
           {"   Uptime", "DaemonStartTime", 13, false, Render::kElapsed, nullptr, ""}};
 }
 
+// The slot tables that have a compact form.
+bool has_compact_form(StatusMode m) {
+  return m == StatusMode::kSlots || m == StatusMode::kAvail || m == StatusMode::kServer ||
+         m == StatusMode::kState || m == StatusMode::kClaimed;
+}
+
 bool is_slot_mode(StatusMode m) {
   return m == StatusMode::kSlots || m == StatusMode::kClaimed || m == StatusMode::kServer ||
          m == StatusMode::kState || m == StatusMode::kAvail || m == StatusMode::kAbsent ||
@@ -200,6 +276,14 @@ TotalsStyle totals_style(StatusMode m) {
 }
 
 std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
+  if (o.compact && has_compact_form(o.mode)) {
+    switch (o.mode) {
+      case StatusMode::kServer: return server_compact_columns();
+      case StatusMode::kState: return state_compact_columns();
+      case StatusMode::kClaimed: return claimed_compact_columns();
+      default: return compact_columns();
+    }
+  }
   switch (o.mode) {
     case StatusMode::kClaimed: return claimed_columns();
     case StatusMode::kServer: return server_columns();
@@ -213,7 +297,7 @@ std::vector<ColumnSpec> columns_for(const StatusOptions& o) {
     case StatusMode::kCollector: return collector_columns(o.wide);
     case StatusMode::kMaster: return master_columns();
     case StatusMode::kAny: return any_columns();
-    default: return o.compact ? compact_columns() : slot_columns(o.wide);
+    default: return slot_columns(o.wide);
   }
 }
 
@@ -531,18 +615,23 @@ std::string status_mode_constraint(const StatusOptions& o) {
       break;
     default: break;
   }
-  // -compact shows partitionable and static slots (its print format's WHERE, and condor_status
-  // adds the mode's own compact constraint even with -total, which then prints plain totals).
-  const char* compact_where = "PartitionableSlot =?= true || DynamicSlot =!= true";
-  if (o.compact && o.mode == StatusMode::kSlots) all_of.push_back(compact_where);
-  if (o.compact && o.mode == StatusMode::kAvail) {
-    all_of.push_back("State == \"Unclaimed\" && Cpus > 0 && Memory > 0");
-    if (!o.total_only) all_of.push_back(compact_where);
-  }
-  if (o.compact && o.mode == StatusMode::kClaimed) {
-    all_of.push_back(
+  // -compact: condor_status adds the compact constraint of what -avail / -claimed select (else
+  // partitionable and static slots) to its query, even with -total (which then prints plain
+  // totals), and the compact print format's WHERE when it draws the table.
+  if (o.compact && has_compact_form(o.mode)) {
+    const char* compact_where = "PartitionableSlot =?= true || DynamicSlot =!= true";
+    const char* claimed_where =
         "(State == \"Claimed\" && DynamicSlot =!= true) || (NumDynamicSlots isnt undefined && "
-        "NumDynamicSlots > 0)");
+        "NumDynamicSlots > 0)";
+    const char* query = selecting == StatusMode::kAvail
+                            ? "State == \"Unclaimed\" && Cpus > 0 && Memory > 0"
+                        : selecting == StatusMode::kClaimed ? claimed_where
+                                                            : compact_where;
+    const char* format = o.mode == StatusMode::kClaimed ? claimed_where : compact_where;
+    bool drawn =
+        !o.total_only && !o.json && !o.longform && !o.xml && !o.have_af && o.formats.empty();
+    all_of.push_back(query);
+    if (drawn && std::strcmp(format, query) != 0) all_of.push_back(format);
   }
   for (const std::string& n : o.names) {
     // With -claimed a name is the user running the jobs, as in condor_status.
@@ -572,8 +661,7 @@ std::string status_mode_constraint(const StatusOptions& o) {
 }
 
 bool status_counts_only(const StatusOptions& o) {
-  bool compact_table = o.compact && is_slot_mode(o.mode) && o.mode != StatusMode::kClaimed &&
-                       o.mode != StatusMode::kServer && o.mode != StatusMode::kState;
+  bool compact_table = o.compact && has_compact_form(o.mode);
   // -claimed's totals add up reals (LoadAvg), whose sum depends on the order.
   return o.total_only && !o.json && !o.longform && !o.xml && !o.have_af && o.formats.empty() &&
          o.limit <= 0 && !compact_table && totals_style(o.mode) != TotalsStyle::kRun;
@@ -769,25 +857,29 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     }
     return true;
   }
-  bool compact = o.compact && !o.total_only && is_slot_mode(o.mode) &&
-                 o.mode != StatusMode::kClaimed && o.mode != StatusMode::kServer &&
-                 o.mode != StatusMode::kState;
+  bool compact = o.compact && !o.total_only && has_compact_form(o.mode);
+  CompactLayout at = compact_layout(o.mode);
   for (const classad::ClassAd* ad : shown) {
     table.add_row(*ad);
     if (compact) {
-      std::string& st = table.last_row()[10];
       bool pslot = false;
-      if (lookup_bool(*ad, "PartitionableSlot", &pslot) && pslot) st = rolled_up_code(*ad, st);
-      // The totals' key is the Platform cell; when that could not be made, condor_status keys
-      // on the value the cell was made from (OpSys), or on Arch/OpSys when that is no string.
-      std::string key = table.last_row()[1];
-      if (key.empty()) ad->evaluate_string("OpSys", key);
+      if (at.activity >= 0 && lookup_bool(*ad, "PartitionableSlot", &pslot) && pslot) {
+        std::string& st = table.last_row()[static_cast<size_t>(at.activity)];
+        st = rolled_up_code(*ad, st);
+      }
+      // The totals' key is the Platform cell (-state: the Activity, its own key); when that
+      // could not be made, condor_status keys on the value the cell was made from (OpSys).
+      std::string key;
+      if (o.mode != StatusMode::kState) {
+        key = table.last_row()[1];
+        if (key.empty()) ad->evaluate_string("OpSys", key);
+      }
       totals.add(*ad, key, true);
     } else {
       totals.add(*ad, "", false);
     }
   }
-  if (compact) fold_compact_rows(shown, &table);
+  if (compact) fold_compact_rows(shown, at, &table);
   if (!o.total_only) {
     std::string text;
     table.print(&text);

@@ -178,32 +178,40 @@ void Totals::add(const classad::ClassAd& ad, const std::string& key_in, bool rol
   long long n = static_cast<long long>(times);
   std::string key = key_in;
   min_key_ = std::max(min_key_, key_in.size());
-  if (key.empty()) {
-    switch (style_) {
-      case TotalsStyle::kState: key = str_attr(ad, "Activity"); break;
-      case TotalsStyle::kSubmitter: key = str_attr(ad, "Name"); break;
-      case TotalsStyle::kSchedd: key = " "; break;
-      default: {
-        std::string arch, opsys;
-        if (!ad.evaluate_string("Arch", arch) || !ad.evaluate_string("OpSys", opsys)) {
-          malformed_ += static_cast<int>(n);
-          return;
-        }
-        key = arch + "/" + opsys;
-      }
-    }
-  }
-  Counts one;
-  bool ok = count(&one, ad, rollup);
-  // A partitionable slot with cores left also counts itself in compact mode.
+  // In compact mode a partitionable slot with cores left is counted a second time, as itself
+  // (condor_status totals it twice: its children's states, then its own; the -server and
+  // -claimed totals have no rollup, so there it counts twice alike).
+  bool twice = false;
   if (rollup && flag(ad, "PartitionableSlot") && !flag(ad, "SlotBackfill")) {
     double cpus = 0;
     lookup_number(ad, "Cpus", &cpus);
-    if (cpus >= 0.1) count_state(&one, str_attr(ad, "State"), false);
+    twice = cpus >= 0.1;
   }
+  int calls = twice ? 2 : 1;
+  if (key.empty()) {
+    // An ad without the attributes of its style's key is left out as malformed.
+    bool keyed = true;
+    switch (style_) {
+      case TotalsStyle::kState: keyed = ad.evaluate_string("Activity", key); break;
+      case TotalsStyle::kSubmitter: keyed = ad.evaluate_string("Name", key); break;
+      case TotalsStyle::kSchedd: key = " "; break;
+      default: {
+        std::string arch, opsys;
+        keyed = ad.evaluate_string("Arch", arch) && ad.evaluate_string("OpSys", opsys);
+        key = arch + "/" + opsys;
+      }
+    }
+    if (!keyed) {
+      malformed_ += calls * static_cast<int>(n);
+      return;
+    }
+  }
+  Counts one;
+  int bad = count(&one, ad, rollup) ? 0 : 1;
+  if (twice && !count(&one, ad, false)) ++bad;
   groups_[key].add_times(one, n);
   all_.add_times(one, n);
-  if (!ok) malformed_ += static_cast<int>(n);
+  malformed_ += bad * static_cast<int>(n);
 }
 
 void Totals::header(std::string* out) const {

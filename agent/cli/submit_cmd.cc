@@ -14,6 +14,7 @@
 
 #include "agent/cli/commands.h"
 #include "agent/core/accounts.h"
+#include "agent/core/config_command.h"
 #include "policy/config/config.h"
 #include "policy/submit/submit.h"
 #if !KITE_NODE_ONLY
@@ -148,6 +149,7 @@ int submit_main(int argc, char** argv) {
   opts.filesystem_domain = filesystem_domain();
   opts.version = std::string("$CondorVersion: 25.14.0 Kite ") + KITE_VERSION + " $";
   opts.now = static_cast<int64_t>(std::time(nullptr));
+  opts.run_command = agent::run_config_command;  // `queue ... from COMMAND |`
 
 #if !KITE_NODE_ONLY
   if (!dry_run) return submit_remote(cm, file, opts);

@@ -50,8 +50,25 @@ Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {}
 
 Agent::~Agent() = default;
 
-bool Agent::load_config(config::Config* cfg, AgentConfig* ac, std::string* err) {
+bool Agent::load_config(config::Config* cfg, AgentConfig* ac, std::string* err,
+                        const ConfigCommandOutputs* outputs, std::vector<std::string>* used,
+                        std::vector<std::string>* missing) {
+  if (outputs) {
+    cfg->set_command_runner(config_command_server(outputs, used, missing));
+  } else {
+    cfg->set_command_runner([this](const std::string& command, std::string* text) {
+      config::Status st = run_config_command(command, text);
+      config_outputs_[command] = {st, st.ok ? *text : std::string()};
+      return st;
+    });
+  }
+  // The cache files of `include command into FILE` are written by the loads that apply, not
+  // by a reconfig's check with the previous outputs.
+  if (outputs != &config_outputs_) cfg->set_cache_writer(write_config_cache);
   config::Status st = config_load_default(opts_.config_path.c_str(), cfg);
+  // The configuration kept holds no reference to this load.
+  cfg->set_command_runner(nullptr);
+  cfg->set_cache_writer(nullptr);
   if (st.ok) st = config::load_runtime(cfg, runtime_config_);  // -rset settings come last
   if (st.ok) st = cfg->finish();
   if (!st.ok) {
@@ -237,16 +254,92 @@ int Agent::run() {
   return exit_code_;
 }
 
-bool Agent::reconfig(std::string* error) {
+bool Agent::reconfig(std::string* error, bool* pending) {
+  std::string scratch;
+  std::string& err = error ? *error : scratch;
+  if (pending) *pending = false;
+  if (reconfig_running_) {
+    reconfig_again_ = true;
+    if (pending) *pending = true;
+    KLOG_INFO(
+        "reconfig: the last reconfig's configuration commands are still running; the "
+        "configuration is read again after them");
+    return true;
+  }
   KLOG_INFO("reconfig: re-reading the configuration");
   auto fresh = std::make_unique<config::Config>("STARTD");
   AgentConfig ac;
-  std::string scratch;
-  std::string& err = error ? *error : scratch;
-  if (!load_config(fresh.get(), &ac, &err)) {
+  std::vector<std::string> used, missing;
+  // With the outputs the running configuration was read with first: what does not load with
+  // them (an edit by config-val -set, say) is refused at once.
+  bool ok = load_config(fresh.get(), &ac, &err, &config_outputs_, &used, &missing);
+  if (!ok && missing.empty()) {
     KLOG_ERROR("reconfig refused, keeping the running configuration: %s", err.c_str());
     return false;
   }
+  if (used.empty()) return apply_config(std::move(fresh), ac, &err);
+  // It reads commands' outputs: they run again, on the loop, and it applies after them.
+  if (pending) *pending = true;
+  reconfig_running_ = true;
+  reconfig_outputs_.clear();
+  run_reconfig_commands(used, 1);
+  return true;
+}
+
+void Agent::run_reconfig_commands(const std::vector<std::string>& commands, int round) {
+  KLOG_INFO(
+      "reconfig: running %zu configuration command(s); the new configuration applies "
+      "when they are done",
+      commands.size());
+  run_config_commands(hooks_.get(), commands, kConfigCommandTimeoutMs,
+                      [this, round](ConfigCommandOutputs outputs) {
+                        if (stopping_) return;  // the agent is closing its hooks
+                        for (auto& [command, out] : outputs) {
+                          if (!out.status.ok)
+                            KLOG_WARN("reconfig: configuration command %s: %s", command.c_str(),
+                                      out.status.message.c_str());
+                          reconfig_outputs_[command] = std::move(out);
+                        }
+                        finish_reconfig(round);
+                      });
+}
+
+void Agent::finish_reconfig(int round) {
+  // A command's output may include further commands: they run in another round.
+  constexpr int kMaxRounds = 8;
+  auto fresh = std::make_unique<config::Config>("STARTD");
+  AgentConfig ac;
+  std::string err;
+  std::vector<std::string> used, missing;
+  bool ok = load_config(fresh.get(), &ac, &err, &reconfig_outputs_, &used, &missing);
+  if (!missing.empty()) {
+    if (round < kMaxRounds) {
+      run_reconfig_commands(missing, round + 1);
+      return;
+    }
+    ok = false;
+    err = "configuration commands still name new commands after " + std::to_string(kMaxRounds) +
+          " rounds (" + missing.front() + ")";
+  }
+  reconfig_running_ = false;
+  if (!ok) {
+    KLOG_ERROR("reconfig refused, keeping the running configuration: %s", err.c_str());
+  } else {
+    ConfigCommandOutputs kept;
+    for (const std::string& u : used) kept[u] = reconfig_outputs_[u];
+    if (apply_config(std::move(fresh), ac, &err)) config_outputs_ = std::move(kept);
+  }
+  reconfig_outputs_.clear();
+  if (reconfig_again_) {
+    reconfig_again_ = false;
+    reconfig();
+  }
+}
+
+bool Agent::apply_config(std::unique_ptr<config::Config> fresh, const AgentConfig& ac_in,
+                         std::string* error) {
+  std::string& err = *error;
+  AgentConfig ac = ac_in;
   // As in HTCondor, the slot layout is fixed for the life of the daemon.
   static const char* const kLayout[] = {"NUM_CPUS", "MEMORY", "NUM_SLOTS",
                                         "MACHINE_RESOURCE_NAMES"};

@@ -17,6 +17,7 @@
 #include "agent/startd/agent_config.h"
 #include "agent/startd/agent_power.h"
 #include "agent/startd/collector_link.h"
+#include "agent/startd/config_commands.h"
 #include "agent/startd/cron_runner.h"
 #include "agent/startd/fetch_hook_runner.h"
 #include "agent/startd/loop_lag_probe.h"
@@ -154,10 +155,25 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
  private:
   // Startup and configuration (agent.cc).
   bool init(std::string* err);
-  bool load_config(config::Config* cfg, AgentConfig* ac, std::string* err);
+  /// Loads the configuration. `outputs` given: the commands of `include : COMMAND |` are
+  /// served from it, each noted in `used`, those it lacks also in `missing` (then the load is
+  /// not to be used); else they run here, blocking (at start, before the loop), and their
+  /// outputs are kept in config_outputs_.
+  bool load_config(config::Config* cfg, AgentConfig* ac, std::string* err,
+                   const ConfigCommandOutputs* outputs = nullptr,
+                   std::vector<std::string>* used = nullptr,
+                   std::vector<std::string>* missing = nullptr);
   /// Re-reads the configuration and reloads the policy; false (the running configuration
-  /// kept) with a message when the new one does not load.
-  bool reconfig(std::string* err = nullptr);
+  /// kept) with a message when the new one does not load. A configuration that reads commands'
+  /// outputs is checked with their previous outputs, then they run again on the loop and it
+  /// applies once they are in (`pending` set): refused then, it is logged and the running
+  /// configuration stays.
+  bool reconfig(std::string* err = nullptr, bool* pending = nullptr);
+  void run_reconfig_commands(const std::vector<std::string>& commands, int round);
+  void finish_reconfig(int round);
+  /// Makes `fresh` the running configuration (the policy reloaded, the collectors and timers
+  /// following it); false, with the running one kept, when its policy does not load.
+  bool apply_config(std::unique_ptr<config::Config> fresh, const AgentConfig& ac, std::string* err);
   void arm_wake_timer();
   void on_poll();
   void on_wake();
@@ -364,6 +380,10 @@ class Agent final : public core::ConnHandler, public CronSink, public AdSource, 
   std::map<std::string, RemoteClaim> remote_claims_;  // the CM's claim id -> its claim
   std::vector<core::Conn*> clients_;
   std::map<std::string, std::string> runtime_config_;  // `kite config-val -rset`, until exit
+  ConfigCommandOutputs config_outputs_;    // what the running configuration's commands printed
+  ConfigCommandOutputs reconfig_outputs_;  // collected by the reconfig waiting on commands
+  bool reconfig_running_ = false;          // a reconfig waits on configuration commands
+  bool reconfig_again_ = false;            // ... and another was asked for meanwhile
   int64_t next_run_id_ = 1;
   bool scheduling_ = false;
   bool reschedule_ = false;

@@ -100,8 +100,12 @@ core::Json Agent::admin_command(core::Json& msg, const std::vector<std::string>&
     return reply_ok("shutting down (" + mode + ")");
   }
   if (type == "reconfig") {
-    if (!reconfig(&err)) return reply_error("reconfig: " + err);
-    return reply_ok("reconfigured");
+    bool pending = false;
+    if (!reconfig(&err, &pending)) return reply_error("reconfig: " + err);
+    // A configuration that reads commands' outputs applies once they have run (the log says).
+    return reply_ok(pending ? "reconfig started: the configuration applies once its commands "
+                              "have run"
+                            : "reconfigured");
   }
   if (type == "set") {
     std::vector<std::pair<std::string, std::string>> assigns;

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "agent/core/config_command.h"
 #include "policy/config/persistent.h"
 #include "policy/config/typed.h"
 #include "policy/startd/text_util.h"
@@ -10,6 +11,12 @@
 namespace kite::agent {
 
 config::Status config_load_default(const char* path, config::Config* cfg) {
+  // `include : COMMAND |` runs the command here, before any loop, unless the caller gives its
+  // own runner (the agent's reconfig does).
+  if (!cfg->has_command_runner()) {
+    cfg->set_command_runner(run_config_command);
+    cfg->set_cache_writer(write_config_cache);
+  }
   config::Status st;
   const char* env = std::getenv("KITE_CONFIG");
   if (path && path[0]) {

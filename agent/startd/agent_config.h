@@ -54,7 +54,8 @@ bool agent_config_read(const config::Config& cfg, bool foreground, AgentConfig* 
 
 /// Loads the configuration the way every `kite` command does: `path` if given, else
 /// $KITE_CONFIG, else /etc/kite/kite.conf (missing is fine) plus its config.d, then the
-/// persistent file of `kite config-val -set` (ENABLE_PERSISTENT_CONFIG).
+/// persistent file of `kite config-val -set` (ENABLE_PERSISTENT_CONFIG). The commands of
+/// `include : COMMAND |` run through the runner `cfg` has, else run_config_command.
 config::Status config_load_default(const char* path, config::Config* cfg);
 
 }  // namespace kite::agent

@@ -4,6 +4,7 @@
 // in 25.14.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -57,9 +58,15 @@ class Config {
   /// Runs the command of `include : COMMAND |` (HTCondor splits it into arguments and runs it
   /// without a shell) and collects its standard output; an error for a failure or a non-zero
   /// exit. The configuration language runs no process itself: without a runner such includes
-  /// are errors.
-  using CommandRunner = Status (*)(const std::string& command, std::string* output);
-  void set_command_runner(CommandRunner run) { runner_ = run; }
+  /// are errors. (The agent's reconfig gives a runner that serves outputs collected on its
+  /// loop beforehand.)
+  using CommandRunner = std::function<Status(const std::string& command, std::string* output)>;
+  void set_command_runner(CommandRunner run) { runner_ = std::move(run); }
+  bool has_command_runner() const { return static_cast<bool>(runner_); }
+  /// Writes the output of `include command into FILE : ...` to FILE (HTCondor's cache file,
+  /// read instead of running the command while it exists). Without a writer nothing is written.
+  using CacheWriter = std::function<Status(const std::string& path, const std::string& text)>;
+  void set_cache_writer(CacheWriter write) { cache_writer_ = std::move(write); }
 
   /// Sets a run-time fact (DETECTED_CPUS, FULL_HOSTNAME, ...); reported as <Detected>.
   void set_detected(const std::string& name, const std::string& value);
@@ -97,6 +104,7 @@ class Config {
   std::vector<std::string> files_;
   std::vector<std::string> warnings_;
   CommandRunner runner_ = nullptr;
+  CacheWriter cache_writer_ = nullptr;
 };
 
 }  // namespace kite::config

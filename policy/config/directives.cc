@@ -251,7 +251,8 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
     if (path.back() == '|')
       path = std::string(trim(std::string_view(path).substr(0, path.size() - 1)));
     // HTCONDOR: "If that file exists, it will be read and the command line will not be
-    // executed." (Kite does not write the cache file: the configuration language only reads.)
+    // executed. If that file does not exist, the output of the command line will be written
+    // into it" (by the cache writer the caller gives: the configuration language only reads).
     struct stat cache;
     if (!into.empty() && ::stat(into.c_str(), &cache) == 0) {
       st = load_path(into, false);
@@ -260,13 +261,18 @@ Status Config::Loader::do_include(const Origin& o, int line, std::string_view re
     }
     if (!cfg.runner_) {
       return Status::Error(o.where(line) + ": include: running '" + path +
-                           "' is not supported here (only kite config-val runs configuration "
-                           "commands; use the 'into FILE' form with a file it wrote)");
+                           "' is not supported here (the agent, kite cm and the kite commands "
+                           "that read their configuration run configuration commands; use the "
+                           "'into FILE' form with a file one of them wrote)");
     }
     std::string text;
     st = cfg.runner_(path, &text);
     if (!st.ok && ifexist) return Status::Ok();  // "unless the ifexist keyword is also specified"
     if (!st.ok) return Status::Error(o.where(line) + ": include: " + path + ": " + st.message);
+    if (!into.empty() && cfg.cache_writer_) {
+      st = cfg.cache_writer_(into, text);
+      if (!st.ok) return Status::Error(o.where(line) + ": include: " + into + ": " + st.message);
+    }
     if (include_depth >= kMaxIncludeDepth) {
       return Status::Error(o.where(line) + ": include: includes nested too deeply");
     }

@@ -171,7 +171,42 @@ bool queue_list_open(std::string_view text) {
   return open != std::string_view::npos && text.find(')', open) == std::string_view::npos;
 }
 
-Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out) {
+namespace {
+
+// The items of `queue ... from FILE`: the file's text.
+Status queue_file(const std::string& given, const std::string& cwd, std::string* text) {
+  std::string path = given[0] == '/' ? given : cwd + "/" + given;
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    return Status::Error("can't open file " + given + ": " + std::strerror(errno));
+  }
+  Status st = read_text_file(path, kMaxFromFile, text);
+  if (!st.ok) return Status::Error("can't open file " + given + ": " + st.message);
+  if (text->find('\0') != std::string::npos) return Status::Error("a NUL byte in " + path);
+  return Status::Ok();
+}
+
+// The items of `queue ... from COMMAND |`: what the command prints (condor_submit runs it).
+Status queue_command_output(const std::string& given, const config::Config::CommandRunner& run,
+                            std::string* text) {
+  std::string command(trim(std::string_view(given).substr(0, given.size() - 1)));
+  if (command.empty()) return Status::Error("queue from names no command before '|'");
+  if (!run)
+    return Status::Error("queue from " + command + " |: running a command is not supported here");
+  Status st = run(command, text);
+  if (!st.ok) return Status::Error("queue from " + command + " |: " + st.message);
+  if (text->size() > kMaxFromFile)
+    return Status::Error("queue from " + command + " |: too much output");
+  if (text->find('\0') != std::string::npos) {
+    return Status::Error("a NUL byte in the output of " + command);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status parse_queue(std::string_view text, const std::string& cwd,
+                   const config::Config::CommandRunner& run, QueueSpec* out) {
   *out = QueueSpec{};
   std::string_view t = trim(text);
   const char* kind = nullptr;
@@ -251,16 +286,9 @@ Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out
     if (!paren) {
       std::string given(trim(list));
       if (given.empty()) return Status::Error("queue from names no file or list");
-      std::string path = given[0] == '/' ? given : cwd + "/" + given;
-      struct stat info;
-      if (::stat(path.c_str(), &info) != 0) {
-        return Status::Error("can't open file " + given + ": " + std::strerror(errno));
-      }
-      Status st = read_text_file(path, kMaxFromFile, &file_text);
-      if (!st.ok) return Status::Error("can't open file " + given + ": " + st.message);
-      if (file_text.find('\0') != std::string::npos) {
-        return Status::Error("a NUL byte in " + path);
-      }
+      Status st = given.back() == '|' ? queue_command_output(given, run, &file_text)
+                                      : queue_file(given, cwd, &file_text);
+      if (!st.ok) return st;
       lines = file_lines(file_text);
     }
     for (std::string_view line : lines) {

@@ -19,8 +19,10 @@ struct QueueSpec {
 };
 
 /// Where a queue statement's list comes from: `text` is the statement after `queue` (with the
-/// lines of a parenthesised list joined by '\n'); `cwd` resolves `from FILE` and `matching`.
-Status parse_queue(std::string_view text, const std::string& cwd, QueueSpec* out);
+/// lines of a parenthesised list joined by '\n'); `cwd` resolves `from FILE` and `matching`;
+/// `run` runs the command of `from COMMAND |`.
+Status parse_queue(std::string_view text, const std::string& cwd,
+                   const config::Config::CommandRunner& run, QueueSpec* out);
 
 /// Reads a whole regular file of at most `limit` bytes (submit files, includes, item files).
 Status read_text_file(const std::string& path, size_t limit, std::string* out);

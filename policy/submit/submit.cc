@@ -392,15 +392,26 @@ Status Submitter::condition(std::string_view cond, const char* kind, const std::
 
 Status Submitter::include(std::string_view rest, const std::string& file, int line, int depth) {
   std::string_view r = rest;
-  bool ifexist = false;
+  bool ifexist = false, command = false;
   if (r.empty()) return Status::Error(where(file, line) + ": expected 'include [ifexist] : FILE'");
   if (r[0] != ':') {
     size_t colon = r.find(':');
-    std::string_view opt = trim(r.substr(0, colon));
-    if (!iequals(opt, "ifexist") || colon == std::string_view::npos) {
+    if (colon == std::string_view::npos)
       return Status::Error(where(file, line) + ": expected 'include [ifexist] : FILE'");
+    // The options before the colon: ifexist, command (`include command : COMMAND`).
+    std::string_view opts = trim(r.substr(0, colon));
+    while (!opts.empty()) {
+      size_t end = opts.find_first_of(" \t");
+      std::string_view opt = opts.substr(0, end);
+      if (iequals(opt, "ifexist")) {
+        ifexist = true;
+      } else if (iequals(opt, "command")) {
+        command = true;
+      } else {
+        return Status::Error(where(file, line) + ": expected 'include [ifexist] : FILE'");
+      }
+      opts = end == std::string_view::npos ? std::string_view() : trim(opts.substr(end));
     }
-    ifexist = true;
     r = r.substr(colon);
   }
   std::string path;
@@ -408,9 +419,6 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
   if (!st.ok) return Status::Error(where(file, line) + ": " + st.message);
   path = std::string(trim(path));
   if (path.empty()) return Status::Error(where(file, line) + ": include names no file");
-  if (path.back() == '|') {
-    return Status::Error(where(file, line) + ": including a command's output is not supported");
-  }
   if (depth >= kMaxIncludeDepth)
     return Status::Error(where(file, line) + ": includes nested too deeply");
   std::string full = path;
@@ -426,6 +434,24 @@ Status Submitter::include(std::string_view rest, const std::string& file, int li
                          std::to_string(inner_line) + ", Include Depth " +
                          std::to_string(depth + 1) + ": " + msg);
   };
+  if (path.back() == '|' || command) {
+    // `include : COMMAND |` (or `include command : COMMAND`): the command's output is read as
+    // submit text, through the runner the caller gives.
+    if (path.back() == '|')
+      path = std::string(trim(std::string_view(path).substr(0, path.size() - 1)));
+    if (path.empty()) return Status::Error(where(file, line) + ": include names no command");
+    if (!opts_.run_command) {
+      return Status::Error(where(file, line) + ": including a command's output is not supported");
+    }
+    std::string output;
+    st = opts_.run_command(path, &output);
+    if (!st.ok && ifexist) return Status::Ok();
+    if (!st.ok) return Status::Error(where(file, line) + ": include: " + path + ": " + st.message);
+    st = run(output, path, depth + 1);
+    depth_ = depth;
+    if (!st.ok) return failed(include_error_line_, st.message);
+    return st;
+  }
   std::string text;
   st = read_text_file(full, kMaxFileBytes, &text);
   if (!st.ok) {
@@ -451,7 +477,7 @@ Status Submitter::queue(std::string_view rest, const std::string& file, int line
   }
   queued_ = true;
   QueueSpec q;
-  Status st = parse_queue(rest, opts_.cwd, &q);
+  Status st = parse_queue(rest, opts_.cwd, opts_.run_command, &q);
   if (!st.ok) return Status::Error(where(file, line) + ": " + st.message);
   int64_t count = 1;
   if (!q.count.empty()) {

@@ -1,6 +1,7 @@
 // Public API of the submit description language: a submit file (vanilla universe) turned into
 // the job ads condor_submit would write. Pure: no I/O but reading the submit file, its
-// includes, `queue ... from FILE`, and checking that the executable and initialdir exist.
+// includes, `queue ... from FILE`, and checking that the executable and initialdir exist (a
+// `queue ... from COMMAND |` runs through the runner the caller gives).
 // HTCONDOR: condor_submit (25.x); rules observed in ../shared/conformance/submit/README.md.
 #pragma once
 
@@ -25,6 +26,9 @@ struct Options {
   int cluster = 1;                                          // $(Cluster) (a dry run uses 1)
   int64_t now = 0;               // QDate, EnteredCurrentStatus (seconds since 1970)
   int64_t max_procs = 10000000;  // more procs than this is an error
+  // Runs the command of `queue ... from COMMAND |` and gives its output (the submit language
+  // runs no process itself; without a runner such a queue statement is an error).
+  config::Config::CommandRunner run_command;
 };
 
 /// One attribute of a job ad: the name as written and the value in canonical ClassAd unparse.

@@ -500,4 +500,31 @@ TEST(ConfigIncludeCommand, OutputIsReadAsConfiguration) {
   EXPECT_FALSE(none.load_string("include : /bin/gen X |\n", "t.conf").ok);
 }
 
+TEST(ConfigIncludeCommand, IntoACacheFileThatIsMissingWritesTheOutputThere) {
+  // "If that file does not exist, the output of the command line will be written into it and
+  // then the cache file will be read"; a failing command writes none.
+  std::vector<std::pair<std::string, std::string>> written;
+  auto writer = [&](const std::string& path, const std::string& text) {
+    written.emplace_back(path, text);
+    return Status::Ok();
+  };
+  Config c;
+  c.set_command_runner(fake_runner);
+  c.set_cache_writer(writer);
+  ASSERT_TRUE(c.load_string("include command into /nonexistent/cache : /bin/gen X\n"
+                            "include ifexist command into /nonexistent/c2 : /bin/false\n",
+                            "t.conf")
+                  .ok);
+  EXPECT_EQ(get(c, "X"), "from command");
+  ASSERT_EQ(written.size(), 1u);
+  EXPECT_EQ(written[0].first, "/nonexistent/cache");
+  EXPECT_EQ(written[0].second, "X = from command\nY = $(X) too\n");
+  Config d;
+  d.set_command_runner(fake_runner);
+  d.set_cache_writer(
+      [](const std::string&, const std::string&) { return Status::Error("Permission denied"); });
+  Status st = d.load_string("include command into /ro/cache : /bin/gen X\n", "t.conf");
+  EXPECT_EQ(st.message, "t.conf, line 1: include: /ro/cache: Permission denied");
+}
+
 }  // namespace

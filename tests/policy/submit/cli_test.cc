@@ -40,6 +40,18 @@ class SubmitCli : public SubmitTest {
   }
 };
 
+TEST_F(SubmitCli, QueueFromACommandRunsItInTheSubmitDirectory) {
+  write("list.sh", "#!/bin/sh\nls *.in\n", 0755);
+  write("a.in", "");
+  write("b.in", "");
+  write("cmd.sub", "executable = job.sh\narguments = $(f)\nqueue f from ./list.sh |\n");
+  CliRun r = kite("-dry-run - cmd.sub");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Args = \"a.in\"\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Args = \"b.in\"\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("ProcId = 2\n"), std::string::npos) << r.out;
+}
+
 TEST_F(SubmitCli, PrintsEveryProcInOrderSeparatedByABlankLine) {
   write("two.sub", "executable = job.sh\naccounting_group = g\nfoo = 1\nqueue 2\n");
   CliRun r = kite("-dry-run two.sub");

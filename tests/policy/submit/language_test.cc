@@ -193,6 +193,44 @@ TEST_F(SubmitTest, QueueFromFileAndSlice) {
   EXPECT_EQ(attr(s, 1, "V"), "\"delta 4\"");
 }
 
+TEST_F(SubmitTest, QueueFromACommandsOutput) {
+  // `queue VARS from COMMAND |`: the command's output lines are the items (condor_submit runs
+  // it; here the caller's runner does).
+  std::vector<std::string> ran;
+  opts_.run_command = [&](const std::string& command, std::string* out) {
+    ran.push_back(command);
+    if (command != "/usr/bin/seq 3") return Status::Error("command terminated with exit code 1");
+    *out = "1\n2\n3\n";
+    return Status::Ok();
+  };
+  Result r = run("executable = job.sh\n+V = \"$(n)\"\nqueue n from /usr/bin/seq 3 |\n");
+  ASSERT_EQ(r.procs.size(), 3u);
+  EXPECT_EQ(attr(r, 2, "V"), "\"3\"");
+  EXPECT_EQ(ran, (std::vector<std::string>{"/usr/bin/seq 3"}));
+  expect_error("executable = job.sh\nqueue n from /bin/false |\n",
+               "queue from /bin/false |: command terminated with exit code 1");
+  opts_.run_command = nullptr;
+  expect_error("executable = job.sh\nqueue n from /usr/bin/seq 3 |\n",
+               "running a command is not supported here");
+}
+
+TEST_F(SubmitTest, IncludeACommandsOutput) {
+  // `include : COMMAND |` and `include command : COMMAND` read the output as submit text; a
+  // queue statement there is refused as in an included file; ifexist skips a failing command.
+  opts_.run_command = [](const std::string& command, std::string* out) {
+    if (command == "gen") *out = "+From = \"gen\"\n";
+    if (command == "gen-queue") *out = "queue\n";
+    return command == "fail" ? Status::Error("command terminated with exit code 3") : Status::Ok();
+  };
+  EXPECT_EQ(one("executable = job.sh\ninclude : gen |\nqueue\n", "From"), "\"gen\"");
+  EXPECT_EQ(one("executable = job.sh\ninclude command : gen\nqueue\n", "From"), "\"gen\"");
+  EXPECT_EQ(one("executable = job.sh\ninclude ifexist command : fail\n+X = 1\nqueue\n", "X"), "1");
+  expect_error("executable = job.sh\ninclude : fail |\nqueue\n",
+               "include: fail: command terminated with exit code 3");
+  expect_error("executable = job.sh\ninclude : gen-queue |\nqueue\n",
+               "Queue statement not allowed in include file or command");
+}
+
 TEST_F(SubmitTest, QueueMatchingFiles) {
   write("a.dat", "1");
   write("b.dat", "2");
