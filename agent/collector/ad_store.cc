@@ -158,6 +158,11 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
   }
 }
 
+void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
+  reindex(it->first, &it->second);
+  it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
+}
+
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
     if (!s.has_indexed[i]) continue;
@@ -200,6 +205,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
       share_trees(ad.get());
       s->ad = std::move(ad);
     }
+    columns_.refresh_all(s->slot, *s->ad);
     refreshed(found->first, s, now, true);
     return true;
   }
@@ -211,8 +217,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  auto added = ads_.emplace(key_of(type, s.name), std::move(s)).first;
-  reindex(added->first, &added->second);
+  added(ads_.emplace(key_of(type, s.name), std::move(s)).first);
   return true;
 }
 
@@ -234,6 +239,7 @@ void AdStore::merge(std::string_view type, std::string_view name,
     for (uint32_t id : ids().indexed) index_touched |= a.name.id == id;
     a.expr = share_merged(a.expr);
     classad::classad_insert_attr(*s->ad, a);
+    columns_.changed(s->slot, *s->ad, a.name.id);
   }
   attrs->clear();
   refreshed(found->first, s, now, index_touched);
@@ -243,7 +249,10 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
   bool was_persistent = s->absent || s->offline;
   // A machine that comes back replaces its absent ad.
   s->absent = false;
-  if (s->ad->lookup_id(ids().absent)) s->ad->remove("Absent");
+  if (s->ad->lookup_id(ids().absent)) {
+    s->ad->remove("Absent");
+    columns_.changed(s->slot, *s->ad, ids().absent);
+  }
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
@@ -257,6 +266,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   if (!v.is_boolean() || !v.as_boolean()) return false;
   s->absent = true;
   s->ad->insert_value("Absent", classad::Value::boolean(true));
+  columns_.changed(s->slot, *s->ad, ids().absent);
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
   persistent_dirty_ = true;
   return true;
@@ -266,6 +276,7 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   if (it->second.absent || it->second.offline) persistent_dirty_ = true;
   last_found_ = nullptr;
   index_remove(it->first, it->second);
+  columns_.remove(it->second.slot);
   ads_.erase(it);
 }
 
@@ -331,6 +342,17 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
       q->used_index_ = true;
       return q;
     }
+    // Otherwise the columns rule out the ads sure not to match; when most may match, a scan
+    // in key order costs less than sorting and finding the candidates.
+    std::vector<const std::string*> candidates;
+    if (columns_.candidates(q->constraint_.get(), lower(spec.type), &candidates) &&
+        candidates.size() <= ads_.size() / 4) {
+      std::sort(candidates.begin(), candidates.end(),
+                [](const std::string* a, const std::string* b) { return *a < *b; });
+      q->keys_.reserve(candidates.size());
+      for (const std::string* k : candidates) q->keys_.push_back(*k);
+      q->used_columns_ = true;
+    }
   }
   return q;
 }
@@ -358,7 +380,7 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
   if (!ok()) return false;
   size_t budget = max_examined;
   auto limited = [&] { return spec_.limit && found_ >= spec_.limit; };
-  if (used_index_) {
+  if (used_index_ || used_columns_) {
     while (pos_ < keys_.size() && budget > 0 && !limited()) {
       const std::string& key = keys_[pos_++];
       auto it = store.ads_.find(key);

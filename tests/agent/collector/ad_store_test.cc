@@ -300,11 +300,12 @@ TEST(AdStoreQuery, EqualityOnIndexedAttributeExaminesOnlyMatches) {
   EXPECT_EQ(run(s, q).size(), 50u);
   EXPECT_EQ(s.ads_examined() - before, 50u);
 
-  // A shape the index cannot answer scans everything.
+  // A shape neither the index nor the columns can answer scans everything.
   before = s.ads_examined();
-  q.constraint = "Machine == \"node7\" || Cpus > 5";
+  q.constraint = "Machine == \"node7\" || Cpus + 0 > 5";
   auto q2 = s.start_query(q);
   EXPECT_FALSE(q2->used_index());
+  EXPECT_FALSE(q2->used_columns());
   out.clear();
   while (q2->next(s, 1000, &out)) {
   }
