@@ -160,6 +160,7 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
 
 void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
   reindex(it->first, &it->second);
+  note_expiry(it->second.expires);
   it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
 }
 
@@ -173,10 +174,15 @@ void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   }
 }
 
-void AdStore::set_expiry(StoredAd* s, int64_t now) const {
+void AdStore::note_expiry(int64_t expires) {
+  if (expires != 0 && expires < next_expiry_) next_expiry_ = expires;
+}
+
+void AdStore::set_expiry(StoredAd* s, int64_t now) {
   s->offline = s->ad->lookup_id(ids().offline) && ad_flag(*s->ad, "Offline");
   if (s->offline) {
     s->expires = config_.offline_expire_after > 0 ? now + config_.offline_expire_after : 0;
+    note_expiry(s->expires);
     return;
   }
   // The ad's own ClassAdLifetime wins over CLASSAD_LIFETIME, as in HTCondor.
@@ -185,6 +191,7 @@ void AdStore::set_expiry(StoredAd* s, int64_t now) const {
   if (s->ad->lookup_id(ids().lifetime) && s->ad->evaluate_int("ClassAdLifetime", own) && own > 0)
     lifetime = own;
   s->expires = now + lifetime;
+  note_expiry(s->expires);
 }
 
 bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool merge,
@@ -268,6 +275,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   s->ad->insert_value("Absent", classad::Value::boolean(true));
   columns_.changed(s->slot, *s->ad, ids().absent);
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
+  note_expiry(s->expires);
   persistent_dirty_ = true;
   return true;
 }
@@ -289,15 +297,20 @@ bool AdStore::invalidate(std::string_view type, std::string_view name, int64_t n
 }
 
 size_t AdStore::expire(int64_t now) {
+  // Nothing is due before the earliest expiry known (updates only move an ad's later), so the
+  // walk over every ad runs only when some ad may be due, not on every tick.
+  if (now < next_expiry_) return 0;
+  next_expiry_ = INT64_MAX;
   size_t changed = 0;
   for (auto it = ads_.begin(); it != ads_.end();) {
     StoredAd& s = it->second;
     if (s.expires == 0 || s.expires > now) {
+      note_expiry(s.expires);
       ++it;
       continue;
     }
     ++changed;
-    if (becomes_absent(&s, now)) {
+    if (becomes_absent(&s, now)) {  // notes its new expiry
       ++it;
       continue;
     }

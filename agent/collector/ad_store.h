@@ -156,7 +156,9 @@ class AdStore {
   void index_remove(const std::string& key, const StoredAd& s);
   // The bookkeeping of an ad just put in ads_: indexes and columns.
   void added(std::map<std::string, StoredAd>::iterator it);
-  void set_expiry(StoredAd* s, int64_t now) const;
+  void set_expiry(StoredAd* s, int64_t now);
+  // Lowers next_expiry_ to `expires` (an ad's new expiry; 0: never).
+  void note_expiry(int64_t expires);
   bool becomes_absent(StoredAd* s, int64_t now);
   void erase(std::map<std::string, StoredAd>::iterator it);
 
@@ -169,6 +171,8 @@ class AdStore {
   std::unordered_map<std::string, std::unordered_set<const std::string*>> index_[3];
   // Built as queries name attributes (so changed by const queries).
   mutable AdColumns columns_;
+  // No ad expires before this (a lower bound: an update only moves an ad's expiry later).
+  int64_t next_expiry_ = INT64_MAX;
   mutable size_t examined_total_ = 0;
   bool persistent_dirty_ = false;
 };

@@ -35,6 +35,7 @@ struct Options {
   int cm_pid = 0;
   std::string kite;  // the kite binary, for the timed `kite status` queries
   int status_runs = 20;
+  int paced_rate = 20000;  // updates/s of the paced phase (the goal's load); 0: none
   int dial_window = 64;
   bool full = false;  // updates carry the whole ad instead of the changed attributes
 };
@@ -124,6 +125,28 @@ struct Fleet {
     q.set("ad_type", "Machine").set("constraint", "Name == \"none\"");
     batch.push_back(std::move(q));
     clients[static_cast<size_t>(i)]->send_all(batch);
+  }
+
+  // The paced phase: every tick, the next connections in turn send their slots' changes, so
+  // that o.paced_rate updates/s arrive evenly (as a fleet's agents report, each on its own
+  // timer) instead of in rounds of bursts.
+  int next_paced = 0;
+  long paced_sent = 0;
+  double paced_start = 0;
+  long paced_sent_at_start = 0;
+  void send_paced(int updates) {
+    for (; updates > 0; next_paced = (next_paced + 1) % static_cast<int>(clients.size())) {
+      std::vector<Json> batch;
+      for (int s = 1; s <= o.slots && updates > 0; ++s, --updates) {
+        Json m = Json::message("update");
+        m.set("ad_type", "Machine")
+            .set("ad", slot_delta(next_paced, s, 500000 + static_cast<int>(paced_sent)))
+            .set_bool("merge", true);
+        batch.push_back(std::move(m));
+        ++paced_sent;
+      }
+      clients[static_cast<size_t>(next_paced)]->send_all(batch);
+    }
   }
 };
 
@@ -248,7 +271,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: collector_bench --port P --ca F --cert F --key F --cm-pid PID --kite BIN\n"
                "       [--host H] [--connections N] [--slots N] [--rounds N] [--per-round N]\n"
-               "       [--dial-window N] [--status-runs N] [--full-updates]\n");
+               "       [--dial-window N] [--status-runs N] [--paced-rate N] [--full-updates]\n");
   return 2;
 }
 
@@ -285,6 +308,8 @@ int main(int argc, char** argv) {
       o.per_round = std::atoi(v.c_str());
     else if (k == "--status-runs")
       o.status_runs = std::max(0, std::atoi(v.c_str()));
+    else if (k == "--paced-rate")
+      o.paced_rate = std::max(0, std::atoi(v.c_str()));
     else if (k == "--dial-window")
       o.dial_window = std::max(1, std::atoi(v.c_str()));
     else if (k == "--cm-pid")
@@ -410,6 +435,52 @@ int main(int argc, char** argv) {
   std::printf("fleet_cpu_updates_s=%.3f\n", fleet_cpu_updates);
   std::printf("status_runs=%zu\nstatus_failed=%d\nstatus_p50_s=%.4f\nstatus_p99_s=%.4f\n",
               lat.size(), bad, percentile(lat, 0.5), percentile(lat, 0.99));
+
+  // `kite status -constraint` again, one run after another, while o.paced_rate updates/s
+  // arrive evenly: the goal's load (the rounds above send as fast as the CM takes them).
+  if (o.paced_rate > 0 && o.status_runs > 0) {
+    constexpr int kTickMs = 5;
+    uv_timer_t pace;
+    uv_timer_init(&loop, &pace);
+    pace.data = &fleet;
+    double p0 = now_s();
+    long sent0 = fleet.paced_sent;
+    fleet.paced_start = p0;
+    fleet.paced_sent_at_start = sent0;
+    uv_timer_start(
+        &pace,
+        [](uv_timer_t* t) {
+          // What is owed since the start, so late ticks do not lower the rate.
+          auto* f = static_cast<Fleet*>(t->data);
+          double owed = (now_s() - f->paced_start) * f->o.paced_rate;
+          f->send_paced(static_cast<int>(owed) -
+                        static_cast<int>(f->paced_sent - f->paced_sent_at_start));
+        },
+        kTickMs, kTickMs);
+    run_until(
+        &loop, [&] { return now_s() - p0 >= 0.5; }, 1);  // the load settles first
+    std::vector<double> paced;
+    int paced_bad = 0;
+    std::vector<std::unique_ptr<StatusRun>> paced_runs;
+    for (int k = 0; k < o.status_runs; ++k) {
+      paced_runs.push_back(std::make_unique<StatusRun>());
+      StatusRun* run = paced_runs.back().get();
+      start_status(&loop, o, run);
+      run_until(
+          &loop, [&] { return run->took >= 0; }, 60);
+      if (run->status == 0)
+        paced.push_back(run->took);
+      else
+        ++paced_bad;
+    }
+    uv_timer_stop(&pace);
+    uv_close(reinterpret_cast<uv_handle_t*>(&pace), nullptr);
+    double took = now_s() - p0;
+    std::printf("paced_updates_per_s=%.0f\npaced_status_failed=%d\n",
+                static_cast<double>(fleet.paced_sent - sent0) / took, paced_bad);
+    std::printf("paced_status_p50_s=%.4f\npaced_status_p99_s=%.4f\n", percentile(paced, 0.5),
+                percentile(paced, 0.99));
+  }
   std::printf("transport_failures=%d\n", fleet.failures);
   if (fleet.failures) std::printf("last_failure=%s\n", fleet.last_failure.c_str());
   for (auto& c : fleet.clients) c->stop();

@@ -105,6 +105,19 @@ TEST(AdStore, ExpiryFollowsLifetimeAndClassAdLifetime) {
   EXPECT_EQ(s.size(), 0u);
 }
 
+TEST(AdStore, AnUpdateThatShortensTheLifetimeIsExpiredInTime) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  EXPECT_EQ(s.expire(10), 0u);  // due at 900
+  // A merge that asks for a shorter life: due at 50 now, long before the 900 known so far.
+  ASSERT_TRUE(
+      s.update("Machine", ad("Name = \"slot1@a\"\nClassAdLifetime = 30\n"), 20, true, &err));
+  EXPECT_EQ(s.expire(49), 0u);
+  EXPECT_EQ(s.expire(50), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
 TEST(AdStore, ExpiredMachineMatchingAbsentRequirementsIsKeptAbsent) {
   AdStore s(config("Machine == \"a\""));
   std::string err;
