@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "agent/collector/constraint_index.h"
 #include "policy/classad/expr_share.h"
@@ -10,6 +11,10 @@
 
 namespace kite::collector {
 namespace {
+
+// An index's candidates up to this many are examined as they are; more are narrowed by the
+// columns first.
+constexpr size_t kFewCandidates = 64;
 
 char ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -343,29 +348,41 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     // Asking about Absent/Offline in the constraint asks for those ads, as condor_status does.
     if (mentions(spec.constraint, "Absent")) q->spec_.absent = true;
     if (mentions(spec.constraint, "Offline")) q->spec_.offline = true;
+    // Candidates (keys of ads_) from the indexes, when the constraint is an equality on an
+    // indexed attribute; when that leaves many, or there is none, the columns rule out the ads
+    // sure not to match. Otherwise a scan in key order.
+    std::vector<const std::string*> found;
     std::vector<IndexedEquality> eqs;
-    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs)) {
-      for (const IndexedEquality& eq : eqs) {
-        auto found = index_[eq.attr].find(lower(eq.value));
-        if (found == index_[eq.attr].end()) continue;
-        for (const std::string* k : found->second) q->keys_.push_back(*k);
+    bool indexed = find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs);
+    for (const IndexedEquality& eq : eqs) {
+      auto keys = index_[eq.attr].find(lower(eq.value));
+      if (keys != index_[eq.attr].end())
+        found.insert(found.end(), keys->second.begin(), keys->second.end());
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    std::vector<const std::string*> judged;
+    if ((!indexed || found.size() > kFewCandidates) &&
+        columns_.candidates(q->constraint_.get(), lower(spec.type), &judged)) {
+      if (indexed) {
+        std::sort(judged.begin(), judged.end());
+        std::vector<const std::string*> both;
+        std::set_intersection(found.begin(), found.end(), judged.begin(), judged.end(),
+                              std::back_inserter(both));
+        found.swap(both);
+        q->used_columns_ = true;
+      } else if (judged.size() <= ads_.size() / 4) {
+        // When most may match, a scan costs less than sorting and finding the candidates.
+        found.swap(judged);
+        q->used_columns_ = true;
       }
-      std::sort(q->keys_.begin(), q->keys_.end());
-      q->keys_.erase(std::unique(q->keys_.begin(), q->keys_.end()), q->keys_.end());
-      q->used_index_ = true;
-      return q;
     }
-    // Otherwise the columns rule out the ads sure not to match; when most may match, a scan
-    // in key order costs less than sorting and finding the candidates.
-    std::vector<const std::string*> candidates;
-    if (columns_.candidates(q->constraint_.get(), lower(spec.type), &candidates) &&
-        candidates.size() <= ads_.size() / 4) {
-      std::sort(candidates.begin(), candidates.end(),
-                [](const std::string* a, const std::string* b) { return *a < *b; });
-      q->keys_.reserve(candidates.size());
-      for (const std::string* k : candidates) q->keys_.push_back(*k);
-      q->used_columns_ = true;
-    }
+    if (!indexed && !q->used_columns_) return q;
+    std::sort(found.begin(), found.end(),
+              [](const std::string* x, const std::string* y) { return *x < *y; });
+    q->keys_.reserve(found.size());
+    for (const std::string* k : found) q->keys_.push_back(*k);
+    q->used_index_ = indexed;
   }
   return q;
 }

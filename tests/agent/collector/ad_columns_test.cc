@@ -38,7 +38,8 @@ std::vector<std::string> names(const std::vector<classad::AdPtr>& ads) {
 
 // The query's answer, and whether the columns chose its candidates.
 std::vector<std::string> query(const AdStore& s, const std::string& type,
-                               const std::string& constraint, bool* columns = nullptr) {
+                               const std::string& constraint, bool* columns = nullptr,
+                               bool* index = nullptr) {
   QuerySpec q;
   q.type = type;
   q.constraint = constraint;
@@ -48,6 +49,7 @@ std::vector<std::string> query(const AdStore& s, const std::string& type,
   while (run->next(s, 7, &out)) {
   }
   if (columns) *columns = run->used_columns();
+  if (index) *index = run->used_index();
   return names(out);
 }
 
@@ -72,9 +74,9 @@ TEST(AdColumns, ComparisonsWithLiteralsExamineOnlyCandidates) {
   std::string err;
   for (int i = 0; i < 400; ++i) {
     std::string text = "Name = \"slot" + std::to_string(i) +
-                       "\"\nMemory = " + std::to_string(i == 17 || i == 230 ? 200000 : 1000 + i) +
-                       "\n";
-    if (i == 99) text = "Name = \"slot99\"\nMemory = 50000 * 4\n";  // an expression
+                       "\"\nState = \"Unclaimed\"\nMemory = " +
+                       std::to_string(i == 17 || i == 230 ? 200000 : 1000 + i) + "\n";
+    if (i == 99) text = "Name = \"slot99\"\nState = \"Unclaimed\"\nMemory = 50000 * 4\n";
     ASSERT_TRUE(s.update("Machine", ad(text), 0, false, &err)) << err;
   }
   size_t before = s.ads_examined();
@@ -93,6 +95,14 @@ TEST(AdColumns, ComparisonsWithLiteralsExamineOnlyCandidates) {
   s.merge("Machine", "slot17", &attrs, 1);
   EXPECT_EQ(query(s, "Machine", "100000 < Memory"),
             (std::vector<std::string>{"slot230", "slot5", "slot99"}));
+  // An index that finds many candidates (every ad is Unclaimed) is narrowed by the columns.
+  before = s.ads_examined();
+  bool index = false;
+  EXPECT_EQ(query(s, "Machine", "State == \"Unclaimed\" && Memory > 100000", &columns, &index),
+            (std::vector<std::string>{"slot230", "slot5", "slot99"}));
+  EXPECT_TRUE(index);
+  EXPECT_TRUE(columns);
+  EXPECT_EQ(s.ads_examined() - before, 3u);
   // Another type has no such ads; an unknown type none at all.
   EXPECT_TRUE(query(s, "Negotiator", "Memory > 100000").empty());
 }
@@ -138,18 +148,32 @@ class RandomPool {
     return kConstants[pick(sizeof kConstants / sizeof kConstants[0])];
   }
   std::string attr() {
-    static const char* const kAttrs[] = {"A", "B", "C", "D", "a", "Missing"};
+    static const char* const kAttrs[] = {"A", "B", "C", "D", "a", "Missing", "State"};
     return kAttrs[pick(sizeof kAttrs / sizeof kAttrs[0])];
+  }
+  // State is indexed: a few values shared by many ads (and some that are not strings), so
+  // that the index finds many candidates, which the columns then narrow.
+  std::string state() {
+    static const char* const kStates[] = {"\"Claimed\"", "\"claimed\"", "\"Unclaimed\"",
+                                          "1",           "undefined",   "A"};
+    return kStates[pick(sizeof kStates / sizeof kStates[0])];
+  }
+  std::string comparison() {
+    static const char* const kOps[] = {"==", "!=", "=?=", "=!=", "<",
+                                       "<=", ">",  ">=",  "is",  "isnt"};
+    std::string a = attr();
+    std::string c = a == "State" && pick(2) ? state() : constant();
+    return pick(4) ? a + " " + kOps[pick(10)] + " " + c : c + " " + kOps[pick(10)] + " " + a;
   }
   std::string constraint(int depth) {
     static const char* const kOps[] = {"==", "!=", "=?=", "=!=", "<",
                                        "<=", ">",  ">=",  "is",  "isnt"};
-    size_t shape = pick(depth > 0 ? 9 : 5);
+    size_t shape = pick(depth > 0 ? 10 : 5);
     switch (shape) {
       case 0:
       case 1:
-      case 2: return attr() + " " + kOps[pick(10)] + " " + constant();
-      case 3: return constant() + " " + kOps[pick(10)] + " " + attr();
+      case 2:
+      case 3: return comparison();
       case 4: return pick(2) ? attr() : attr() + " " + kOps[pick(10)] + " " + attr();
       case 5:
       case 6: return "(" + constraint(depth - 1) + " && " + constraint(depth - 1) + ")";
@@ -161,6 +185,7 @@ class RandomPool {
     std::string text = "Name = \"" + name + "\"\n";
     for (const char* a : {"A", "B", "C", "D"})
       if (pick(5)) text += std::string(a) + " = " + value() + "\n";
+    if (pick(6)) text += "State = " + state() + "\n";
     return text;
   }
   size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
