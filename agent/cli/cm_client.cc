@@ -65,6 +65,8 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
                  copts.host.find(':') != std::string::npos;
   if (!numeric) copts.server_name = copts.host;
   copts.conn.name = "kite-cli";
+  // The request goes with our hello, not a round trip later after the CM's.
+  copts.conn.ready_at_handshake = true;
   // The session is kept next to the user's certificate, so the next command resumes it.
   copts.session_file = files.cert + ".session";
   copts.session_key = net::session_key(copts.host + ":" + std::to_string(copts.port), files);

@@ -95,8 +95,7 @@ bool AdStore::load(const std::string& path, int64_t now, std::string* err) {
     std::string key = key_of(s.type, s.name);
     auto old = ads_.find(key);
     if (old != ads_.end()) erase(old);
-    auto added = ads_.emplace(std::move(key), std::move(s)).first;
-    reindex(added->first, &added->second);
+    added(ads_.emplace(std::move(key), std::move(s)).first);
   }
   persistent_dirty_ = false;
   return true;

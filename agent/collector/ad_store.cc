@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "agent/collector/constraint_index.h"
 #include "policy/classad/expr_share.h"
@@ -10,6 +11,10 @@
 
 namespace kite::collector {
 namespace {
+
+// An index's candidates up to this many are examined as they are; more are narrowed by the
+// columns first.
+constexpr size_t kFewCandidates = 64;
 
 char ascii_lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -158,6 +163,12 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
   }
 }
 
+void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
+  reindex(it->first, &it->second);
+  note_expiry(it->second.expires);
+  it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
+}
+
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
     if (!s.has_indexed[i]) continue;
@@ -168,10 +179,15 @@ void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   }
 }
 
-void AdStore::set_expiry(StoredAd* s, int64_t now) const {
+void AdStore::note_expiry(int64_t expires) {
+  if (expires != 0 && expires < next_expiry_) next_expiry_ = expires;
+}
+
+void AdStore::set_expiry(StoredAd* s, int64_t now) {
   s->offline = s->ad->lookup_id(ids().offline) && ad_flag(*s->ad, "Offline");
   if (s->offline) {
     s->expires = config_.offline_expire_after > 0 ? now + config_.offline_expire_after : 0;
+    note_expiry(s->expires);
     return;
   }
   // The ad's own ClassAdLifetime wins over CLASSAD_LIFETIME, as in HTCondor.
@@ -180,6 +196,7 @@ void AdStore::set_expiry(StoredAd* s, int64_t now) const {
   if (s->ad->lookup_id(ids().lifetime) && s->ad->evaluate_int("ClassAdLifetime", own) && own > 0)
     lifetime = own;
   s->expires = now + lifetime;
+  note_expiry(s->expires);
 }
 
 bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool merge,
@@ -200,6 +217,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
       share_trees(ad.get());
       s->ad = std::move(ad);
     }
+    columns_.refresh_all(s->slot, *s->ad);
     refreshed(found->first, s, now, true);
     return true;
   }
@@ -211,8 +229,7 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  auto added = ads_.emplace(key_of(type, s.name), std::move(s)).first;
-  reindex(added->first, &added->second);
+  added(ads_.emplace(key_of(type, s.name), std::move(s)).first);
   return true;
 }
 
@@ -234,6 +251,7 @@ void AdStore::merge(std::string_view type, std::string_view name,
     for (uint32_t id : ids().indexed) index_touched |= a.name.id == id;
     a.expr = share_merged(a.expr);
     classad::classad_insert_attr(*s->ad, a);
+    columns_.changed(s->slot, *s->ad, a.name.id);
   }
   attrs->clear();
   refreshed(found->first, s, now, index_touched);
@@ -243,7 +261,10 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
   bool was_persistent = s->absent || s->offline;
   // A machine that comes back replaces its absent ad.
   s->absent = false;
-  if (s->ad->lookup_id(ids().absent)) s->ad->remove("Absent");
+  if (s->ad->lookup_id(ids().absent)) {
+    s->ad->remove("Absent");
+    columns_.changed(s->slot, *s->ad, ids().absent);
+  }
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
@@ -257,7 +278,9 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   if (!v.is_boolean() || !v.as_boolean()) return false;
   s->absent = true;
   s->ad->insert_value("Absent", classad::Value::boolean(true));
+  columns_.changed(s->slot, *s->ad, ids().absent);
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
+  note_expiry(s->expires);
   persistent_dirty_ = true;
   return true;
 }
@@ -266,6 +289,7 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   if (it->second.absent || it->second.offline) persistent_dirty_ = true;
   last_found_ = nullptr;
   index_remove(it->first, it->second);
+  columns_.remove(it->second.slot);
   ads_.erase(it);
 }
 
@@ -278,15 +302,20 @@ bool AdStore::invalidate(std::string_view type, std::string_view name, int64_t n
 }
 
 size_t AdStore::expire(int64_t now) {
+  // Nothing is due before the earliest expiry known (updates only move an ad's later), so the
+  // walk over every ad runs only when some ad may be due, not on every tick.
+  if (now < next_expiry_) return 0;
+  next_expiry_ = INT64_MAX;
   size_t changed = 0;
   for (auto it = ads_.begin(); it != ads_.end();) {
     StoredAd& s = it->second;
     if (s.expires == 0 || s.expires > now) {
+      note_expiry(s.expires);
       ++it;
       continue;
     }
     ++changed;
-    if (becomes_absent(&s, now)) {
+    if (becomes_absent(&s, now)) {  // notes its new expiry
       ++it;
       continue;
     }
@@ -319,18 +348,41 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     // Asking about Absent/Offline in the constraint asks for those ads, as condor_status does.
     if (mentions(spec.constraint, "Absent")) q->spec_.absent = true;
     if (mentions(spec.constraint, "Offline")) q->spec_.offline = true;
+    // Candidates (keys of ads_) from the indexes, when the constraint is an equality on an
+    // indexed attribute; when that leaves many, or there is none, the columns rule out the ads
+    // sure not to match. Otherwise a scan in key order.
+    std::vector<const std::string*> found;
     std::vector<IndexedEquality> eqs;
-    if (find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs)) {
-      for (const IndexedEquality& eq : eqs) {
-        auto found = index_[eq.attr].find(lower(eq.value));
-        if (found == index_[eq.attr].end()) continue;
-        for (const std::string* k : found->second) q->keys_.push_back(*k);
-      }
-      std::sort(q->keys_.begin(), q->keys_.end());
-      q->keys_.erase(std::unique(q->keys_.begin(), q->keys_.end()), q->keys_.end());
-      q->used_index_ = true;
-      return q;
+    bool indexed = find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs);
+    for (const IndexedEquality& eq : eqs) {
+      auto keys = index_[eq.attr].find(lower(eq.value));
+      if (keys != index_[eq.attr].end())
+        found.insert(found.end(), keys->second.begin(), keys->second.end());
     }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    std::vector<const std::string*> judged;
+    if ((!indexed || found.size() > kFewCandidates) &&
+        columns_.candidates(q->constraint_.get(), lower(spec.type), &judged)) {
+      if (indexed) {
+        std::sort(judged.begin(), judged.end());
+        std::vector<const std::string*> both;
+        std::set_intersection(found.begin(), found.end(), judged.begin(), judged.end(),
+                              std::back_inserter(both));
+        found.swap(both);
+        q->used_columns_ = true;
+      } else if (judged.size() <= ads_.size() / 4) {
+        // When most may match, a scan costs less than sorting and finding the candidates.
+        found.swap(judged);
+        q->used_columns_ = true;
+      }
+    }
+    if (!indexed && !q->used_columns_) return q;
+    std::sort(found.begin(), found.end(),
+              [](const std::string* x, const std::string* y) { return *x < *y; });
+    q->keys_.reserve(found.size());
+    for (const std::string* k : found) q->keys_.push_back(*k);
+    q->used_index_ = indexed;
   }
   return q;
 }
@@ -358,7 +410,7 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
   if (!ok()) return false;
   size_t budget = max_examined;
   auto limited = [&] { return spec_.limit && found_ >= spec_.limit; };
-  if (used_index_) {
+  if (used_index_ || used_columns_) {
     while (pos_ < keys_.size() && budget > 0 && !limited()) {
       const std::string& key = keys_[pos_++];
       auto it = store.ads_.find(key);

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "agent/collector/ad_columns.h"
 #include "policy/classad/classad.h"
 #include "policy/classad/expr.h"
 #include "policy/classad/json.h"
@@ -41,6 +42,7 @@ struct StoredAd {
   // Some indexed attribute is an expression (its value may follow other attributes), so every
   // update re-indexes; otherwise a merge that names none of them leaves the indexes alone.
   bool index_exprs = false;
+  uint32_t slot = AdColumns::kNoSlot;  // its place in the store's AdColumns
 };
 
 // The value of string attribute `id` of `ad`: a string literal is read in place, anything else
@@ -77,6 +79,9 @@ class Query {
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
   bool used_index() const { return used_index_; }
+  // The candidates came from attribute columns (ad_columns.h): ads sure not to match were
+  // never examined.
+  bool used_columns() const { return used_columns_; }
   size_t examined() const { return examined_; }
 
  private:
@@ -86,12 +91,12 @@ class Query {
 
   QuerySpec spec_;
   classad::ExprPtr constraint_;
-  std::vector<std::string> keys_;  // the index's candidates (used_index_)
+  std::vector<std::string> keys_;  // the index's or the columns' candidates, sorted
   std::string prefix_;             // the lower-case "type\n" the type's keys start with
   std::string prefix_end_;         // "type\x0b": the first key after them
   std::string cursor_;             // a scan: the last key examined ("" before the first)
   size_t pos_ = 0, found_ = 0, examined_ = 0;
-  bool used_index_ = false, scan_done_ = false;
+  bool used_index_ = false, used_columns_ = false, scan_done_ = false;
   std::string error_;
 };
 
@@ -149,7 +154,11 @@ class AdStore {
   // attributes whose value changed.
   void reindex(const std::string& key, StoredAd* s);
   void index_remove(const std::string& key, const StoredAd& s);
-  void set_expiry(StoredAd* s, int64_t now) const;
+  // The bookkeeping of an ad just put in ads_: indexes and columns.
+  void added(std::map<std::string, StoredAd>::iterator it);
+  void set_expiry(StoredAd* s, int64_t now);
+  // Lowers next_expiry_ to `expires` (an ad's new expiry; 0: never).
+  void note_expiry(int64_t expires);
   bool becomes_absent(StoredAd* s, int64_t now);
   void erase(std::map<std::string, StoredAd>::iterator it);
 
@@ -160,6 +169,10 @@ class AdStore {
   // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
   // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
   std::unordered_map<std::string, std::unordered_set<const std::string*>> index_[3];
+  // Built as queries name attributes (so changed by const queries).
+  mutable AdColumns columns_;
+  // No ad expires before this (a lower bound: an update only moves an ad's expiry later).
+  int64_t next_expiry_ = INT64_MAX;
   mutable size_t examined_total_ = 0;
   bool persistent_dirty_ = false;
 };

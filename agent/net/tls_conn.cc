@@ -187,6 +187,10 @@ void TlsConn::handshake_done() {
   core::Json hello = core::Json::message("hello");
   hello.set("version", kProtocolVersion).set("name", opts_.name);
   send(hello);
+  if (opts_.ready_at_handshake && state_ == State::kHello) {
+    awaiting_peer_hello_ = true;
+    become_ready();
+  }
 }
 
 void TlsConn::read_plaintext() {
@@ -224,29 +228,16 @@ void TlsConn::read_plaintext() {
 }
 
 void TlsConn::dispatch(core::Json& msg) {
-  std::string type = msg.type();
   if (state_ == State::kHello) {
-    if (type != "hello") {
-      send_error("expected hello, got " + type);
-      flush();
-      close("first frame was " + type + ", not hello");
-      return;
-    }
-    int64_t v = msg.num("version", -1);
-    if (v != kProtocolVersion) {
-      send_error("protocol version " + std::to_string(v) + " is not supported (this side speaks " +
-                 std::to_string(kProtocolVersion) + ")");
-      flush();
-      close("peer speaks protocol version " + std::to_string(v));
-      return;
-    }
-    peer_name_ = msg.str("name");
-    state_ = State::kReady;
-    established_ = true;
-    uv_timer_start(&timer_, on_timer, opts_.keepalive_ms, opts_.keepalive_ms);
-    handler_->on_ready(this);
+    if (take_peer_hello(msg)) become_ready();
     return;
   }
+  if (awaiting_peer_hello_) {
+    awaiting_peer_hello_ = false;
+    take_peer_hello(msg);
+    return;
+  }
+  std::string type = msg.type();
   if (type == "ping") {
     send(core::Json::message("pong"));
   } else if (type == "pong") {
@@ -260,6 +251,33 @@ void TlsConn::dispatch(core::Json& msg) {
   } else if (!handler_->on_frame(this, msg) && state_ != State::kClosed) {
     send_error("unknown frame type '" + type + "'");
   }
+}
+
+bool TlsConn::take_peer_hello(core::Json& msg) {
+  std::string type = msg.type();
+  if (type != "hello") {
+    send_error("expected hello, got " + type);
+    flush();
+    close("first frame was " + type + ", not hello");
+    return false;
+  }
+  int64_t v = msg.num("version", -1);
+  if (v != kProtocolVersion) {
+    send_error("protocol version " + std::to_string(v) + " is not supported (this side speaks " +
+               std::to_string(kProtocolVersion) + ")");
+    flush();
+    close("peer speaks protocol version " + std::to_string(v));
+    return false;
+  }
+  peer_name_ = msg.str("name");
+  return true;
+}
+
+void TlsConn::become_ready() {
+  state_ = State::kReady;
+  established_ = true;
+  uv_timer_start(&timer_, on_timer, opts_.keepalive_ms, opts_.keepalive_ms);
+  handler_->on_ready(this);
 }
 
 void TlsConn::send(const core::Json& msg) {

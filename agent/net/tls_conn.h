@@ -26,6 +26,9 @@ struct ConnOptions {
   uint64_t keepalive_ms = 30000;          // ping when idle; closed after two intervals of silence
   int max_bad_frames = 3;                 // bad frames answered with errors before the close
   size_t max_pending_write = 8u << 20;    // a peer that stops reading is closed
+  // Ready (on_ready) once TLS is done and our hello sent, not when the peer's hello comes: a
+  // one-request client (the CLI) spares a round trip; the peer's hello is still checked.
+  bool ready_at_handshake = false;
 };
 
 class TlsConn;
@@ -97,6 +100,9 @@ class TlsConn {
   void handshake_done();
   void read_plaintext();
   void dispatch(core::Json& msg);
+  // Checks the peer's hello (false: refused and closed).
+  bool take_peer_hello(core::Json& msg);
+  void become_ready();
   // Encrypts and writes what is queued.
   void flush();
   // Encrypts the queued frames into out_; false with `err` when mbedTLS fails.
@@ -134,6 +140,7 @@ class TlsConn {
   bool resumed_ = false;
   bool tls_started_ = false;
   bool established_ = false;
+  bool awaiting_peer_hello_ = false;  // ready_at_handshake: ready, the peer's hello not yet in
   PeerIdentity peer_;
   std::string peer_name_;
   std::string address_;

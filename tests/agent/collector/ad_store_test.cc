@@ -105,6 +105,19 @@ TEST(AdStore, ExpiryFollowsLifetimeAndClassAdLifetime) {
   EXPECT_EQ(s.size(), 0u);
 }
 
+TEST(AdStore, AnUpdateThatShortensTheLifetimeIsExpiredInTime) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed"), 0, false, &err));
+  EXPECT_EQ(s.expire(10), 0u);  // due at 900
+  // A merge that asks for a shorter life: due at 50 now, long before the 900 known so far.
+  ASSERT_TRUE(
+      s.update("Machine", ad("Name = \"slot1@a\"\nClassAdLifetime = 30\n"), 20, true, &err));
+  EXPECT_EQ(s.expire(49), 0u);
+  EXPECT_EQ(s.expire(50), 1u);
+  EXPECT_EQ(s.size(), 0u);
+}
+
 TEST(AdStore, ExpiredMachineMatchingAbsentRequirementsIsKeptAbsent) {
   AdStore s(config("Machine == \"a\""));
   std::string err;
@@ -300,11 +313,12 @@ TEST(AdStoreQuery, EqualityOnIndexedAttributeExaminesOnlyMatches) {
   EXPECT_EQ(run(s, q).size(), 50u);
   EXPECT_EQ(s.ads_examined() - before, 50u);
 
-  // A shape the index cannot answer scans everything.
+  // A shape neither the index nor the columns can answer scans everything.
   before = s.ads_examined();
-  q.constraint = "Machine == \"node7\" || Cpus > 5";
+  q.constraint = "Machine == \"node7\" || Cpus + 0 > 5";
   auto q2 = s.start_query(q);
   EXPECT_FALSE(q2->used_index());
+  EXPECT_FALSE(q2->used_columns());
   out.clear();
   while (q2->next(s, 1000, &out)) {
   }
