@@ -53,43 +53,45 @@ void Engine::insert_text(SlotImpl& s, const char* name, const std::string& text)
   if (e) s.ad->insert(name, e.release());
 }
 
-// As insert_text, for the few attributes refresh() rewrites on every transition: parsed again
-// only when the text changed (or the attribute was removed meanwhile).
-void Engine::insert_text_cached(SlotImpl& s, int k, const char* name, const std::string& text) {
-  if (s.pub_text[k] == text && s.ad->lookup(name)) return;
-  s.pub_text[k] = text;
-  insert_text(s, name, text);
+void Engine::insert_made(SlotImpl& s, int k, const char* name, const ExprTemplate& shape,
+                         int64_t n0, int64_t n1) {
+  if (s.pub_set[k] && s.pub_nums[k][0] == n0 && s.pub_nums[k][1] == n1 && s.ad->lookup(name))
+    return;
+  s.pub_set[k] = true;
+  s.pub_nums[k][0] = n0;
+  s.pub_nums[k][1] = n1;
+  const int64_t nums[2] = {n0, n1};
+  ExprPtr e = shape.make(nums);
+  if (e) s.ad->insert(name, e.release());
 }
 
 void Engine::refresh_job_times(SlotImpl& s) {
-  char buf[256];
+  // The shapes of the totals refresh() rewrites on every transition.
+  static const ExprTemplate job_suspend(
+      "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)", 2);
+  static const ExprTemplate job_run("time() - %lld - TotalJobSuspendTime", 1);
+  static const ExprTemplate retirement("ifThenElse(%lld > time(), %lld - time(), 0)", 2);
+  static const ExprTemplate claim_run(
+      "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)", 1);
+  static const ExprTemplate claim_suspend(
+      "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)", 1);
   if (s.has_job) {
-    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)",
-                  static_cast<long long>(s.job.suspended_total),
-                  static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : 0));
-    insert_text_cached(s, 0, "TotalJobSuspendTime", buf);
-    std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
-                  static_cast<long long>(s.job.start));
-    insert_text_cached(s, 1, "TotalJobRunTime", buf);
+    insert_made(s, 0, "TotalJobSuspendTime", job_suspend, s.job.suspended_total,
+                s.job.suspend_since >= 0 ? s.job.suspend_since : 0);
+    insert_made(s, 1, "TotalJobRunTime", job_run, s.job.start, 0);
     // Counts down while the job runs (a suspended job's retirement waits for it).
     s.job.est_retirement = max_retirement(s);
     int64_t r = retirement_remaining(s);
     if (r == kNever || s.job.suspend_since >= 0) {
       ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
     } else {
-      long long end = static_cast<long long>(now + r);
-      std::snprintf(buf, sizeof buf, "ifThenElse(%lld > time(), %lld - time(), 0)", end, end);
-      insert_text_cached(s, 2, "RetirementTimeRemaining", buf);
+      const int64_t end = now + r;
+      insert_made(s, 2, "RetirementTimeRemaining", retirement, end, end);
     }
   }
   if (s.has_claim) {
-    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
-                  static_cast<long long>(s.total_claim_run));
-    insert_text_cached(s, 3, "TotalClaimRunTime", buf);
-    std::snprintf(buf, sizeof buf,
-                  "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)",
-                  static_cast<long long>(s.total_claim_suspend));
-    insert_text_cached(s, 4, "TotalClaimSuspendTime", buf);
+    insert_made(s, 3, "TotalClaimRunTime", claim_run, s.total_claim_run, 0);
+    insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend, s.total_claim_suspend, 0);
   }
 }
 
@@ -274,7 +276,7 @@ void Engine::refresh(SlotImpl& s) {
       s.ad->remove(n);
     // Observed: 0 in a slot that runs no job (a partitionable slot's ad).
     ins(s, "RetirementTimeRemaining", Value::integer(0));
-    s.pub_text[2].clear();
+    s.pub_set[2] = false;
     publish_job_attrs(s, nullptr);
   }
   // Resources change only when a partitionable slot carves or takes back a dynamic slot.
