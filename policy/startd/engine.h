@@ -372,7 +372,8 @@ struct Engine {
   // ---- requests and events (claims.cc, carve.cc, drain.cc, shutdown.cc) ----------------------
   SlotImpl* find_slot(const std::string& name);
   void refuse(SlotImpl& s, const std::string& why);
-  Claim new_claim(SlotImpl& s, const ClassAd* ad);
+  // `copy`, when given, is a copy of `ad` already made (the claim keeps it: no second copy).
+  Claim new_claim(SlotImpl& s, const ClassAd* ad, ClassAd* copy = nullptr);
   // Carves a dynamic slot for `ad` out of partitionable slot `p`; null (with why) when it does
   // not fit.
   SlotImpl* carve(SlotImpl& p, const ClassAd* ad, std::string* why);
