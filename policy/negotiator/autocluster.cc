@@ -1,5 +1,6 @@
 // Significant attributes and the grouping of jobs into autoclusters (see autocluster.h).
 #include "policy/negotiator/autocluster.h"
+#include "policy/negotiator/job_memo.h"
 
 #include <strings.h>
 
@@ -203,20 +204,25 @@ bool AutoclusterBuilder::same(const Key& a, const Key& b) const {
 uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
   static const uint32_t kRequirements = id_of("Requirements");
   static const uint32_t kRank = id_of("Rank");
-  Key& key = scratch_;
-  key.clear();
-  for (uint32_t id : slot_side_) {
-    if (const Expr* e = job.lookup_id(id)) key.emplace_back(id, e);
+  JobMemo::Entry* memo = jobs_ ? &jobs_->at(job) : nullptr;
+  Key& key = memo ? memo->key : scratch_;
+  if (!memo || !memo->has_key) {
+    key.clear();
+    for (uint32_t id : slot_side_) {
+      if (const Expr* e = job.lookup_id(id)) key.emplace_back(id, e);
+    }
+    for (uint32_t id : {kRequirements, kRank}) {
+      const Expr* e = job.lookup_id(id);
+      if (!e) continue;
+      bool known = false;
+      for (const auto& kv : key) known = known || kv.first == id;
+      if (!known) key.emplace_back(id, e);
+      job_refs(job, e, key, 0);
+    }
+    std::sort(key.begin(), key.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (memo) memo->has_key = true;
   }
-  for (uint32_t id : {kRequirements, kRank}) {
-    const Expr* e = job.lookup_id(id);
-    if (!e) continue;
-    bool known = false;
-    for (const auto& kv : key) known = known || kv.first == id;
-    if (!known) key.emplace_back(id, e);
-    job_refs(job, e, key, 0);
-  }
-  std::sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   uint64_t h = classad::hash::mix(0, group);
   for (const auto& kv : key)
     h = classad::hash::mix(classad::hash::mix(h, kv.first), kv.second->hash);
