@@ -3,27 +3,33 @@
 
 namespace kite::negotiator {
 
+// Entries kept before those not asked about lately go.
+constexpr size_t kMaxEntries = size_t{1} << 17;
+constexpr uint64_t kKeepCycles = 8;  // "lately"
+
 void JobMemo::begin_cycle(const std::vector<uint32_t>& slot_side) {
+  ++cycle_;
   if (slot_side != side_) {
     side_ = slot_side;
-    for (auto* m : {&now_, &last_})
-      for (auto& [gen, e] : *m) {
-        e.has_key = false;
-        e.key.clear();
-      }
+    for (auto& [gen, e] : entries_) {
+      e.has_key = false;
+      e.key.clear();
+    }
   }
-  last_.swap(now_);
-  now_.clear();
+  if (entries_.size() <= kMaxEntries) return;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.seen + kKeepCycles < cycle_) {
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (entries_.size() > kMaxEntries / 2) entries_.clear();  // (all recent: start over)
 }
 
 JobMemo::Entry& JobMemo::at(const classad::ClassAd& job) {
-  const uint64_t gen = job.generation();
-  auto it = now_.find(gen);
-  if (it != now_.end()) return it->second;
-  auto old = last_.find(gen);
-  if (old == last_.end()) return now_[gen];
-  Entry& e = now_.emplace(gen, std::move(old->second)).first->second;
-  last_.erase(old);
+  Entry& e = entries_[job.generation()];
+  e.seen = cycle_;
   return e;
 }
 

@@ -22,16 +22,18 @@ class JobMemo {
     JobKey order;  // job_key() (its cluster and proc are the IdleJob's, set by the caller)
     bool has_key = false;
     Key key;  // for the slot-side attributes of begin_cycle()
+    uint64_t seen = 0;  // the last cycle that asked
   };
 
   /// Starts a cycle whose autoclusters follow `slot_side`; keys made for another list go.
-  /// Entries of jobs not asked about in the last cycle go too (memory follows the offers).
+  /// When many are kept, entries of jobs not asked about lately go (memory stays bounded).
   void begin_cycle(const std::vector<uint32_t>& slot_side);
   /// The entry of the ad's current state (empty when new).
   Entry& at(const classad::ClassAd& job);
 
  private:
-  std::unordered_map<uint64_t, Entry> now_, last_;  // by generation: this cycle's, the last's
+  std::unordered_map<uint64_t, Entry> entries_;  // by generation
+  uint64_t cycle_ = 0;
   std::vector<uint32_t> side_;
 };
 
