@@ -239,6 +239,8 @@ class Sim {
   negotiator::MatchCache match_cache_;  // answers for the slots that stay free between cycles
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
+  // Accountant name -> its configured group (groups_ does not change once set up).
+  std::map<std::string, std::string, std::less<>> group_of_;
   fairshare::LimitTracker limits_;
   std::string uid_domain_;
   std::string cfg_text_;
@@ -631,11 +633,15 @@ void Sim::charge(const std::string& principal) {
   const auto& u = usage_[principal];
   acc_.set_usage(principal, u.first, u.second < 1e-9 ? 0 : u.second, now_);
   auto group_fn = [](std::string_view submitter, const void* ctx) {
-    const auto* g = static_cast<const fairshare::GroupSettings*>(ctx);
-    std::string_view user = submitter.substr(0, submitter.rfind('@'));
-    return fairshare::group_of(*g, user);
+    auto& sim = *static_cast<Sim*>(const_cast<void*>(ctx));
+    auto it = sim.group_of_.find(submitter);
+    if (it == sim.group_of_.end()) {
+      std::string_view user = submitter.substr(0, submitter.rfind('@'));
+      it = sim.group_of_.emplace(submitter, fairshare::group_of(sim.groups_, user)).first;
+    }
+    return it->second;
   };
-  acc_.set_group_usage(group_fn, &groups_, now_);
+  acc_.set_group_usage(group_fn, this, now_);
 }
 
 std::vector<fairshare::LimitUse> Sim::limits_of(int j, ClassAd& slot) {
