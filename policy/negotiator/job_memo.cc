@@ -3,33 +3,29 @@
 
 namespace kite::negotiator {
 
-// Entries kept before those not asked about lately go.
-constexpr size_t kMaxEntries = size_t{1} << 17;
-constexpr uint64_t kKeepCycles = 8;  // "lately"
+// Slots of the table: a few times the jobs a busy cycle offers, in a few MiB.
+constexpr size_t kSlotBits = 15;
 
 void JobMemo::begin_cycle(const std::vector<uint32_t>& slot_side) {
-  ++cycle_;
-  if (slot_side != side_) {
-    side_ = slot_side;
-    for (auto& [gen, e] : entries_) {
-      e.has_key = false;
-      e.key.clear();
-    }
+  if (slot_side == side_) return;
+  side_ = slot_side;
+  for (Entry& e : entries_) {
+    e.has_key = false;
+    e.key.clear();
   }
-  if (entries_.size() <= kMaxEntries) return;
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    if (it->second.seen + kKeepCycles < cycle_) {
-      it = entries_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  if (entries_.size() > kMaxEntries / 2) entries_.clear();  // (all recent: start over)
 }
 
 JobMemo::Entry& JobMemo::at(const classad::ClassAd& job) {
-  Entry& e = entries_[job.generation()];
-  e.seen = cycle_;
+  if (entries_.empty()) entries_.resize(size_t{1} << kSlotBits);
+  const uint64_t gen = job.generation();
+  Entry& e = entries_[(gen * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)];
+  if (e.used && e.generation == gen) return e;
+  // Empty, or another ad's: that one is worked out again when next asked about.
+  e.used = true;
+  e.generation = gen;
+  e.has_order = false;
+  e.has_key = false;
+  e.key.clear();
   return e;
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,18 +21,18 @@ class JobMemo {
     JobKey order;  // job_key() (its cluster and proc are the IdleJob's, set by the caller)
     bool has_key = false;
     Key key;  // for the slot-side attributes of begin_cycle()
-    uint64_t seen = 0;  // the last cycle that asked
+    bool used = false;
+    uint64_t generation = 0;  // of the ad it is for
   };
 
   /// Starts a cycle whose autoclusters follow `slot_side`; keys made for another list go.
-  /// When many are kept, entries of jobs not asked about lately go (memory stays bounded).
   void begin_cycle(const std::vector<uint32_t>& slot_side);
-  /// The entry of the ad's current state (empty when new).
+  /// The entry of the ad's current state (empty when new), valid until the next call: a
+  /// fixed table (memory stays bounded), where ads whose generations meet take turns.
   Entry& at(const classad::ClassAd& job);
 
  private:
-  std::unordered_map<uint64_t, Entry> entries_;  // by generation
-  uint64_t cycle_ = 0;
+  std::vector<Entry> entries_;  // by a hash of the generation
   std::vector<uint32_t> side_;
 };
 
