@@ -975,6 +975,7 @@ void Sim::cycle() {
   }
   std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered
   for (const auto& [principal, set] : idle_) {
+    size_t sub = SIZE_MAX;  // its entry in in.submitters (all of `set` are its jobs)
     for (auto next = set.begin(); next != set.end();) {
       const Job& j = jobs_[next->second];
       if (++offered_jobs[static_cast<size_t>(j.kind)] > slot_count + 1) {
@@ -982,6 +983,11 @@ void Sim::cycle() {
         continue;
       }
       ++next;
+      if (sub != SIZE_MAX) {
+        j.ad->ref();
+        in.submitters[sub].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+        continue;
+      }
       auto it = index.find(j.principal);
       if (it == index.end()) {
         it = index.emplace(j.principal, in.submitters.size()).first;
@@ -997,8 +1003,9 @@ void Sim::cycle() {
         s.usage += waiting_weight(j.principal);
         in.submitters.push_back(std::move(s));
       }
+      sub = it->second;
       j.ad->ref();
-      in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+      in.submitters[sub].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
     }
   }
   // Submitters with running jobs and none to match count in the pie too (pie_spin.cc says why).
