@@ -201,28 +201,39 @@ bool AutoclusterBuilder::same(const Key& a, const Key& b) const {
   return true;
 }
 
-uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
+void AutoclusterBuilder::make_key(const ClassAd& job, Key& key) {
   static const uint32_t kRequirements = id_of("Requirements");
   static const uint32_t kRank = id_of("Rank");
-  JobMemo::Entry* memo = jobs_ ? &jobs_->at(job) : nullptr;
-  Key& key = memo ? memo->key : scratch_;
-  if (!memo || !memo->has_key) {
-    key.clear();
-    for (uint32_t id : slot_side_) {
-      if (const Expr* e = job.lookup_id(id)) key.emplace_back(id, e);
-    }
-    for (uint32_t id : {kRequirements, kRank}) {
-      const Expr* e = job.lookup_id(id);
-      if (!e) continue;
-      bool known = false;
-      for (const auto& kv : key) known = known || kv.first == id;
-      if (!known) key.emplace_back(id, e);
-      job_refs(job, e, key, 0);
-    }
-    std::sort(key.begin(), key.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (memo) memo->has_key = true;
+  key.clear();
+  for (uint32_t id : slot_side_) {
+    if (const Expr* e = job.lookup_id(id)) key.emplace_back(id, e);
   }
+  for (uint32_t id : {kRequirements, kRank}) {
+    const Expr* e = job.lookup_id(id);
+    if (!e) continue;
+    bool known = false;
+    for (const auto& kv : key) known = known || kv.first == id;
+    if (!known) key.emplace_back(id, e);
+    job_refs(job, e, key, 0);
+  }
+  std::sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
+  const uint32_t next = static_cast<uint32_t>(groups_.size());
+  if (jobs_) {
+    // Equal keys have one id (kept across cycles): the cluster is the group's for that id.
+    JobMemo::Entry& m = jobs_->at(job);
+    if (m.key == JobMemo::kNoKey) {
+      make_key(job, scratch_);
+      m.key = jobs_->key_id(scratch_);
+    }
+    auto [it, fresh] = by_key_id_.emplace((uint64_t{group} << 32) | m.key, next);
+    if (fresh) groups_.push_back(group);
+    return it->second;
+  }
+  Key& key = scratch_;
+  make_key(job, key);
   uint64_t h = classad::hash::mix(0, group);
   for (const auto& kv : key)
     h = classad::hash::mix(classad::hash::mix(h, kv.first), kv.second->hash);
@@ -230,11 +241,10 @@ uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
   for (uint32_t c : bucket) {
     if (groups_[c] == group && same(keys_[c], key)) return c;
   }
-  uint32_t c = static_cast<uint32_t>(keys_.size());
   keys_.push_back(key);
   groups_.push_back(group);
-  bucket.push_back(c);
-  return c;
+  bucket.push_back(next);
+  return next;
 }
 
 }  // namespace kite::negotiator

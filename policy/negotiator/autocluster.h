@@ -77,10 +77,11 @@ class AutoclusterBuilder {
   /// The autocluster of `job` (dense ids from 0, in order of first appearance). Jobs are only
   /// grouped within one `group` (the submitter).
   uint32_t cluster_of(uint32_t group, const classad::ClassAd& job);
-  uint32_t count() const { return static_cast<uint32_t>(keys_.size()); }
+  uint32_t count() const { return static_cast<uint32_t>(groups_.size()); }
 
  private:
   using Key = std::vector<std::pair<uint32_t, const classad::Expr*>>;
+  void make_key(const classad::ClassAd& job, Key& key);
   void job_refs(const classad::ClassAd& job, const classad::Expr* root, Key& key, int depth);
   bool same(const Key& a, const Key& b) const;
   std::vector<uint32_t> slot_side_;
@@ -89,6 +90,7 @@ class AutoclusterBuilder {
   std::vector<Key> keys_;
   std::vector<uint32_t> groups_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash_;
+  std::unordered_map<uint64_t, uint32_t> by_key_id_;  // (group, JobMemo key id) -> cluster
   Key scratch_;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,24 +17,36 @@ class JobMemo {
  public:
   /// An autocluster key: the job's significant attributes (id, its tree), sorted by id.
   using Key = std::vector<std::pair<uint32_t, const classad::Expr*>>;
+  static constexpr uint32_t kNoKey = UINT32_MAX;
   struct Entry {
-    bool has_order = false;
-    JobKey order;  // job_key() (its cluster and proc are the IdleJob's, set by the caller)
-    bool has_key = false;
-    Key key;  // for the slot-side attributes of begin_cycle()
     bool used = false;
+    bool has_order = false;
+    uint32_t key = kNoKey;    // key_id() of its autocluster key, for begin_cycle()'s slot side
     uint64_t generation = 0;  // of the ad it is for
+    JobKey order;  // job_key() (its cluster and proc are the IdleJob's, set by the caller)
   };
 
-  /// Starts a cycle whose autoclusters follow `slot_side`; keys made for another list go.
+  JobMemo() = default;
+  ~JobMemo();
+  JobMemo(const JobMemo&) = delete;
+  JobMemo& operator=(const JobMemo&) = delete;
+
+  /// Starts a cycle whose autoclusters follow `slot_side`: keys made for another list go (and
+  /// all of them when many were kept).
   void begin_cycle(const std::vector<uint32_t>& slot_side);
   /// The entry of the ad's current state (empty when new), valid until the next call: a
   /// fixed table (memory stays bounded), where ads whose generations meet take turns.
   Entry& at(const classad::ClassAd& job);
+  /// The same number for keys that are equal (same ids, trees equal), until begin_cycle()
+  /// forgets them. The trees are held meanwhile.
+  uint32_t key_id(const Key& key);
 
  private:
+  void forget_keys();
   std::vector<Entry> entries_;  // by a hash of the generation
   std::vector<uint32_t> side_;
+  std::vector<Key> keys_;                                        // by key_id()
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash_;  // key hash -> key ids
 };
 
 }  // namespace kite::negotiator
