@@ -218,8 +218,17 @@ ClassAd* ClassAd::copy() const {
   ClassAd* ad = make();
   ad->entries_.reserve(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
-    Expr* e = expr_copy(entries_[i].expr);
-    expr_set_parent_scope(e, ad);
+    // A tree without ad literals is immutable: the copy shares it. One holding nested ads is
+    // copied (they get the copy as their parent scope).
+    Expr* e = entries_[i].expr;
+    bool nested = false;
+    if (may_hold_ads_) for_each_ad_literal(e, [&nested](ClassAd*) { nested = true; });
+    if (nested) {
+      e = expr_copy(e);
+      expr_set_parent_scope(e, ad);
+    } else {
+      expr_ref(e);
+    }
     ad->entries_.push_back(Entry{entries_[i].name, e});
     ad->ids_.push_back(ids_[i]);
   }
