@@ -170,7 +170,14 @@ void ClassAd::insert_value(std::string_view name, Value v) {
 bool ClassAd::remove(std::string_view name) {
   uint32_t id = intern_find(name);
   if (id == 0) return false;
-  int i = find_index(id);
+  // After a removal the index is stale: a scan finds the next one without rebuilding it.
+  int i = -1;
+  if (index_dirty_) {
+    for (size_t k = 0; k < ids_.size() && i < 0; ++k)
+      if (ids_[k] == id) i = static_cast<int>(k);
+  } else {
+    i = find_index(id);
+  }
   if (i < 0) return false;
   expr_unref(entries_[i].expr);
   entries_.erase(entries_.begin() + i);
