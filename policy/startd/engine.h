@@ -292,6 +292,9 @@ struct Engine {
   void ins(SlotImpl& s, const char* name, Value v) {
     put_value(*s.ad, classad::intern_name(name), std::move(v));
   }
+  void ins(SlotImpl& s, const classad::InternedName& name, Value v) {
+    put_value(*s.ad, name, std::move(v));
+  }
   // Time-dependent attributes are expressions of time() (set at transitions), so a poll only
   // has to touch the few literals that really changed.
   void refresh_time(SlotImpl& s);
@@ -302,6 +305,7 @@ struct Engine {
                    int64_t n1);
   void refresh_job_times(SlotImpl& s);
   void insert_expr(SlotImpl& s, const char* name, const Expr* e);
+  void insert_expr(SlotImpl& s, const classad::InternedName& name, const Expr* e);
   void insert_policy(SlotImpl& s);
   void set_resources(SlotImpl& s);
   void refresh(SlotImpl& s);
