@@ -30,7 +30,7 @@ TEST(ClassAdCopy, SharesPlainTreesAndStaysSeparate) {
   EXPECT_EQ(int_of(*b, "y"), 30);
   EXPECT_EQ(int_of(*a, "y"), 20);  // the original keeps its value
   EXPECT_NE(a->generation(), b->generation());
-  a.reset();  // the copy's trees outlive the original
+  a = AdPtr();  // the copy's trees outlive the original
   EXPECT_EQ(int_of(*b, "y"), 30);
 }
 
@@ -41,7 +41,7 @@ TEST(ClassAdCopy, NestedAdsAreCopiedAndScopedToTheCopy) {
   b->insert_value("base", Value::integer(7));
   EXPECT_EQ(int_of(*b, "got"), 7);
   EXPECT_EQ(int_of(*a, "got"), 5);
-  a.reset();
+  a = AdPtr();
   EXPECT_EQ(int_of(*b, "got"), 7);
 }
 

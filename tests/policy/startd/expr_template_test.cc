@@ -37,7 +37,7 @@ TEST(ExprTemplate, SameTreeAsParsingThePrintedText) {
     classad::ExprPtr want = parsed(kPair, v, v);
     ASSERT_TRUE(made && want);
     EXPECT_TRUE(classad::expr_equal(made.get(), want.get())) << text(made.get());
-    EXPECT_EQ(made->hash, want->hash);
+    EXPECT_EQ(made.get()->hash, want.get()->hash);
     EXPECT_EQ(text(made.get()), text(want.get()));
   }
 }
@@ -57,7 +57,7 @@ TEST(ExprTemplate, NegativeNumbersAsTheParserReadsThem) {
   classad::ExprPtr want = parsed(kPair, -5, -5);
   ASSERT_TRUE(made && want);
   EXPECT_TRUE(classad::expr_equal(made.get(), want.get())) << text(made.get());
-  EXPECT_EQ(made->hash, want->hash);
+  EXPECT_EQ(made.get()->hash, want.get()->hash);
 }
 
 TEST(ExprTemplate, EvaluatesWithItsNumbers) {
