@@ -215,32 +215,40 @@ bool Accountant::remove(std::string_view name) {
 
 void Accountant::set_group_usage(std::string (*group_of)(std::string_view, const void*),
                                  const void* ctx, int64_t now) {
-  struct Sum {
-    int64_t slots = 0;
-    double weight = 0;
+  // Called on every usage change of a busy pool: a few groups, so a flat list (sorted by name
+  // at the end, the order records are made and charged in) instead of a map of strings.
+  std::vector<GroupSum>& sums = group_sums_;
+  sums.clear();
+  auto sum_of = [&sums](std::string_view name) -> GroupSum& {
+    for (GroupSum& s : sums)
+      if (s.name == name) return s;
+    sums.push_back(GroupSum{std::string(name), 0, 0});
+    return sums.back();
   };
-  std::map<std::string, Sum> sums;
-  sums["<none>"];
+  sum_of("<none>");
   for (const Record& r : records_) {
     if (r.is_group) continue;
-    Sum& root = sums["<none>"];
+    GroupSum& root = sums[0];
     root.slots += r.resources_used;
     root.weight += r.weighted_in_use;
-    std::string g = group_of(r.name, ctx);
+    const std::string g = group_of(r.name, ctx);
     // The group and each of its parents ("a.b.c", "a.b", "a").
-    while (!g.empty() && g != "<none>") {
-      Sum& s = sums[g];
+    std::string_view level = g;
+    while (!level.empty() && level != "<none>") {
+      GroupSum& s = sum_of(level);
       s.slots += r.resources_used;
       s.weight += r.weighted_in_use;
-      size_t dot = g.rfind('.');
-      g = dot == std::string::npos ? std::string() : g.substr(0, dot);
+      size_t dot = level.rfind('.');
+      level = dot == std::string_view::npos ? std::string_view() : level.substr(0, dot);
     }
   }
-  for (Record& r : records_)
-    if (r.is_group && !sums.count(r.name)) sums[r.name];  // groups now idle
-  for (const auto& [name, sum] : sums) {
-    get_or_add(name, now).is_group = true;
-    set_usage(name, sum.slots, sum.weight, now);
+  for (const Record& r : records_)
+    if (r.is_group) sum_of(r.name);  // groups now idle
+  std::sort(sums.begin(), sums.end(),
+            [](const GroupSum& a, const GroupSum& b) { return a.name < b.name; });
+  for (const GroupSum& sum : sums) {
+    get_or_add(sum.name, now).is_group = true;
+    set_usage(sum.name, sum.slots, sum.weight, now);
   }
 }
 

@@ -117,6 +117,12 @@ class Accountant {
   void charge(Record& r, int64_t now) const;
   Settings settings_;
   std::vector<Record> records_;
+  struct GroupSum {
+    std::string name;
+    int64_t slots = 0;
+    double weight = 0;
+  };
+  std::vector<GroupSum> group_sums_;  // set_group_usage()'s, kept for its buffers
   int64_t last_update_ = 0;
 };
 

@@ -170,7 +170,14 @@ void ClassAd::insert_value(std::string_view name, Value v) {
 bool ClassAd::remove(std::string_view name) {
   uint32_t id = intern_find(name);
   if (id == 0) return false;
-  int i = find_index(id);
+  // After a removal the index is stale: a scan finds the next one without rebuilding it.
+  int i = -1;
+  if (index_dirty_) {
+    for (size_t k = 0; k < ids_.size() && i < 0; ++k)
+      if (ids_[k] == id) i = static_cast<int>(k);
+  } else {
+    i = find_index(id);
+  }
   if (i < 0) return false;
   expr_unref(entries_[i].expr);
   entries_.erase(entries_.begin() + i);
@@ -218,8 +225,17 @@ ClassAd* ClassAd::copy() const {
   ClassAd* ad = make();
   ad->entries_.reserve(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
-    Expr* e = expr_copy(entries_[i].expr);
-    expr_set_parent_scope(e, ad);
+    // A tree without ad literals is immutable: the copy shares it. One holding nested ads is
+    // copied (they get the copy as their parent scope).
+    Expr* e = entries_[i].expr;
+    bool nested = false;
+    if (may_hold_ads_) for_each_ad_literal(e, [&nested](ClassAd*) { nested = true; });
+    if (nested) {
+      e = expr_copy(e);
+      expr_set_parent_scope(e, ad);
+    } else {
+      expr_ref(e);
+    }
     ad->entries_.push_back(Entry{entries_[i].name, e});
     ad->ids_.push_back(ids_[i]);
   }

@@ -1,5 +1,6 @@
 // Significant attributes and the grouping of jobs into autoclusters (see autocluster.h).
 #include "policy/negotiator/autocluster.h"
+#include "policy/negotiator/job_memo.h"
 
 #include <strings.h>
 
@@ -200,10 +201,9 @@ bool AutoclusterBuilder::same(const Key& a, const Key& b) const {
   return true;
 }
 
-uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
+void AutoclusterBuilder::make_key(const ClassAd& job, Key& key) {
   static const uint32_t kRequirements = id_of("Requirements");
   static const uint32_t kRank = id_of("Rank");
-  Key& key = scratch_;
   key.clear();
   for (uint32_t id : slot_side_) {
     if (const Expr* e = job.lookup_id(id)) key.emplace_back(id, e);
@@ -217,6 +217,23 @@ uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
     job_refs(job, e, key, 0);
   }
   std::sort(key.begin(), key.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
+  const uint32_t next = static_cast<uint32_t>(groups_.size());
+  if (jobs_) {
+    // Equal keys have one id (kept across cycles): the cluster is the group's for that id.
+    JobMemo::Entry& m = jobs_->at(job);
+    if (m.key == JobMemo::kNoKey) {
+      make_key(job, scratch_);
+      m.key = jobs_->key_id(scratch_);
+    }
+    auto [it, fresh] = by_key_id_.emplace((uint64_t{group} << 32) | m.key, next);
+    if (fresh) groups_.push_back(group);
+    return it->second;
+  }
+  Key& key = scratch_;
+  make_key(job, key);
   uint64_t h = classad::hash::mix(0, group);
   for (const auto& kv : key)
     h = classad::hash::mix(classad::hash::mix(h, kv.first), kv.second->hash);
@@ -224,11 +241,10 @@ uint32_t AutoclusterBuilder::cluster_of(uint32_t group, const ClassAd& job) {
   for (uint32_t c : bucket) {
     if (groups_[c] == group && same(keys_[c], key)) return c;
   }
-  uint32_t c = static_cast<uint32_t>(keys_.size());
   keys_.push_back(key);
   groups_.push_back(group);
-  bucket.push_back(c);
-  return c;
+  bucket.push_back(next);
+  return next;
 }
 
 }  // namespace kite::negotiator

@@ -22,6 +22,8 @@
 
 namespace kite::negotiator {
 
+class JobMemo;  // job_memo.h
+
 /// Attribute names an expression tree refers to, by how it names them.
 struct TreeRefs {
   std::vector<uint32_t> target;  // TARGET.x
@@ -68,22 +70,27 @@ std::vector<uint32_t> slot_side_attrs(const std::vector<const classad::ClassAd*>
 /// Groups jobs by their significant attributes.
 class AutoclusterBuilder {
  public:
-  AutoclusterBuilder(std::vector<uint32_t> slot_side, RefMemo& memo)
-      : slot_side_(std::move(slot_side)), memo_(memo) {}
+  /// `jobs` (optional) keeps the keys of unchanged job ads from cycle to cycle; its
+  /// begin_cycle() was given `slot_side`.
+  AutoclusterBuilder(std::vector<uint32_t> slot_side, RefMemo& memo, JobMemo* jobs = nullptr)
+      : slot_side_(std::move(slot_side)), memo_(memo), jobs_(jobs) {}
   /// The autocluster of `job` (dense ids from 0, in order of first appearance). Jobs are only
   /// grouped within one `group` (the submitter).
   uint32_t cluster_of(uint32_t group, const classad::ClassAd& job);
-  uint32_t count() const { return static_cast<uint32_t>(keys_.size()); }
+  uint32_t count() const { return static_cast<uint32_t>(groups_.size()); }
 
  private:
   using Key = std::vector<std::pair<uint32_t, const classad::Expr*>>;
+  void make_key(const classad::ClassAd& job, Key& key);
   void job_refs(const classad::ClassAd& job, const classad::Expr* root, Key& key, int depth);
   bool same(const Key& a, const Key& b) const;
   std::vector<uint32_t> slot_side_;
   RefMemo& memo_;
+  JobMemo* jobs_;
   std::vector<Key> keys_;
   std::vector<uint32_t> groups_;
   std::unordered_map<uint64_t, std::vector<uint32_t>> by_hash_;
+  std::unordered_map<uint64_t, uint32_t> by_key_id_;  // (group, JobMemo key id) -> cluster
   Key scratch_;
 };
 

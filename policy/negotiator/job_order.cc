@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "policy/classad/eval.h"
+#include "policy/negotiator/job_memo.h"
 
 namespace kite::negotiator {
 namespace {
@@ -61,10 +62,23 @@ bool job_before(const JobKey& a, const JobKey& b) {
   return a.proc < b.proc;
 }
 
-std::vector<uint32_t> job_order(const std::vector<IdleJob>& jobs) {
+std::vector<uint32_t> job_order(const std::vector<IdleJob>& jobs, JobMemo* memo) {
   std::vector<JobKey> keys;
   keys.reserve(jobs.size());
-  for (const IdleJob& j : jobs) keys.push_back(job_key(j));
+  for (const IdleJob& j : jobs) {
+    if (!memo || !j.ad) {
+      keys.push_back(job_key(j));
+      continue;
+    }
+    JobMemo::Entry& e = memo->at(*j.ad);
+    if (!e.has_order) {
+      e.order = job_key(j);
+      e.has_order = true;
+    }
+    keys.push_back(e.order);
+    keys.back().cluster = j.cluster;
+    keys.back().proc = j.proc;
+  }
   std::vector<uint32_t> order(jobs.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),

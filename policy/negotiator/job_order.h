@@ -13,6 +13,8 @@
 
 namespace kite::negotiator {
 
+class JobMemo;  // job_memo.h
+
 struct JobKey {
   int64_t prio[5] = {};  // PreJobPrio1, PreJobPrio2, JobPrio, PostJobPrio1, PostJobPrio2
   int64_t qdate = 0;
@@ -27,7 +29,8 @@ int64_t int_attr(const classad::ClassAd& ad, uint32_t id, int64_t dflt);
 JobKey job_key(const IdleJob& job);
 /// True when `a` is offered before `b`.
 bool job_before(const JobKey& a, const JobKey& b);
-/// Indices into `jobs` in the order they are offered.
-std::vector<uint32_t> job_order(const std::vector<IdleJob>& jobs);
+/// Indices into `jobs` in the order they are offered. `memo` (optional) keeps the keys of
+/// unchanged job ads from cycle to cycle.
+std::vector<uint32_t> job_order(const std::vector<IdleJob>& jobs, JobMemo* memo = nullptr);
 
 }  // namespace kite::negotiator

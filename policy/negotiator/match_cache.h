@@ -18,6 +18,7 @@
 
 #include "policy/classad/classad.h"
 #include "policy/negotiator/autocluster.h"
+#include "policy/negotiator/job_memo.h"
 
 namespace kite::negotiator {
 
@@ -53,6 +54,8 @@ class MatchCache {
   /// MY (NEGOTIATOR_PRE_JOB_RANK, NEGOTIATOR_POST_JOB_RANK).
   void remember(const classad::ClassAd& job, const classad::ClassAd& slot,
                 const std::vector<const classad::Expr*>& roots, const CachedMatch& answer);
+  /// The job ads' order keys and autocluster keys, kept alongside.
+  JobMemo& jobs() { return jobs_; }
 
  private:
   // The job attributes (id, expression; null: absent) one kind of evaluation read.
@@ -79,6 +82,7 @@ class MatchCache {
   RefMemo refs_;  // keyed by trees the cache holds a reference to (held_): none is freed
   std::unordered_set<const classad::Expr*> held_;
   size_t max_slots_ = 0;
+  JobMemo jobs_;
 };
 
 }  // namespace kite::negotiator

@@ -197,7 +197,12 @@ void Cycle::setup_slots() {
   } else {
     side = slot_side_attrs(ads, extra, memo_);
   }
-  builder_.reset(new AutoclusterBuilder(std::move(side), memo_));
+  JobMemo* jobs = nullptr;
+  if (cache_) {
+    jobs = &cache_->jobs();
+    jobs->begin_cycle(side);
+  }
+  builder_.reset(new AutoclusterBuilder(std::move(side), memo_, jobs));
 }
 
 void Cycle::setup_submitters() {
@@ -212,7 +217,7 @@ void Cycle::setup_submitters() {
     run_of_[static_cast<size_t>(s - in_.submitters.data())] = static_cast<uint32_t>(runs_.size());
     SubmitterRun run;
     run.in = s;
-    run.order = job_order(s->jobs);
+    run.order = job_order(s->jobs, cache_ ? &cache_->jobs() : nullptr);
     run.clusters.assign(run.order.size(), UINT32_MAX);
     run.outcome = result_.submitters.size();
     result_.submitters.push_back({s->name, 0, 0});

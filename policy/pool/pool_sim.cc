@@ -84,6 +84,9 @@ struct Machine {
   std::unique_ptr<SimMachine> sm;
   std::vector<SlotRec> recs;
   int64_t timer = INT64_MAX;  // the startd's next timer as last asked
+  // Its share of the pool's sums as of its last sync (0 while off): every slot's weight, and
+  // what the group quotas count (the partitionable slots' CPUs, the static slots' weights).
+  double weight_all = 0, weight_quota = 0;
 };
 
 // Machine attributes that are the startd's policy (configuration), not inputs: a machine ad or
@@ -166,6 +169,17 @@ void merge(ClassAd& to, const ClassAd& from) {
   }
 }
 
+// A slot the negotiator may give a job: free (Unclaimed or Owner: START decides), a
+// partitionable slot, or one running a job when preemption is possible. Slots retiring,
+// vacating or waiting for a preempting claim are not offered.
+bool offered(const SimSlot& s, const SlotRec* r, bool preemption_possible) {
+  if (r && r->pending >= 0) return false;
+  if (s.partitionable) return true;
+  if (s.state == startd::State::kUnclaimed || s.state == startd::State::kOwner) return !r;
+  return preemption_possible && s.state == startd::State::kClaimed &&
+         s.activity == startd::Activity::kBusy && r && r->job >= 0;
+}
+
 class Sim {
  public:
   Sim(const std::string& file, PoolResult* res) : file_(file), res_(res) {}
@@ -201,6 +215,8 @@ class Sim {
   // "slot1_2@node3" -> machine index and "slot1_2"; -1 when there is no such machine.
   int split_slot(const std::string& full, std::string* slot) const;
   void report_cycle(size_t matches, int64_t preempted);
+  void note_machine(int m);
+  void note_limits(const Job& j, int sign);
   std::vector<fairshare::GroupQuota> quotas();
   int64_t next_end();
   void set_state(int j, JobState to);
@@ -223,6 +239,8 @@ class Sim {
   negotiator::MatchCache match_cache_;  // answers for the slots that stay free between cycles
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
+  // Accountant name -> its configured group (groups_ does not change once set up).
+  std::map<std::string, std::string, std::less<>> group_of_;
   fairshare::LimitTracker limits_;
   std::string uid_domain_;
   std::string cfg_text_;
@@ -249,6 +267,16 @@ class Sim {
   std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
   std::set<int> running_;
   std::set<int> limited_;  // the running jobs that hold concurrency-limit units
+  // The units limited_ jobs hold, summed by limit name as they spell it; used while every
+  // amount is a whole number (so any order of adding gives the same sums).
+  std::map<std::string, double> limit_sums_;
+  int64_t inexact_limits_ = 0;  // running jobs holding a fraction of a unit
+  // Kept by note_machine() so no cycle scans every machine: the machines with a slot the
+  // negotiator may be offered when nothing can preempt, and the pool's sums (exact while every
+  // machine's share is a whole number; else each cycle adds them up again).
+  std::set<int> offering_;
+  double pool_all_ = 0, pool_quota_ = 0;
+  bool sums_exact_ = true;
   std::map<std::pair<std::string, std::string>, Tally> tally_;  // (submit name, group)
   std::map<std::string, std::pair<int64_t, double>> usage_;     // principal -> slots, weight
   // Slot weight of jobs whose claims wait for their slots: theirs already in the negotiator's
@@ -271,6 +299,23 @@ void Sim::tally(const Job& j, int sign) {
   }
 }
 
+// A whole number small enough that sums of such stay exact in a double.
+bool whole_number(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15;
+}
+
+void Sim::note_limits(const Job& j, int sign) {
+  for (const fairshare::LimitUse& u : j.limits) {
+    if (!whole_number(u.units)) {
+      inexact_limits_ += sign;
+      continue;
+    }
+    auto it = limit_sums_.emplace(u.name, 0.0).first;
+    it->second += sign * u.units;
+    if (it->second == 0) limit_sums_.erase(it);
+  }
+}
+
 void Sim::set_state(int j, JobState to) {
   Job& job = jobs_[j];
   if (job.state == to) return;
@@ -278,7 +323,7 @@ void Sim::set_state(int j, JobState to) {
   if (job.state == JobState::kIdle) idle_[job.principal].erase({-job.prio, j});
   if (job.state == JobState::kRunning) {
     running_.erase(j);
-    limited_.erase(j);
+    if (limited_.erase(j)) note_limits(job, -1);
     auto& u = usage_[job.principal];
     u.first -= 1;
     u.second -= job.weight;
@@ -289,7 +334,10 @@ void Sim::set_state(int j, JobState to) {
   if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
   if (to == JobState::kRunning) {
     running_.insert(j);
-    if (!job.limits.empty()) limited_.insert(j);
+    if (!job.limits.empty()) {
+      limited_.insert(j);
+      note_limits(job, +1);
+    }
     auto& u = usage_[job.principal];
     u.first += 1;
     u.second += job.weight;
@@ -471,6 +519,30 @@ void Sim::machine_down(int mi) {
   m.cfg.reset();
   m.on = false;
   m.timer = INT64_MAX;
+  note_machine(mi);
+}
+
+void Sim::note_machine(int mi) {
+  Machine& m = machines_[mi];
+  double all = 0, quota = 0;
+  bool offers = false;
+  if (m.on) {
+    for (const SimSlot& s : m.sm->slots()) {
+      all += s.weight;
+      if (!s.dynamic) quota += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
+      offers = offers || offered(s, m.recs.empty() ? nullptr : rec(mi, s.name), false);
+    }
+  }
+  if (offers) {
+    offering_.insert(mi);
+  } else {
+    offering_.erase(mi);
+  }
+  sums_exact_ = sums_exact_ && whole_number(all) && whole_number(quota);
+  pool_all_ += all - m.weight_all;
+  pool_quota_ += quota - m.weight_quota;
+  m.weight_all = all;
+  m.weight_quota = quota;
 }
 
 SlotRec* Sim::rec(int mi, const std::string& slot) {
@@ -527,6 +599,7 @@ void Sim::sync(int mi) {
   m.recs.erase(std::remove_if(m.recs.begin(), m.recs.end(),
                               [](const SlotRec& r) { return r.job < 0 && r.pending < 0; }),
                m.recs.end());
+  note_machine(mi);
   int64_t t = m.sm->next_timer();
   if (t != INT64_MAX) t = std::max(t, now_ + 1);
   if (t == m.timer) return;  // its entry in timers_ still holds
@@ -560,11 +633,15 @@ void Sim::charge(const std::string& principal) {
   const auto& u = usage_[principal];
   acc_.set_usage(principal, u.first, u.second < 1e-9 ? 0 : u.second, now_);
   auto group_fn = [](std::string_view submitter, const void* ctx) {
-    const auto* g = static_cast<const fairshare::GroupSettings*>(ctx);
-    std::string_view user = submitter.substr(0, submitter.rfind('@'));
-    return fairshare::group_of(*g, user);
+    auto& sim = *static_cast<Sim*>(const_cast<void*>(ctx));
+    auto it = sim.group_of_.find(submitter);
+    if (it == sim.group_of_.end()) {
+      std::string_view user = submitter.substr(0, submitter.rfind('@'));
+      it = sim.group_of_.emplace(submitter, fairshare::group_of(sim.groups_, user)).first;
+    }
+    return it->second;
   };
-  acc_.set_group_usage(group_fn, &groups_, now_);
+  acc_.set_group_usage(group_fn, this, now_);
 }
 
 std::vector<fairshare::LimitUse> Sim::limits_of(int j, ClassAd& slot) {
@@ -822,12 +899,15 @@ bool Sim::apply(const Step& st) {
 }
 
 std::vector<fairshare::GroupQuota> Sim::quotas() {
-  double pool = 0;
-  for (const Machine& m : machines_) {
-    if (!m.on) continue;
-    for (const SimSlot& s : m.sm->slots()) {
-      if (s.dynamic) continue;
-      pool += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
+  double pool = pool_quota_;
+  if (!sums_exact_) {
+    pool = 0;
+    for (const Machine& m : machines_) {
+      if (!m.on) continue;
+      for (const SimSlot& s : m.sm->slots()) {
+        if (s.dynamic) continue;
+        pool += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
+      }
     }
   }
   std::map<std::string, fairshare::GroupDemand> by;
@@ -842,17 +922,6 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
   return fairshare::compute_group_quotas(groups_, pool, demand);
 }
 
-// A slot the negotiator may give a job: free (Unclaimed or Owner: START decides), a
-// partitionable slot, or one running a job when preemption is possible. Slots retiring,
-// vacating or waiting for a preempting claim are not offered.
-bool offered(const SimSlot& s, const SlotRec* r, bool preemption_possible) {
-  if (r && r->pending >= 0) return false;
-  if (s.partitionable) return true;
-  if (s.state == startd::State::kUnclaimed || s.state == startd::State::kOwner) return !r;
-  return preemption_possible && s.state == startd::State::kClaimed &&
-         s.activity == startd::Activity::kBusy && r && r->job >= 0;
-}
-
 void Sim::cycle() {
   acc_.update(now_);
   if (evaluate_each_cycle_) {
@@ -863,17 +932,7 @@ void Sim::cycle() {
     }
   }
   // No free slot and no way to preempt: nothing can match, and the negotiator is not asked.
-  bool any_free = preemption_possible_;
-  for (size_t mi = 0; mi < machines_.size() && !any_free; ++mi) {
-    const Machine& m = machines_[mi];
-    if (!m.on) continue;
-    for (const SimSlot& s : m.sm->slots()) {
-      if (!offered(s, m.recs.empty() ? nullptr : rec(static_cast<int>(mi), s.name), false))
-        continue;
-      any_free = true;
-      break;
-    }
-  }
+  const bool any_free = preemption_possible_ || !offering_.empty();
   if (!any_free || idle_.empty()) {
     last_quotas_ = quotas();
     report_cycle(0, 0);
@@ -890,20 +949,33 @@ void Sim::cycle() {
   // and running ones when preemption is possible), and once one fails the rest are skipped, so
   // at most that many are offered.
   size_t slot_count = 0;
-  for (size_t mi = 0; mi < machines_.size(); ++mi) {
+  auto offer = [&](int mi) {
     const Machine& m = machines_[mi];
-    if (!m.on) continue;
     for (const SimSlot& s : m.sm->slots()) {
-      const SlotRec* r = m.recs.empty() ? nullptr : rec(static_cast<int>(mi), s.name);
-      in.pool_weight += s.weight;
+      const SlotRec* r = m.recs.empty() ? nullptr : rec(mi, s.name);
       if (!offered(s, r, preemption_possible_)) continue;
       slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.cpus)) : 1;
       s.ad->ref();
       in.slots.push_back(AdPtr(s.ad));
     }
+  };
+  if (preemption_possible_) {  // running slots are offered too: every machine is looked at
+    for (size_t mi = 0; mi < machines_.size(); ++mi)
+      if (machines_[mi].on) offer(static_cast<int>(mi));
+  } else {
+    for (int mi : offering_) offer(mi);
+  }
+  in.pool_weight = pool_all_;
+  if (!sums_exact_) {
+    in.pool_weight = 0;
+    for (const Machine& m : machines_) {
+      if (!m.on) continue;
+      for (const SimSlot& s : m.sm->slots()) in.pool_weight += s.weight;
+    }
   }
   std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered
   for (const auto& [principal, set] : idle_) {
+    size_t sub = SIZE_MAX;  // its entry in in.submitters (all of `set` are its jobs)
     for (auto next = set.begin(); next != set.end();) {
       const Job& j = jobs_[next->second];
       if (++offered_jobs[static_cast<size_t>(j.kind)] > slot_count + 1) {
@@ -911,6 +983,11 @@ void Sim::cycle() {
         continue;
       }
       ++next;
+      if (sub != SIZE_MAX) {
+        j.ad->ref();
+        in.submitters[sub].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+        continue;
+      }
       auto it = index.find(j.principal);
       if (it == index.end()) {
         it = index.emplace(j.principal, in.submitters.size()).first;
@@ -926,8 +1003,9 @@ void Sim::cycle() {
         s.usage += waiting_weight(j.principal);
         in.submitters.push_back(std::move(s));
       }
+      sub = it->second;
       j.ad->ref();
-      in.submitters[it->second].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
+      in.submitters[sub].jobs.push_back({j.id, 0, AdPtr(j.ad.get())});
     }
   }
   // Submitters with running jobs and none to match count in the pie too (pie_spin.cc says why).
@@ -951,9 +1029,13 @@ void Sim::cycle() {
     if (!r.is_group && !index.count(r.name))
       in.other_users.push_back({r.name, acc_.effective_priority(r.name), r.weighted_in_use});
   }
-  for (int r : limited_) {  // (in job order, as running_ has them)
-    const Job& j = jobs_[r];
-    in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
+  if (inexact_limits_ == 0) {  // whole units: their sums are what adding each up gives
+    for (const auto& [name, units] : limit_sums_) in.limits_in_use.push_back({name, units});
+  } else {
+    for (int r : limited_) {  // (in job order, as running_ has them)
+      const Job& j = jobs_[r];
+      in.limits_in_use.insert(in.limits_in_use.end(), j.limits.begin(), j.limits.end());
+    }
   }
   negotiator::CycleResult out = negotiator::negotiate(in);
   in.slots.clear();  // the ads are the startds': they change as the matches are claimed

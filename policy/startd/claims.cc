@@ -24,17 +24,16 @@ void Engine::refuse(SlotImpl& s, const std::string& why) {
   act(s, ActionKind::kRefuse, why);
 }
 
-Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad) {
+Claim Engine::new_claim(SlotImpl& s, const ClassAd* ad, ClassAd* copy) {
   Claim c;
   char buf[64];
   std::snprintf(buf, sizeof buf, "#%lld#%lld", static_cast<long long>(sd.start_time_),
                 static_cast<long long>(++sd.claim_counter_));
   c.id = "<" + sd.facts_.hostname + ">" + buf;
-  c.ad = AdPtr(ad ? ad->copy() : ClassAd::make());
+  if (copy) copy->ref();
+  c.ad = AdPtr(copy ? copy : ad ? ad->copy() : ClassAd::make());
   c.start = now;
-  int64_t alive = 300, missed = 6, n;
-  if (cfg_int(sd.cfg_, "ALIVE_INTERVAL", &n) && n > 0) alive = n;
-  if (cfg_int(sd.cfg_, "MAX_CLAIM_ALIVES_MISSED", &n) && n > 0) missed = n;
+  int64_t alive = sd.claim_alive_, missed = sd.claim_missed_;
   alive = alive > kLongestDuration ? kLongestDuration : alive;
   missed = missed > kLongestDuration ? kLongestDuration : missed;
   if (__builtin_mul_overflow(alive, missed, &c.lease) || c.lease > kLongestDuration)
@@ -134,7 +133,7 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority
     return d;
   }
   if (t.state == State::kClaimed) {
-    Claim c = new_claim(t, ad);
+    Claim c = new_claim(t, ad, req.get());
     c.by_priority = by_priority;
     if (!start_ok) {
       refuse(t, "preempting claim refused: START is not true for the job");
@@ -185,7 +184,7 @@ SlotImpl* Engine::claim_request(SlotImpl& t, const ClassAd* ad, bool by_priority
     refuse(t, "claim refused: " + why);
     return nullptr;
   }
-  t.pending_claim = new_claim(t, ad);
+  t.pending_claim = new_claim(t, ad, req.get());
   t.claim_pending = true;
   settle(t);
   return &t;

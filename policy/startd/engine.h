@@ -12,6 +12,7 @@
 #include "policy/classad/classad.h"
 #include "policy/classad/eval.h"
 #include "policy/config/config.h"
+#include "policy/startd/expr_template.h"
 #include "policy/startd/job_hooks.h"
 #include "policy/startd/startd.h"
 #include "policy/startd/text_util.h"
@@ -200,8 +201,10 @@ struct SlotImpl {
   bool res_dirty = true;                        // resources changed since set_resources()
   // Groups of attributes refresh() has put in the ad (so it removes them only once).
   bool pub_claim = true, pub_drain = true, pub_preempting = true, pub_job = true;
-  std::string pub_text[5];  // texts last parsed into the ad (insert_text_cached)
-  uint64_t pub_stats = 0;   // machine statistics version last published in this ad
+  // The numbers last put in the ad's time() totals (insert_made), per total; unset: none yet.
+  int64_t pub_nums[5][2] = {};
+  bool pub_set[5] = {};
+  uint64_t pub_stats = 0;  // machine statistics version last published in this ad
   int64_t pub_total[6] = {-1, -1, -1, -1, -1, -1}, pub_recent[6] = {-1, -1, -1, -1, -1, -1};
   bool preempt_was_true = false;
   bool pslot_victim = false;   // a dynamic slot preempted for a claim of its partitionable slot
@@ -289,13 +292,20 @@ struct Engine {
   void ins(SlotImpl& s, const char* name, Value v) {
     put_value(*s.ad, classad::intern_name(name), std::move(v));
   }
+  void ins(SlotImpl& s, const classad::InternedName& name, Value v) {
+    put_value(*s.ad, name, std::move(v));
+  }
   // Time-dependent attributes are expressions of time() (set at transitions), so a poll only
   // has to touch the few literals that really changed.
   void refresh_time(SlotImpl& s);
   void insert_text(SlotImpl& s, const char* name, const std::string& text);
-  void insert_text_cached(SlotImpl& s, int k, const char* name, const std::string& text);
+  // Total `k` of the slot ad, `name`, as `shape` with `nums` in its holes: made again only
+  // when the numbers changed (or the attribute was removed meanwhile).
+  void insert_made(SlotImpl& s, int k, const char* name, const ExprTemplate& shape, int64_t n0,
+                   int64_t n1);
   void refresh_job_times(SlotImpl& s);
   void insert_expr(SlotImpl& s, const char* name, const Expr* e);
+  void insert_expr(SlotImpl& s, const classad::InternedName& name, const Expr* e);
   void insert_policy(SlotImpl& s);
   void set_resources(SlotImpl& s);
   void refresh(SlotImpl& s);
@@ -366,7 +376,8 @@ struct Engine {
   // ---- requests and events (claims.cc, carve.cc, drain.cc, shutdown.cc) ----------------------
   SlotImpl* find_slot(const std::string& name);
   void refuse(SlotImpl& s, const std::string& why);
-  Claim new_claim(SlotImpl& s, const ClassAd* ad);
+  // `copy`, when given, is a copy of `ad` already made (the claim keeps it: no second copy).
+  Claim new_claim(SlotImpl& s, const ClassAd* ad, ClassAd* copy = nullptr);
   // Carves a dynamic slot for `ad` out of partitionable slot `p`; null (with why) when it does
   // not fit.
   SlotImpl* carve(SlotImpl& p, const ClassAd* ad, std::string* why);

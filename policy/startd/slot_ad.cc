@@ -53,49 +53,60 @@ void Engine::insert_text(SlotImpl& s, const char* name, const std::string& text)
   if (e) s.ad->insert(name, e.release());
 }
 
-// As insert_text, for the few attributes refresh() rewrites on every transition: parsed again
-// only when the text changed (or the attribute was removed meanwhile).
-void Engine::insert_text_cached(SlotImpl& s, int k, const char* name, const std::string& text) {
-  if (s.pub_text[k] == text && s.ad->lookup(name)) return;
-  s.pub_text[k] = text;
-  insert_text(s, name, text);
+void Engine::insert_made(SlotImpl& s, int k, const char* name, const ExprTemplate& shape,
+                         int64_t n0, int64_t n1) {
+  if (s.pub_set[k] && s.pub_nums[k][0] == n0 && s.pub_nums[k][1] == n1 && s.ad->lookup(name))
+    return;
+  s.pub_set[k] = true;
+  s.pub_nums[k][0] = n0;
+  s.pub_nums[k][1] = n1;
+  const int64_t nums[2] = {n0, n1};
+  ExprPtr e = shape.make(nums);
+  if (e) s.ad->insert(name, e.release());
 }
 
 void Engine::refresh_job_times(SlotImpl& s) {
-  char buf[256];
+  // The shapes of the totals refresh() rewrites on every transition.
+  static const ExprTemplate job_suspend(
+      "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)", 2);
+  static const ExprTemplate job_run("time() - %lld - TotalJobSuspendTime", 1);
+  static const ExprTemplate retirement("ifThenElse(%lld > time(), %lld - time(), 0)", 2);
+  static const ExprTemplate claim_run(
+      "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)", 1);
+  static const ExprTemplate claim_suspend(
+      "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)", 1);
   if (s.has_job) {
-    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)",
-                  static_cast<long long>(s.job.suspended_total),
-                  static_cast<long long>(s.job.suspend_since >= 0 ? s.job.suspend_since : 0));
-    insert_text_cached(s, 0, "TotalJobSuspendTime", buf);
-    std::snprintf(buf, sizeof buf, "time() - %lld - TotalJobSuspendTime",
-                  static_cast<long long>(s.job.start));
-    insert_text_cached(s, 1, "TotalJobRunTime", buf);
+    insert_made(s, 0, "TotalJobSuspendTime", job_suspend, s.job.suspended_total,
+                s.job.suspend_since >= 0 ? s.job.suspend_since : 0);
+    insert_made(s, 1, "TotalJobRunTime", job_run, s.job.start, 0);
     // Counts down while the job runs (a suspended job's retirement waits for it).
     s.job.est_retirement = max_retirement(s);
     int64_t r = retirement_remaining(s);
     if (r == kNever || s.job.suspend_since >= 0) {
       ins(s, "RetirementTimeRemaining", Value::integer(r == kNever ? INT32_MAX : (r < 0 ? 0 : r)));
     } else {
-      long long end = static_cast<long long>(now + r);
-      std::snprintf(buf, sizeof buf, "ifThenElse(%lld > time(), %lld - time(), 0)", end, end);
-      insert_text_cached(s, 2, "RetirementTimeRemaining", buf);
+      const int64_t end = now + r;
+      insert_made(s, 2, "RetirementTimeRemaining", retirement, end, end);
     }
   }
   if (s.has_claim) {
-    std::snprintf(buf, sizeof buf, "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)",
-                  static_cast<long long>(s.total_claim_run));
-    insert_text_cached(s, 3, "TotalClaimRunTime", buf);
-    std::snprintf(buf, sizeof buf,
-                  "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)",
-                  static_cast<long long>(s.total_claim_suspend));
-    insert_text_cached(s, 4, "TotalClaimSuspendTime", buf);
+    insert_made(s, 3, "TotalClaimRunTime", claim_run, s.total_claim_run, 0);
+    insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend, s.total_claim_suspend, 0);
   }
 }
 
 void Engine::insert_expr(SlotImpl& s, const char* name, const Expr* e) {
   if (!e) {
     s.ad->remove(name);
+    return;
+  }
+  classad::expr_ref(const_cast<Expr*>(e));
+  s.ad->insert(name, const_cast<Expr*>(e));
+}
+
+void Engine::insert_expr(SlotImpl& s, const classad::InternedName& name, const Expr* e) {
+  if (!e) {
+    s.ad->remove(name.name->view());
     return;
   }
   classad::expr_ref(const_cast<Expr*>(e));
@@ -172,33 +183,54 @@ void Engine::set_resources(SlotImpl& s) {
 }
 
 void Engine::refresh(SlotImpl& s) {
+  // The names refresh() writes on every transition, interned once.
+  struct Names {
+    classad::InternedName State = classad::intern_name("State");
+    classad::InternedName Activity = classad::intern_name("Activity");
+    classad::InternedName EnteredCurrentState = classad::intern_name("EnteredCurrentState");
+    classad::InternedName EnteredCurrentActivity = classad::intern_name("EnteredCurrentActivity");
+    classad::InternedName LastBenchmark = classad::intern_name("LastBenchmark");
+    classad::InternedName Requirements = classad::intern_name("Requirements");
+    classad::InternedName Start = classad::intern_name("Start");
+    classad::InternedName CurrentRank = classad::intern_name("CurrentRank");
+    classad::InternedName PublicClaimId = classad::intern_name("PublicClaimId");
+    classad::InternedName RemoteOwner = classad::intern_name("RemoteOwner");
+    classad::InternedName RemoteUser = classad::intern_name("RemoteUser");
+    classad::InternedName RemoteGroup = classad::intern_name("RemoteGroup");
+    classad::InternedName AccountingGroup = classad::intern_name("AccountingGroup");
+    classad::InternedName RemoteNegotiatingGroup = classad::intern_name("RemoteNegotiatingGroup");
+    classad::InternedName RemoteAutoregroup = classad::intern_name("RemoteAutoregroup");
+    classad::InternedName JobStart = classad::intern_name("JobStart");
+    classad::InternedName JobId = classad::intern_name("JobId");
+  };
+  static const Names k;
   sd.drain_est_changes_++;
-  ins(s, "State", Value::string(state_name(s.state)));
-  ins(s, "Activity", Value::string(activity_name(s.activity)));
-  ins(s, "EnteredCurrentState", Value::integer(s.entered_state));
-  ins(s, "EnteredCurrentActivity", Value::integer(s.entered_activity));
-  ins(s, "LastBenchmark", Value::integer(whole(s.last_benchmark)));
+  ins(s, k.State, Value::string(state_name(s.state)));
+  ins(s, k.Activity, Value::string(activity_name(s.activity)));
+  ins(s, k.EnteredCurrentState, Value::integer(s.entered_state));
+  ins(s, k.EnteredCurrentActivity, Value::integer(s.entered_activity));
+  ins(s, k.LastBenchmark, Value::integer(whole(s.last_benchmark)));
   // HTCONDOR: ep-policy "Matched State ... says that Requirements are False", "Preempting
   // State ... advertises its Requirements expression as False".
   // HTCONDOR: startd "DEFAULT_DRAINING_START_EXPR ... Requirements will be false while draining"
   if (s.state == State::kMatched || s.state == State::kPreempting || sd.shutting_down_ ||
       sd.shut_down_ || (sd.draining_ && !drain_admitting()) || s.state == State::kDrained) {
-    ins(s, "Requirements", Value::boolean(false));
+    ins(s, k.Requirements, Value::boolean(false));
   } else {
     static ExprPtr ref = classad::parse_expr("START");
-    insert_expr(s, "Requirements", ref.get());
+    insert_expr(s, k.Requirements, ref.get());
   }
-  insert_expr(s, "Start", start_expr(s));
+  insert_expr(s, k.Start, start_expr(s));
   if (s.has_claim) {
-    ins(s, "CurrentRank", Value::real(s.claim.rank));
-    ins(s, "PublicClaimId", Value::string(s.claim.id));
+    ins(s, k.CurrentRank, Value::real(s.claim.rank));
+    ins(s, k.PublicClaimId, Value::string(s.claim.id));
     std::string owner, user;
     ClassAd* t = s.claim.ad.get();
     if (s.has_job && s.job.ad) t = s.job.ad.get();
     if (t && t->evaluate_string("Owner", owner)) {
-      ins(s, "RemoteOwner", Value::string(owner));
+      ins(s, k.RemoteOwner, Value::string(owner));
       if (!t->evaluate_string("User", user)) user = owner;
-      ins(s, "RemoteUser", Value::string(user));
+      ins(s, k.RemoteUser, Value::string(user));
     }
     // HTCONDOR: machine-classad-attributes RemoteGroup ("the accounting group name
     // corresponding to the submitter"), RemoteNegotiatingGroup ("<none>" for the root group),
@@ -206,21 +238,21 @@ void Engine::refresh(SlotImpl& s) {
     std::string group;
     bool autoregroup = false;
     if (t && t->evaluate_string("AccountingGroup", group)) {
-      ins(s, "RemoteGroup", Value::string(group));
-      ins(s, "AccountingGroup", Value::string(group));
+      ins(s, k.RemoteGroup, Value::string(group));
+      ins(s, k.AccountingGroup, Value::string(group));
     } else {
       s.ad->remove("RemoteGroup");
       s.ad->remove("AccountingGroup");
     }
     if (!s.claim.ad || !s.claim.ad->evaluate_string("SubmitterNegotiatingGroup", group))
       group = "<none>";
-    ins(s, "RemoteNegotiatingGroup", Value::string(group));
+    ins(s, k.RemoteNegotiatingGroup, Value::string(group));
     if (s.claim.ad) s.claim.ad->evaluate_bool("SubmitterAutoregroup", autoregroup);
-    ins(s, "RemoteAutoregroup", Value::boolean(autoregroup));
+    ins(s, k.RemoteAutoregroup, Value::boolean(autoregroup));
     s.pub_claim = true;
   } else if (s.pub_claim) {  // (the removals only once: refresh runs on every transition)
     s.pub_claim = false;
-    ins(s, "CurrentRank", Value::real(0));
+    ins(s, k.CurrentRank, Value::real(0));
     for (const char* n : {"PublicClaimId", "RemoteOwner", "RemoteUser", "RemoteGroup",
                           "AccountingGroup", "RemoteNegotiatingGroup", "RemoteAutoregroup",
                           "TotalClaimRunTime", "TotalClaimSuspendTime"})
@@ -256,7 +288,7 @@ void Engine::refresh(SlotImpl& s) {
     for (const char* n : {"PreemptingRank", "PreemptingOwner", "PreemptingUser"}) s.ad->remove(n);
   }
   if (s.has_job) {
-    ins(s, "JobStart", Value::integer(s.job.start));
+    ins(s, k.JobStart, Value::integer(s.job.start));
     int64_t c = 0, p = 0;
     std::string gid;
     if (s.job.ad && ad_int(*s.job.ad, "ClusterId", &c)) {
@@ -264,7 +296,7 @@ void Engine::refresh(SlotImpl& s) {
       char buf[48];
       std::snprintf(buf, sizeof buf, "%lld.%lld", static_cast<long long>(c),
                     static_cast<long long>(p));
-      ins(s, "JobId", Value::string(buf));
+      ins(s, k.JobId, Value::string(buf));
     }
     publish_job_attrs(s, s.job.ad.get());
     s.pub_job = true;
@@ -274,7 +306,7 @@ void Engine::refresh(SlotImpl& s) {
       s.ad->remove(n);
     // Observed: 0 in a slot that runs no job (a partitionable slot's ad).
     ins(s, "RetirementTimeRemaining", Value::integer(0));
-    s.pub_text[2].clear();
+    s.pub_set[2] = false;
     publish_job_attrs(s, nullptr);
   }
   // Resources change only when a partitionable slot carves or takes back a dynamic slot.

@@ -21,8 +21,15 @@ Startd::Startd(const config::Config& cfg, const MachineFacts& facts, const Clock
 
 Startd::~Startd() = default;
 
+void Startd::read_claim_lease() {
+  int64_t n;
+  claim_alive_ = cfg_int(cfg_, "ALIVE_INTERVAL", &n) && n > 0 ? n : 300;
+  claim_missed_ = cfg_int(cfg_, "MAX_CLAIM_ALIVES_MISSED", &n) && n > 0 ? n : 6;
+}
+
 bool Startd::init(std::string* err) {
   int64_t n;
+  read_claim_lease();
   if (cfg_int(cfg_, "POLLING_INTERVAL", &n) && n > 0) polling_interval_ = n;
   if (cfg_int(cfg_, "UPDATE_INTERVAL", &n) && n > 0) update_interval_ = n;
   std::string sa;
@@ -102,6 +109,7 @@ bool Startd::reload_policy(std::string* err) {
       return false;
     }
   }
+  read_claim_lease();
   Output scratch;
   Engine eng{*this, &scratch, clock_.now()};
   for (size_t i = 0; i < slots_.size(); ++i) {

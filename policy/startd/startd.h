@@ -243,6 +243,9 @@ class Startd {
   int64_t shutdown_start_ = 0;
   bool shut_down_ = false;
   int64_t claim_counter_ = 0;
+  // ALIVE_INTERVAL and MAX_CLAIM_ALIVES_MISSED (a claim's lease), read with the policy.
+  int64_t claim_alive_ = 300, claim_missed_ = 6;
+  void read_claim_lease();
   std::vector<std::string> slot_attrs_;   // STARTD_SLOT_ATTRS
   std::vector<std::string> latch_exprs_;  // STARTD_LATCH_EXPRS
   bool enable_backfill_ = false;

@@ -111,10 +111,9 @@ void Engine::publish_pair_times(SlotImpl& s, State fs, Activity fa, int64_t ente
     }
   }
   int64_t acc = s.pair_time[static_cast<int>(s.state) * kActivities + static_cast<int>(s.activity)];
-  char buf[160];
-  long long base = static_cast<long long>(s.entered_activity - acc);
-  std::snprintf(buf, sizeof buf, "ifThenElse(time() > %lld, time() - %lld, undefined)", base, base);
-  ExprPtr e = classad::parse_expr(buf);
+  static const ExprTemplate shape("ifThenElse(time() > %lld, time() - %lld, undefined)", 2);
+  const int64_t base[2] = {s.entered_activity - acc, s.entered_activity - acc};
+  ExprPtr e = shape.make(base);
   if (e) s.ad->insert(pair_attr(s.state, s.activity), e.release());
 }
 
