@@ -100,6 +100,28 @@ classad::Expr* share_merged(classad::Expr* e) {
 
 }  // namespace
 
+void KeySet::insert(const std::string* k) {
+  if (many_) {
+    many_->insert(k);
+  } else if (!one_ || one_ == k) {
+    one_ = k;
+  } else {
+    many_ = std::make_unique<std::unordered_set<const std::string*>>();
+    many_->insert(one_);
+    many_->insert(k);
+    one_ = nullptr;
+  }
+}
+
+void KeySet::erase(const std::string* k) {
+  if (one_ == k) {
+    one_ = nullptr;
+  } else if (many_) {
+    many_->erase(k);
+    if (many_->empty()) many_.reset();
+  }
+}
+
 bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
                  std::string_view* out) {
   const classad::Expr* e = ad.lookup_id(id);
@@ -110,7 +132,7 @@ bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
     *out = v.as_string();
     return true;
   }
-  if (!ad.evaluate_string(ad.find_entry(id)->name->view(), *scratch)) return false;
+  if (!ad.evaluate_string(ad.find_entry(id).name->view(), *scratch)) return false;
   *out = *scratch;
   return true;
 }
@@ -200,13 +222,14 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
       share_trees(ad.get());
       s->ad = std::move(ad);
     }
-    refreshed(found->first, s, now, true);
+    refreshed(found->first, s, now, true);  // shares the layout
     return true;
   }
   StoredAd s;
   s.type = std::string(type);
   s.name = std::string(name);
   share_trees(ad.get());
+  ad->share_layout();
   s.ad = std::move(ad);
   s.updated = now;
   set_expiry(&s, now);
@@ -244,6 +267,9 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
   // A machine that comes back replaces its absent ad.
   s->absent = false;
   if (s->ad->lookup_id(ids().absent)) s->ad->remove("Absent");
+  // Ads of one shape keep their names once (ClassAd::share_layout); a merge that added a name
+  // made this ad a private layout, shared again here.
+  s->ad->share_layout();
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
@@ -257,6 +283,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   if (!v.is_boolean() || !v.as_boolean()) return false;
   s->absent = true;
   s->ad->insert_value("Absent", classad::Value::boolean(true));
+  s->ad->share_layout();
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
   persistent_dirty_ = true;
   return true;
@@ -324,7 +351,7 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
       for (const IndexedEquality& eq : eqs) {
         auto found = index_[eq.attr].find(lower(eq.value));
         if (found == index_[eq.attr].end()) continue;
-        for (const std::string* k : found->second) q->keys_.push_back(*k);
+        found->second.for_each([&](const std::string* k) { q->keys_.push_back(*k); });
       }
       std::sort(q->keys_.begin(), q->keys_.end());
       q->keys_.erase(std::unique(q->keys_.begin(), q->keys_.end()), q->keys_.end());
