@@ -153,7 +153,9 @@ void ClassAd::insert_plain(const InternedName& name, Expr* e) {
     return;
   }
   const uint32_t n = static_cast<uint32_t>(size());
-  if (!layout_ || !layout_->writable() || layout_->capacity() == n) make_room(n + 1);
+  // A copy's values have no spare room even where the layout it shared has.
+  if (!layout_ || !layout_->writable() || layout_->capacity() == n || values_cap_ == n)
+    make_room(n + 1);
   values_[n] = e;
   layout_->push(name.id, name.name);
 }

@@ -112,6 +112,17 @@ TEST(AdLayout, ACopySharesTheLayoutUntilEitherChangesItsNames) {
   EXPECT_EQ(int_of(*c, "a9"), 9);
 }
 
+TEST(AdLayout, ACopyOutlivingItsOriginalGrowsItsOwnValues) {
+  AdPtr x(ClassAd::make());
+  x->insert_value("a", Value::integer(1));  // a layout with room to spare
+  AdPtr c(x->copy());
+  x = AdPtr();  // the copy now holds the layout alone: writable, with spare room
+  for (int i = 0; i < 40; ++i) c->insert_value("n" + std::to_string(i), Value::integer(i));
+  EXPECT_EQ(c->size(), 41u);
+  EXPECT_EQ(int_of(*c, "a"), 1);
+  EXPECT_EQ(int_of(*c, "n39"), 39);
+}
+
 TEST(AdLayout, ClearingASharedAdLeavesTheOthers) {
   auto [x, y] = shared_pair(10);
   x->clear();
