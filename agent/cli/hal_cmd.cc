@@ -160,11 +160,11 @@ int hal_main(int argc, char** argv) {
     out = classad::classad_to_json(*ad, true);
     out += '\n';
   } else {
-    for (const classad::ClassAd::Entry* e : ad->sorted_entries()) {
-      out.append(e->name->view());
+    for (const classad::ClassAd::Entry& e : ad->sorted_entries()) {
+      out.append(e.name->view());
       out += " = ";
       std::string v;
-      classad::unparse_expr(v, e->expr);
+      classad::unparse_expr(v, e.expr);
       out += readable_reals(v);
       out += '\n';
     }

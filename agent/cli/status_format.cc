@@ -809,16 +809,15 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
   }
   if (o.longform) {
     for (const classad::ClassAd* ad : shown) {
-      std::vector<const classad::ClassAd::Entry*> entries;
-      for (const auto& e : ad->entries()) entries.push_back(&e);
-      std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
-        std::string x(a->name->view()), y(b->name->view());
+      std::vector<classad::ClassAd::Entry> entries = ad->entry_list();
+      std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+        std::string x(a.name->view()), y(b.name->view());
         return strcasecmp(x.c_str(), y.c_str()) < 0;
       });
-      for (const auto* e : entries) {
-        classad::unparse_attr_name(*out, e->name->view());
+      for (const auto& e : entries) {
+        classad::unparse_attr_name(*out, e.name->view());
         *out += " = ";
-        append_long_value(out, e->expr);
+        append_long_value(out, e.expr);
         *out += '\n';
       }
       *out += '\n';

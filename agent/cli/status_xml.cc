@@ -57,7 +57,7 @@ void append_string(std::string* out, std::string_view s) {
   }
 }
 
-void append_ad(std::string* out, const std::vector<const classad::ClassAd::Entry*>& entries,
+void append_ad(std::string* out, const std::vector<classad::ClassAd::Entry>& entries,
                size_t indent);
 
 void append_expr(std::string* out, const classad::Expr* e, size_t indent) {
@@ -103,9 +103,7 @@ void append_expr(std::string* out, const classad::Expr* e, size_t indent) {
       *out += "</l>";
       return;
     case classad::ValueType::kClassAd: {
-      std::vector<const classad::ClassAd::Entry*> entries;
-      for (const auto& en : v.as_classad()->entries()) entries.push_back(&en);
-      append_ad(out, entries, indent);
+      append_ad(out, v.as_classad()->entry_list(), indent);
       return;
     }
     default: {
@@ -122,15 +120,15 @@ void append_expr(std::string* out, const classad::Expr* e, size_t indent) {
   }
 }
 
-void append_ad(std::string* out, const std::vector<const classad::ClassAd::Entry*>& entries,
+void append_ad(std::string* out, const std::vector<classad::ClassAd::Entry>& entries,
                size_t indent) {
   *out += "<c>\n";
-  for (const auto* en : entries) {
+  for (const auto& en : entries) {
     out->append(indent + 4, ' ');
     *out += "<a n=\"";
-    append_escaped(out, en->name->view());
+    append_escaped(out, en.name->view());
     *out += "\">";
-    append_expr(out, en->expr, indent + 4);
+    append_expr(out, en.expr, indent + 4);
     *out += "</a>\n";
   }
   out->append(indent, ' ');
@@ -141,10 +139,9 @@ void append_ad(std::string* out, const std::vector<const classad::ClassAd::Entry
 }  // namespace
 
 void append_xml_ad(std::string* out, const classad::ClassAd& ad) {
-  std::vector<const classad::ClassAd::Entry*> entries;
-  for (const auto& en : ad.entries()) entries.push_back(&en);
-  std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
-    std::string x(a->name->view()), y(b->name->view());
+  std::vector<classad::ClassAd::Entry> entries = ad.entry_list();
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    std::string x(a.name->view()), y(b.name->view());
     return strcasecmp(x.c_str(), y.c_str()) < 0;
   });
   append_ad(out, entries, 0);

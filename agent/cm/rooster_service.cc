@@ -125,10 +125,10 @@ class Rooster final : public PeriodicCmService {
   void run_wakeup_cmd(const negotiator::WakeTarget& t) {
     auto* w = new WakeCmd;
     w->machine = t.machine;
-    for (const classad::ClassAd::Entry* e : t.ad->sorted_entries()) {
-      w->text.append(e->name->view());
+    for (const classad::ClassAd::Entry& e : t.ad->sorted_entries()) {
+      w->text.append(e.name->view());
       w->text += " = ";
-      classad::unparse_expr(w->text, e->expr);
+      classad::unparse_expr(w->text, e.expr);
       w->text += '\n';
     }
     uv_pipe_init(ctx_->loop, &w->in, 0);

@@ -29,10 +29,10 @@ bool AdStore::save(const std::string& path, std::string* err) {
     out += "#ad ";
     out += s.type;
     out += head;
-    for (const classad::ClassAd::Entry* e : s.ad->sorted_entries()) {
-      classad::unparse_attr_name(out, e->name->view());
+    for (const classad::ClassAd::Entry& e : s.ad->sorted_entries()) {
+      classad::unparse_attr_name(out, e.name->view());
       out += " = ";
-      classad::unparse_expr(out, e->expr);
+      classad::unparse_expr(out, e.expr);
       out += '\n';
     }
     out += '\n';
@@ -87,6 +87,7 @@ bool AdStore::load(const std::string& path, int64_t now, std::string* err) {
     StoredAd s;
     s.type = type;
     s.name = name;
+    ad->share_layout();
     s.ad = std::move(ad);
     s.updated = updated;
     s.expires = expires;

@@ -105,6 +105,28 @@ classad::Expr* share_merged(classad::Expr* e) {
 
 }  // namespace
 
+void KeySet::insert(const std::string* k) {
+  if (many_) {
+    many_->insert(k);
+  } else if (!one_ || one_ == k) {
+    one_ = k;
+  } else {
+    many_ = std::make_unique<std::unordered_set<const std::string*>>();
+    many_->insert(one_);
+    many_->insert(k);
+    one_ = nullptr;
+  }
+}
+
+void KeySet::erase(const std::string* k) {
+  if (one_ == k) {
+    one_ = nullptr;
+  } else if (many_) {
+    many_->erase(k);
+    if (many_->empty()) many_.reset();
+  }
+}
+
 bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
                  std::string_view* out) {
   const classad::Expr* e = ad.lookup_id(id);
@@ -115,7 +137,7 @@ bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
     *out = v.as_string();
     return true;
   }
-  if (!ad.evaluate_string(ad.find_entry(id)->name->view(), *scratch)) return false;
+  if (!ad.evaluate_string(ad.find_entry(id).name->view(), *scratch)) return false;
   *out = *scratch;
   return true;
 }
@@ -218,13 +240,14 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
       s->ad = std::move(ad);
     }
     columns_.refresh_all(s->slot, *s->ad);
-    refreshed(found->first, s, now, true);
+    refreshed(found->first, s, now, true);  // shares the layout
     return true;
   }
   StoredAd s;
   s.type = std::string(type);
   s.name = std::string(name);
   share_trees(ad.get());
+  ad->share_layout();
   s.ad = std::move(ad);
   s.updated = now;
   set_expiry(&s, now);
@@ -265,6 +288,9 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
     s->ad->remove("Absent");
     columns_.changed(s->slot, *s->ad, ids().absent);
   }
+  // Ads of one shape keep their names once (ClassAd::share_layout); a merge that added a name
+  // made this ad a private layout, shared again here.
+  s->ad->share_layout();
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
@@ -279,6 +305,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   s->absent = true;
   s->ad->insert_value("Absent", classad::Value::boolean(true));
   columns_.changed(s->slot, *s->ad, ids().absent);
+  s->ad->share_layout();
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
   note_expiry(s->expires);
   persistent_dirty_ = true;
@@ -357,7 +384,7 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     for (const IndexedEquality& eq : eqs) {
       auto keys = index_[eq.attr].find(lower(eq.value));
       if (keys != index_[eq.attr].end())
-        found.insert(found.end(), keys->second.begin(), keys->second.end());
+        keys->second.for_each([&](const std::string* k) { found.push_back(k); });
     }
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());

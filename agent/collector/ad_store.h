@@ -67,6 +67,25 @@ struct QuerySpec {
 
 class AdStore;
 
+// The keys of the ads that have one indexed value: inline while there is one (nearly every Name,
+// and a set costs ~200 bytes), in a set once there are more (State: thousands of ads per value).
+class KeySet {
+ public:
+  void insert(const std::string* k);
+  void erase(const std::string* k);
+  bool empty() const { return !one_ && !many_; }
+  template <typename F>
+  void for_each(F&& f) const {
+    if (one_) f(one_);
+    if (many_)
+      for (const std::string* k : *many_) f(k);
+  }
+
+ private:
+  const std::string* one_ = nullptr;
+  std::unique_ptr<std::unordered_set<const std::string*>> many_;
+};
+
 // A query in progress, examined a chunk at a time so the caller can handle updates between
 // chunks. Its candidates are the keys an index gives when the constraint is an equality on Name,
 // Machine or State (fixed when it starts); otherwise the store's ads of the type, walked in key
@@ -168,7 +187,7 @@ class AdStore {
   mutable const Entry* last_found_ = nullptr;  // cleared when an ad is erased
   // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
   // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
-  std::unordered_map<std::string, std::unordered_set<const std::string*>> index_[3];
+  std::unordered_map<std::string, KeySet> index_[3];
   // Built as queries name attributes (so changed by const queries).
   mutable AdColumns columns_;
   // No ad expires before this (a lower bound: an update only moves an ad's expiry later).

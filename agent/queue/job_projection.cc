@@ -14,23 +14,22 @@ using classad::ClassAd;
 constexpr int kMaxDepth = 32;  // attributes followed through one another (cycles end here)
 
 // The entry of `id` in the job: its own attribute, else its cluster's.
-const ClassAd::Entry* job_entry(const ClassAd& proc, const ClassAd& cluster, uint32_t id) {
-  const ClassAd::Entry* e = proc.find_entry(id);
-  return e ? e : cluster.find_entry(id);
+ClassAd::Entry job_entry(const ClassAd& proc, const ClassAd& cluster, uint32_t id) {
+  const ClassAd::Entry e = proc.find_entry(id);
+  return e.expr ? e : cluster.find_entry(id);
 }
 
 // Adds `id` and what its expression refers to; false when that cannot be listed.
 bool add(const ClassAd& proc, const ClassAd& cluster, uint32_t id, negotiator::RefMemo& memo,
          ClassAd& out, int depth) {
   if (depth > kMaxDepth || out.lookup_id(id)) return true;
-  const ClassAd::Entry* e = job_entry(proc, cluster, id);
-  if (!e) return true;
-  classad::expr_ref(e->expr);
-  out.insert(classad::InternedName{id, e->name}, e->expr);
-  if (e->expr->kind == classad::ExprKind::kLiteral &&
-      !classad::as_literal(e->expr)->value.is_list())
+  const ClassAd::Entry e = job_entry(proc, cluster, id);
+  if (!e.expr) return true;
+  classad::expr_ref(e.expr);
+  out.insert(classad::InternedName{id, e.name}, e.expr);
+  if (e.expr->kind == classad::ExprKind::kLiteral && !classad::as_literal(e.expr)->value.is_list())
     return true;
-  const negotiator::TreeRefs& r = memo.refs(e->expr);
+  const negotiator::TreeRefs& r = memo.refs(e.expr);
   if (r.opaque) return false;
   for (const std::vector<uint32_t>* ids : {&r.own, &r.plain})
     for (uint32_t ref : *ids)

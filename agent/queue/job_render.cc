@@ -195,18 +195,16 @@ std::string value_text(const Value& v, bool quote_strings) {
 }
 
 void append_long_ad(std::string& out, const ClassAd& ad) {
-  std::vector<const ClassAd::Entry*> entries;
-  entries.reserve(ad.entries().size());
-  for (const ClassAd::Entry& e : ad.entries()) entries.push_back(&e);
-  std::sort(entries.begin(), entries.end(), [](const ClassAd::Entry* a, const ClassAd::Entry* b) {
-    std::string_view x = a->name->view(), y = b->name->view();
+  std::vector<ClassAd::Entry> entries = ad.entry_list();
+  std::sort(entries.begin(), entries.end(), [](const ClassAd::Entry& a, const ClassAd::Entry& b) {
+    std::string_view x = a.name->view(), y = b.name->view();
     int c = strncasecmp(x.data(), y.data(), std::min(x.size(), y.size()));
     return c != 0 ? c < 0 : x.size() < y.size();
   });
-  for (const ClassAd::Entry* e : entries) {
-    out.append(e->name->view());
+  for (const ClassAd::Entry& e : entries) {
+    out.append(e.name->view());
     out += " = ";
-    append_old_expr(out, e->expr);
+    append_old_expr(out, e.expr);
     out += '\n';
   }
   out += '\n';

@@ -33,10 +33,10 @@ bool sandbox_create(const std::string& execute, pid_t pid, uid_t uid, gid_t gid,
 
 std::string ad_to_old_text(const classad::ClassAd& ad) {
   std::string out;
-  for (const classad::ClassAd::Entry* e : ad.sorted_entries()) {
-    classad::unparse_attr_name(out, e->name->view());
+  for (const classad::ClassAd::Entry& e : ad.sorted_entries()) {
+    classad::unparse_attr_name(out, e.name->view());
     out += " = ";
-    classad::unparse_expr(out, e->expr);
+    classad::unparse_expr(out, e.expr);
     out += '\n';
   }
   return out;

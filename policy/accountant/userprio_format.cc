@@ -274,10 +274,10 @@ std::string render_userprio_quotas(const Accountant& acc,
 std::string render_userprio_long(const std::vector<const classad::ClassAd*>& ads) {
   std::string out;
   for (const classad::ClassAd* ad : ads) {
-    std::vector<const classad::ClassAd::Entry*> entries = ad->sorted_entries();
+    std::vector<classad::ClassAd::Entry> entries = ad->sorted_entries();
     // condor_userprio -long sorts plainly, case-insensitively (not shorter names first).
-    std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
-      std::string_view x = a->name->view(), y = b->name->view();
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      std::string_view x = a.name->view(), y = b.name->view();
       for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
         int cx = std::tolower(static_cast<unsigned char>(x[i]));
         int cy = std::tolower(static_cast<unsigned char>(y[i]));
@@ -285,12 +285,12 @@ std::string render_userprio_long(const std::vector<const classad::ClassAd*>& ads
       }
       return x.size() < y.size();
     });
-    for (const classad::ClassAd::Entry* e : entries) {
-      std::string_view name = e->name->view();
+    for (const classad::ClassAd::Entry& e : entries) {
+      std::string_view name = e.name->view();
       if (name.rfind("Kite", 0) == 0) continue;  // storage-only state
       out.append(name);
       out += " = ";
-      classad::unparse_expr_old(out, e->expr);
+      classad::unparse_expr_old(out, e.expr);
       out += '\n';
     }
     out += '\n';

@@ -1,21 +1,16 @@
-// ClassAd storage: entries with interned ids, a lazily built hash index for
-// large ads, HTCondor's print order, and the convenience evaluators.
+// ClassAd storage: values beside a (possibly shared) attribute layout, copied before its names
+// change; HTCondor's print order, and the convenience evaluators.
 #include "policy/classad/classad.h"
 
 #include <strings.h>
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "policy/classad/eval.h"
 
 namespace kite::classad {
 namespace {
-
-// Ads up to this size are searched linearly (faster than hashing).
-constexpr size_t kLinearMax = 8;
-
-inline uint32_t hash_id(uint32_t id) {
-  return id * 2654435761u;
-}
 
 // Walks `e`, calling f(ad) for each ad literal not nested inside another ad.
 template <typename F>
@@ -61,71 +56,81 @@ void expr_set_parent_scope(Expr* e, const ClassAd* scope) {
 }
 
 ClassAd::~ClassAd() {
-  for (Entry& en : entries_) {
+  const size_t n = size();
+  for (size_t i = 0; i < n; ++i) {
     // Nested ads that outlive us must not point at freed memory.
     if (may_hold_ads_) {
-      for_each_ad_literal(en.expr, [this](ClassAd* ad) {
+      for_each_ad_literal(values_[i], [this](ClassAd* ad) {
         if (ad->parent() == this) ad->set_parent(nullptr);
       });
     }
-    expr_unref(en.expr);
+    expr_unref(values_[i]);
   }
+  std::free(values_);
+  if (layout_) layout_->unref();
+}
+
+void ClassAd::set_values_capacity(uint32_t cap) {
+  if (cap == values_cap_) return;
+  if (cap == 0) {
+    std::free(values_);
+    values_ = nullptr;
+    values_cap_ = 0;
+    return;
+  }
+  void* p = std::realloc(values_, cap * sizeof(Expr*));
+  if (!p) std::abort();
+  values_ = static_cast<Expr**>(p);
+  values_cap_ = cap;
+}
+
+void ClassAd::make_room(uint32_t need) {
+  const uint32_t n = static_cast<uint32_t>(size());
+  if (!layout_) {
+    layout_ = AdLayout::make(need < 4 ? 4 : need);
+  } else if (!layout_->writable() || layout_->capacity() < need) {
+    uint32_t cap = layout_->capacity();
+    if (cap < need) cap = need > 2 * n ? need : 2 * n;
+    AdLayout* own = layout_->clone(cap);
+    layout_->unref();
+    layout_ = own;
+  }
+  if (values_cap_ < layout_->capacity()) set_values_capacity(layout_->capacity());
+}
+
+void ClassAd::reserve(size_t n) {
+  if (n > size()) make_room(static_cast<uint32_t>(n));
+}
+
+void ClassAd::shrink() {
+  const uint32_t n = static_cast<uint32_t>(size());
+  if (layout_ && layout_->writable() && layout_->capacity() != n) {
+    AdLayout* exact = layout_->clone(n);
+    layout_->unref();
+    layout_ = exact;
+  }
+  set_values_capacity(n);
+}
+
+void ClassAd::share_layout() {
+  if (!layout_) return;
+  if (!layout_->interned()) layout_ = AdLayout::intern(layout_);
+  set_values_capacity(layout_->size());
 }
 
 void ClassAd::adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested) {
-  entries_.assign(entries, entries + n);
-  ids_.assign(ids, ids + n);
+  clear();
+  make_room(static_cast<uint32_t>(n));
   for (size_t i = 0; i < n; ++i) {
     if (ids[i] == kIdMy || ids[i] == kIdTarget) g_my_target_defined = true;
+    layout_->push(ids[i], entries[i].name);
+    values_[i] = entries[i].expr;
   }
-  index_dirty_ = true;
   gen_ = next_generation();
   if (nested) {
     may_hold_ads_ = true;
-    for (Entry& en : entries_) expr_set_parent_scope(en.expr, this);
+    for (size_t i = 0; i < n; ++i) expr_set_parent_scope(values_[i], this);
   }
-}
-
-void ClassAd::build_index() const {
-  size_t cap = 16;
-  while (cap < entries_.size() * 2) cap <<= 1;
-  index_.assign(cap, 0);
-  const uint32_t mask = static_cast<uint32_t>(cap - 1);
-  for (size_t i = 0; i < ids_.size(); ++i) {
-    uint32_t h = hash_id(ids_[i]) & mask;
-    while (index_[h] != 0) h = (h + 1) & mask;
-    index_[h] = static_cast<uint16_t>(i + 1);
-  }
-  index_dirty_ = false;
-}
-
-int ClassAd::find_index(uint32_t id) const {
-  const size_t n = ids_.size();
-  if (n > kLinearMax && n < 30000) {
-    if (index_dirty_ || index_.empty()) build_index();
-    const uint32_t mask = static_cast<uint32_t>(index_.size() - 1);
-    uint32_t h = hash_id(id) & mask;
-    while (uint16_t slot = index_[h]) {
-      if (ids_[slot - 1] == id) return slot - 1;
-      h = (h + 1) & mask;
-    }
-    return -1;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (ids_[i] == id) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// While an ad is being filled, a linear scan of the ids beats rebuilding
-// the hash index after every insert.
-int ClassAd::find_index_for_insert(uint32_t id) const {
-  if (!index_dirty_ && !index_.empty()) return find_index(id);
-  if (ids_.size() > 2 * kLinearMax) return find_index(id);  // builds the index once
-  for (size_t i = 0; i < ids_.size(); ++i) {
-    if (ids_[i] == id) return static_cast<int>(i);
-  }
-  return -1;
 }
 
 void ClassAd::insert(const InternedName& name, Expr* e) {
@@ -136,27 +141,23 @@ void ClassAd::insert(const InternedName& name, Expr* e) {
 
 void ClassAd::insert_plain(const InternedName& name, Expr* e) {
   if (name.id == kIdMy || name.id == kIdTarget) g_my_target_defined = true;
-  int i = find_index_for_insert(name.id);
+  int i = layout_ ? layout_->find_for_insert(name.id) : -1;
+  gen_ = next_generation();
   if (i >= 0) {
-    expr_unref(entries_[i].expr);
-    entries_[i].expr = e;
-    entries_[i].name = name.name;
-    gen_ = next_generation();
+    expr_unref(values_[i]);
+    values_[i] = e;
+    if (layout_->names()[i] != name.name) {  // a new spelling: the layout changes
+      make_room(static_cast<uint32_t>(size()));
+      layout_->set_name(i, name.name);
+    }
     return;
   }
-  entries_.push_back(Entry{name.name, e});
-  ids_.push_back(name.id);
-  gen_ = next_generation();
-  // Keep a live index up to date in place while it has room; otherwise it is
-  // rebuilt on the next lookup.
-  if (!index_dirty_ && !index_.empty() && ids_.size() * 2 <= index_.size() && ids_.size() < 30000) {
-    const uint32_t mask = static_cast<uint32_t>(index_.size() - 1);
-    uint32_t h = hash_id(name.id) & mask;
-    while (index_[h] != 0) h = (h + 1) & mask;
-    index_[h] = static_cast<uint16_t>(ids_.size());
-  } else {
-    index_dirty_ = true;
-  }
+  const uint32_t n = static_cast<uint32_t>(size());
+  // A copy's values have no spare room even where the layout it shared has.
+  if (!layout_ || !layout_->writable() || layout_->capacity() == n || values_cap_ == n)
+    make_room(n + 1);
+  values_[n] = e;
+  layout_->push(name.id, name.name);
 }
 
 void ClassAd::insert(std::string_view name, Expr* e) {
@@ -169,40 +170,28 @@ void ClassAd::insert_value(std::string_view name, Value v) {
 
 bool ClassAd::remove(std::string_view name) {
   uint32_t id = intern_find(name);
-  if (id == 0) return false;
-  // After a removal the index is stale: a scan finds the next one without rebuilding it.
-  int i = -1;
-  if (index_dirty_) {
-    for (size_t k = 0; k < ids_.size() && i < 0; ++k)
-      if (ids_[k] == id) i = static_cast<int>(k);
-  } else {
-    i = find_index(id);
-  }
+  if (id == 0 || !layout_) return false;
+  int i = layout_->find(id);
   if (i < 0) return false;
-  expr_unref(entries_[i].expr);
-  entries_.erase(entries_.begin() + i);
-  ids_.erase(ids_.begin() + i);
-  index_dirty_ = true;
+  expr_unref(values_[i]);
+  const size_t n = size();
+  std::memmove(values_ + i, values_ + i + 1, (n - i - 1) * sizeof(Expr*));
+  make_room(static_cast<uint32_t>(n));
+  layout_->erase(static_cast<size_t>(i));
   gen_ = next_generation();
   return true;
 }
 
 void ClassAd::clear() {
-  for (Entry& en : entries_) expr_unref(en.expr);
-  entries_.clear();
-  ids_.clear();
-  index_dirty_ = true;
+  const size_t n = size();
+  for (size_t i = 0; i < n; ++i) expr_unref(values_[i]);
+  if (layout_ && !layout_->writable()) {
+    layout_->unref();
+    layout_ = nullptr;
+  } else if (layout_) {
+    layout_->clear();
+  }
   gen_ = next_generation();
-}
-
-const Expr* ClassAd::lookup_id(uint32_t id) const {
-  int i = find_index(id);
-  return i < 0 ? nullptr : entries_[i].expr;
-}
-
-const ClassAd::Entry* ClassAd::find_entry(uint32_t id) const {
-  int i = find_index(id);
-  return i < 0 ? nullptr : &entries_[i];
 }
 
 const Expr* ClassAd::lookup(std::string_view name) const {
@@ -210,24 +199,34 @@ const Expr* ClassAd::lookup(std::string_view name) const {
   return id == 0 ? nullptr : lookup_id(id);
 }
 
-std::vector<const ClassAd::Entry*> ClassAd::sorted_entries() const {
-  std::vector<const Entry*> out;
-  out.reserve(entries_.size());
-  for (const Entry& en : entries_) out.push_back(&en);
-  std::sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) {
-    if (a->name->len != b->name->len) return a->name->len < b->name->len;
-    return strcasecmp(a->name->data(), b->name->data()) < 0;
+std::vector<ClassAd::Entry> ClassAd::entry_list() const {
+  std::vector<Entry> out;
+  out.reserve(size());
+  for (Entry en : entries()) out.push_back(en);
+  return out;
+}
+
+std::vector<ClassAd::Entry> ClassAd::sorted_entries() const {
+  std::vector<Entry> out = entry_list();
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+    if (a.name->len != b.name->len) return a.name->len < b.name->len;
+    return strcasecmp(a.name->data(), b.name->data()) < 0;
   });
   return out;
 }
 
 ClassAd* ClassAd::copy() const {
   ClassAd* ad = make();
-  ad->entries_.reserve(entries_.size());
-  for (size_t i = 0; i < entries_.size(); ++i) {
+  const uint32_t n = static_cast<uint32_t>(size());
+  if (n == 0) return ad;
+  layout_->prepare_index();  // shared from now on: lookups must not change it
+  layout_->ref();
+  ad->layout_ = layout_;
+  ad->set_values_capacity(n);
+  for (uint32_t i = 0; i < n; ++i) {
     // A tree without ad literals is immutable: the copy shares it. One holding nested ads is
     // copied (they get the copy as their parent scope).
-    Expr* e = entries_[i].expr;
+    Expr* e = values_[i];
     bool nested = false;
     if (may_hold_ads_) for_each_ad_literal(e, [&nested](ClassAd*) { nested = true; });
     if (nested) {
@@ -236,10 +235,8 @@ ClassAd* ClassAd::copy() const {
     } else {
       expr_ref(e);
     }
-    ad->entries_.push_back(Entry{entries_[i].name, e});
-    ad->ids_.push_back(ids_[i]);
+    ad->values_[i] = e;
   }
-  ad->index_dirty_ = true;
   ad->may_hold_ads_ = may_hold_ads_;
   ad->parent_ = parent_;
   return ad;
@@ -247,10 +244,10 @@ ClassAd* ClassAd::copy() const {
 
 Value ClassAd::evaluate_attr(std::string_view name, const EvalEnv* env) const {
   uint32_t id = intern_find(name);  // never interns names nobody defined
-  const Entry* entry = id ? find_entry(id) : nullptr;
-  if (!entry) return Value::undefined();
+  const Entry entry = id ? find_entry(id) : Entry{nullptr, nullptr};
+  if (!entry.expr) return Value::undefined();
   // Evaluate through a reference so cycle detection sees the attribute.
-  AttrExpr ref(id, entry->name);
+  AttrExpr ref(id, entry.name);
   EvalContext ctx(this, env);
   return ctx.eval(&ref);
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/classad/ad_layout.h"
 #include "policy/classad/expr.h"
 #include "policy/classad/intern.h"
 #include "policy/classad/value.h"
@@ -18,9 +19,46 @@ struct EvalEnv;
 
 class ClassAd {
  public:
+  // One attribute: its spelling and its expression. Entries are made on the fly from an ad's
+  // layout and values, so there is no Entry to point at: operator& is deleted to make code
+  // that would keep a pointer to a temporary fail to compile (keep the Entry itself).
   struct Entry {
     StringObj* name;  // as spelled (interned, never freed)
     Expr* expr;       // owned reference to a (possibly shared) root
+    const Entry* operator&() const = delete;
+  };
+  // The entries of an ad in insertion order, as a range of Entry values (valid until the ad
+  // changes): range-for, size(), empty() and indexing, as a vector of entries offered.
+  class Entries {
+   public:
+    class iterator {
+     public:
+      iterator(StringObj* const* n, Expr* const* v) : n_(n), v_(v) {}
+      Entry operator*() const { return Entry{*n_, *v_}; }
+      iterator& operator++() {
+        ++n_;
+        ++v_;
+        return *this;
+      }
+      bool operator!=(const iterator& o) const { return v_ != o.v_; }
+      bool operator==(const iterator& o) const { return v_ == o.v_; }
+
+     private:
+      StringObj* const* n_;
+      Expr* const* v_;
+    };
+    Entries(StringObj* const* names, Expr* const* values, size_t n)
+        : names_(names), values_(values), n_(n) {}
+    iterator begin() const { return iterator(names_, values_); }
+    iterator end() const { return iterator(names_ + n_, values_ + n_); }
+    size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    Entry operator[](size_t i) const { return Entry{names_[i], values_[i]}; }
+
+   private:
+    StringObj* const* names_;
+    Expr* const* values_;
+    size_t n_;
   };
 
   static ClassAd* make() { return new ClassAd(); }
@@ -40,15 +78,14 @@ class ClassAd {
   // parallel), taking over their references; `nested`: some trees may hold
   // ad literals, which get this ad as their parent scope. For the parsers.
   void adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested);
-  // A copy, not shrink_to_fit: libstdc++ makes that a no-op without exceptions.
-  void shrink() {
-    if (entries_.capacity() != entries_.size()) std::vector<Entry>(entries_).swap(entries_);
-    if (ids_.capacity() != ids_.size()) std::vector<uint32_t>(ids_).swap(ids_);
-  }
-  void reserve(size_t n) {
-    entries_.reserve(n);
-    ids_.reserve(n);
-  }
+  // Gives the values and a private layout exactly the room they need.
+  void shrink();
+  void reserve(size_t n);
+  // Shares the layout (names, ids, index) with every other ad of the same shape that did so
+  // (AdLayout::intern), leaving this ad only its values; for stores that hold many ads. A later
+  // insert of a new name or a remove copies the layout first, so nothing else changes.
+  void share_layout();
+  bool layout_shared() const { return layout_ && !layout_->writable(); }
   // Convenience: inserts a literal.
   void insert_value(std::string_view name, Value v);
   bool remove(std::string_view name);
@@ -56,16 +93,24 @@ class ClassAd {
 
   // The expression bound to `name` in this ad only (no scope walk).
   const Expr* lookup(std::string_view name) const;
-  const Expr* lookup_id(uint32_t id) const;
-  // The spelled name and expression for interned `id`, or null.
-  const Entry* find_entry(uint32_t id) const;
+  const Expr* lookup_id(uint32_t id) const {
+    int i = layout_ ? layout_->find(id) : -1;
+    return i < 0 ? nullptr : values_[i];
+  }
+  // The spelled name and expression for interned `id`; both null when absent.
+  Entry find_entry(uint32_t id) const {
+    int i = layout_ ? layout_->find(id) : -1;
+    return i < 0 ? Entry{nullptr, nullptr} : Entry{layout_->names()[i], values_[i]};
+  }
 
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return layout_ ? layout_->size() : 0; }
   // Entries in HTCondor's order (shorter names first, then case-insensitive
   // alphabetical), as ads print.
-  std::vector<const Entry*> sorted_entries() const;
+  std::vector<Entry> sorted_entries() const;
+  // Entries in insertion order, as a vector (for callers that sort them their own way).
+  std::vector<Entry> entry_list() const;
   // Entries in insertion order.
-  const std::vector<Entry>& entries() const { return entries_; }
+  Entries entries() const { return Entries(layout_ ? layout_->names() : nullptr, values_, size()); }
 
   // Changes whenever an attribute is added, replaced or removed; unique
   // across all ads, so (ad, generation) identifies one state of one ad.
@@ -76,7 +121,8 @@ class ClassAd {
   const ClassAd* partner() const { return partner_; }
   void set_partner(const ClassAd* p) { partner_ = p; }
 
-  // Deep copy (expressions shared where immutable, nested ads copied).
+  // Deep copy (expressions shared where immutable, nested ads copied; the layout shared
+  // until either ad changes its names).
   ClassAd* copy() const;
 
   // Evaluates the attribute/expression with this ad as MY (and its partner,
@@ -95,19 +141,19 @@ class ClassAd {
   ~ClassAd();
   ClassAd(const ClassAd&) = delete;
   ClassAd& operator=(const ClassAd&) = delete;
-  int find_index(uint32_t id) const;
-  int find_index_for_insert(uint32_t id) const;
-  void build_index() const;
+  // Makes the layout writable with room for `need` names (copying a shared one), and the
+  // values array as large.
+  void make_room(uint32_t need);
+  void set_values_capacity(uint32_t cap);
 
   static uint64_t next_generation();
   uint32_t refs_ = 1;
+  uint32_t values_cap_ = 0;
   uint64_t gen_ = next_generation();
   const ClassAd* parent_ = nullptr;
   const ClassAd* partner_ = nullptr;
-  std::vector<Entry> entries_;
-  std::vector<uint32_t> ids_;            // parallel to entries_
-  mutable std::vector<uint16_t> index_;  // open addressing: entry index + 1
-  mutable bool index_dirty_ = false;
+  AdLayout* layout_ = nullptr;  // null while empty
+  Expr** values_ = nullptr;     // parallel to the layout's names; values_cap_ of them
   // Some entry may hold an ad literal (whose parent scope is this ad); when
   // false, destruction need not walk the trees to detach them.
   bool may_hold_ads_ = false;

@@ -114,8 +114,8 @@ struct Table {
   std::vector<Expr*> slots = std::vector<Expr*>(1024, nullptr);
   size_t used = 0;
 
-  void grow() {
-    std::vector<Expr*> old(slots.size() * 2, nullptr);
+  void resize(size_t n) {
+    std::vector<Expr*> old(n, nullptr);
     old.swap(slots);
     size_t mask = slots.size() - 1;
     for (Expr* e : old) {
@@ -205,7 +205,7 @@ Expr* expr_share_hashed(Expr* e) {
     }
   }
   if ((t.used + 1) * 2 > t.slots.size()) {
-    t.grow();
+    t.resize(t.slots.size() * 2);
     mask = t.slots.size() - 1;
     i = h & mask;
     while (t.slots[i]) i = (i + 1) & mask;
@@ -232,6 +232,9 @@ void expr_forget_shared(Expr* e) {
   for (size_t i = e->hash & mask; t.slots[i]; i = (i + 1) & mask) {
     if (t.slots[i] == e) {
       t.erase_at(i);
+      // Given back once mostly empty: a store's first full ads share their unique numbers
+      // (hundreds of thousands), which the merges that follow replace.
+      if (t.slots.size() > 1024 && t.used * 8 < t.slots.size()) t.resize(t.slots.size() / 2);
       return;
     }
   }

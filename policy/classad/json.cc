@@ -145,23 +145,21 @@ void JsonWriter::list(const ListObj* l) {
 void JsonWriter::ad(const ClassAd& ad) {
   // condor_q -json and condor_status -json list attributes in
   // case-insensitive alphabetical order (GlobalJobId before GPUsProvisioned).
-  std::vector<const ClassAd::Entry*> entries;
-  entries.reserve(ad.size());
-  for (const ClassAd::Entry& en : ad.entries()) entries.push_back(&en);
-  std::sort(entries.begin(), entries.end(), [](const ClassAd::Entry* a, const ClassAd::Entry* b) {
-    return strcasecmp(a->name->data(), b->name->data()) < 0;
+  std::vector<ClassAd::Entry> entries = ad.entry_list();
+  std::sort(entries.begin(), entries.end(), [](const ClassAd::Entry& a, const ClassAd::Entry& b) {
+    return strcasecmp(a.name->data(), b.name->data()) < 0;
   });
   out_ += '{';
   indent_ += 2;
   bool first = true;
-  for (const ClassAd::Entry* en : entries) {
+  for (const ClassAd::Entry& en : entries) {
     if (!first) out_ += ',';
     first = false;
     if (pretty_) newline_indent();
     out_ += '"';
-    escaped(en->name->view());
+    escaped(en.name->view());
     out_ += "\": ";
-    expr(en->expr);
+    expr(en.expr);
   }
   indent_ -= 2;
   if (pretty_) newline_indent();

@@ -152,7 +152,7 @@ struct Unparser {
   }
 
   void ad(const ClassAd& a) {
-    std::vector<const ClassAd::Entry*> entries = a.sorted_entries();
+    std::vector<ClassAd::Entry> entries = a.sorted_entries();
     if (pretty) {
       indent += 4;
       out += '\n';
@@ -162,9 +162,9 @@ struct Unparser {
       for (size_t i = 0; i < entries.size(); ++i) {
         out += '\n';
         out.append(indent, ' ');
-        unparse_attr_name(out, entries[i]->name->view());
+        unparse_attr_name(out, entries[i].name->view());
         out += " = ";
-        expr(entries[i]->expr);
+        expr(entries[i].expr);
         if (i + 1 < entries.size()) out += "; ";
       }
       indent -= 4;
@@ -176,9 +176,9 @@ struct Unparser {
     }
     out += "[ ";
     for (size_t i = 0; i < entries.size(); ++i) {
-      unparse_attr_name(out, entries[i]->name->view());
+      unparse_attr_name(out, entries[i].name->view());
       out += " = ";
-      expr(entries[i]->expr);
+      expr(entries[i].expr);
       if (i + 1 < entries.size()) out += "; ";
     }
     out += " ]";

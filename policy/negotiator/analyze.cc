@@ -72,8 +72,8 @@ int64_t count_matching(ClassAd& job, const std::vector<classad::AdPtr>& slots, c
 std::vector<std::string> names_of(const ClassAd& ad, const std::vector<uint32_t>& ids) {
   std::vector<std::string> out;
   for (uint32_t id : ids) {
-    const ClassAd::Entry* e = ad.find_entry(id);
-    if (e) out.emplace_back(e->name->view());
+    const ClassAd::Entry e = ad.find_entry(id);
+    if (e.expr) out.emplace_back(e.name->view());
   }
   std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
     return strcasecmp(a.c_str(), b.c_str()) < 0;

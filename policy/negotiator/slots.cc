@@ -235,9 +235,9 @@ void take_from(SlotView& s, const Take& take) {
   for (size_t i = 0; i < s.custom_ids.size() && i < take.custom.size(); ++i) {
     if (take.custom[i] == 0) continue;
     s.custom_have[i] -= take.custom[i];
-    const classad::ClassAd::Entry* e = s.ad->find_entry(s.custom_ids[i]);
-    if (e) {
-      s.ad->insert(classad::InternedName{s.custom_ids[i], e->name},
+    const classad::ClassAd::Entry e = s.ad->find_entry(s.custom_ids[i]);
+    if (e.expr) {
+      s.ad->insert(classad::InternedName{s.custom_ids[i], e.name},
                    new classad::LiteralExpr(Value::integer(s.custom_have[i])));
     }
   }

@@ -315,8 +315,8 @@ class Runner {
     // Show the attributes the expression names, to say why.
     std::string why;
     std::string src = classad::to_string(st.expr.get());
-    for (const auto* e : v.ad->sorted_entries()) {
-      std::string n(e->name->view());
+    for (const auto& e : v.ad->sorted_entries()) {
+      std::string n(e.name->view());
       size_t p = 0;
       bool named = false;
       while ((p = src.find(n, p)) != std::string::npos) {

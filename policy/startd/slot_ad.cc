@@ -14,11 +14,11 @@ namespace kite::startd {
 namespace {
 
 bool holds_literal(const ClassAd& ad, const classad::InternedName& n, const Value& v) {
-  const ClassAd::Entry* e = ad.find_entry(n.id);
-  if (!e || e->name != n.name || e->expr->kind != classad::ExprKind::kLiteral ||
-      e->expr->flags != 0)
+  const ClassAd::Entry e = ad.find_entry(n.id);
+  if (!e.expr || e.name != n.name || e.expr->kind != classad::ExprKind::kLiteral ||
+      e.expr->flags != 0)
     return false;
-  const Value& have = classad::as_literal(e->expr)->value;
+  const Value& have = classad::as_literal(e.expr)->value;
   if (have.type() != v.type()) return false;
   switch (v.type()) {
     case classad::ValueType::kInteger: return have.as_integer() == v.as_integer();

@@ -22,6 +22,7 @@
 
 #include "agent/net/client.h"
 #include "agent/net/tls_context.h"
+#include "tests/bench/realistic_slots.h"
 
 namespace {
 
@@ -41,17 +42,23 @@ struct Options {
   int status_runs = 20;
   int paced_rate = 20000;  // updates/s of the paced phase (the goal's load); 0: none
   int dial_window = 64;
-  bool full = false;  // updates carry the whole ad instead of the changed attributes
+  bool full = false;    // updates carry the whole ad instead of the changed attributes
+  std::string ad_file;  // a real slot ad: the fleet advertises realistic ads made from it
 };
 
 double now_s() {
   return static_cast<double>(uv_hrtime()) / 1e9;
 }
 
-// A machine ad of the size HTCondor's static slots have in the benchmark anchors (trimmed).
+// With --ad-file: the realistic ads (the reference's 185-attribute slot ad per machine and slot).
+kite::bench::RealisticSlots g_realistic;
+bool g_use_realistic = false;
+
+// A machine ad: the realistic one (--ad-file), else a trimmed one of 30 attributes.
 std::string slot_ad(int conn, int slot, int load) {
   char machine[32], buf[2048];
   std::snprintf(machine, sizeof machine, "bench-%05d", conn);
+  if (g_use_realistic) return g_realistic.full(machine, slot, 1000 + conn * 97 + load);
   std::snprintf(
       buf, sizeof buf,
       "{\"MyType\":\"Machine\",\"TargetType\":\"Job\",\"Name\":\"slot%d@%s\",\"Machine\":\"%s\","
@@ -327,7 +334,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: collector_bench --port P --ca F --cert F --key F --cm-pid PID --kite BIN\n"
                "       [--host H] [--connections N] [--slots N] [--rounds N] [--per-round N]\n"
-               "       [--dial-window N] [--status-runs N] [--paced-rate N] [--full-updates]\n");
+               "       [--dial-window N] [--status-runs N] [--paced-rate N] [--full-updates]\n"
+               "       [--ad-file SLOT_AD]\n");
   return 2;
 }
 
@@ -372,6 +380,8 @@ int main(int argc, char** argv) {
       o.cm_pid = std::atoi(v.c_str());
     else if (k == "--kite")
       o.kite = v;
+    else if (k == "--ad-file")
+      o.ad_file = v;
     else
       return usage();
   }
@@ -381,6 +391,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string err;
+  if (!o.ad_file.empty()) {
+    if (!g_realistic.load(o.ad_file, &err)) {
+      std::fprintf(stderr, "collector_bench: %s\n", err.c_str());
+      return 1;
+    }
+    g_use_realistic = true;
+  }
   auto tls = kite::net::TlsContext::load(kite::net::TlsContext::Role::kClient, o.tls, &err);
   if (!tls) {
     std::fprintf(stderr, "collector_bench: %s\n", err.c_str());
@@ -442,8 +459,11 @@ int main(int argc, char** argv) {
   double cpu_a = 0;
   long rss_a = 0;
   proc_usage(o.cm_pid, &cpu_a, &rss_a);
-  std::printf("ads_held=%d\ncm_rss_kib_holding_ads=%ld\ncm_cpu_handshakes_and_ads_s=%.3f\n",
-              o.connections * o.slots, rss_a, cpu_a - cpu0);
+  std::printf(
+      "ads_held=%d\nad_attributes=%zu\ncm_rss_kib_holding_ads=%ld\n"
+      "cm_cpu_handshakes_and_ads_s=%.3f\n",
+      o.connections * o.slots, g_use_realistic ? g_realistic.attributes() : 30, rss_a,
+      cpu_a - cpu0);
   std::fflush(stdout);  // the update phase starts now (a profiler may wait for this line)
 
   // Timed rounds of updates, with `kite status -constraint` runs spread over them.

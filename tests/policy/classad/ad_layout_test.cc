@@ -1,0 +1,173 @@
+// Tests for shared attribute layouts: ads of one shape share one interned layout, and an ad
+// that changes its names copies it first, so no other ad sees the change.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "policy/classad/classad.h"
+#include "policy/classad/expr_share.h"
+
+namespace kite::classad {
+namespace {
+
+// An ad with attributes a0..a<n-1> holding `base + i` (more than 8: the hashed index is used).
+AdPtr numbered_ad(int n, int64_t base) {
+  AdPtr ad(ClassAd::make());
+  for (int i = 0; i < n; ++i) ad->insert_value("a" + std::to_string(i), Value::integer(base + i));
+  return ad;
+}
+
+// Two ads of one shape (a0..a<n-1> holding i), sharing their layout.
+std::pair<AdPtr, AdPtr> shared_pair(int n) {
+  AdPtr x = numbered_ad(n, 0), y = numbered_ad(n, 0);
+  x->share_layout();
+  y->share_layout();
+  return {std::move(x), std::move(y)};
+}
+
+int64_t int_of(const ClassAd& ad, const std::string& name) {
+  const Expr* e = ad.lookup(name);
+  return e && e->kind == ExprKind::kLiteral && as_literal(e)->value.is_integer()
+             ? as_literal(e)->value.as_integer()
+             : -1;
+}
+
+std::vector<std::string> names_of(const ClassAd& ad) {
+  std::vector<std::string> out;
+  for (const ClassAd::Entry& en : ad.entries()) out.emplace_back(en.name->view());
+  return out;
+}
+
+TEST(AdLayout, AdsOfOneShapeShareOneLayout) {
+  const size_t before = AdLayout::interned_count();
+  AdPtr x = numbered_ad(20, 100), y = numbered_ad(20, 200), z = numbered_ad(3, 0);
+  x->share_layout();
+  y->share_layout();
+  z->share_layout();
+  EXPECT_TRUE(x->layout_shared());
+  EXPECT_TRUE(y->layout_shared());
+  EXPECT_EQ(AdLayout::interned_count(), before + 2);  // one per shape
+  EXPECT_EQ(int_of(*x, "a7"), 107);
+  EXPECT_EQ(int_of(*y, "A19"), 219);  // any case
+  EXPECT_EQ(y->lookup("a20"), nullptr);
+  x = AdPtr();
+  y = AdPtr();
+  z = AdPtr();
+  EXPECT_EQ(AdLayout::interned_count(), before);  // freed with the last ad of the shape
+}
+
+TEST(AdLayout, ReplacingAValueKeepsTheSharedLayout) {
+  auto [x, y] = shared_pair(12);
+  x->insert_value("a3", Value::integer(42));
+  EXPECT_TRUE(x->layout_shared());
+  EXPECT_EQ(int_of(*x, "a3"), 42);
+  EXPECT_EQ(int_of(*y, "a3"), 3);
+}
+
+TEST(AdLayout, InsertingANewNameCopiesTheLayoutFirst) {
+  auto [x, y] = shared_pair(12);
+  x->insert_value("Extra", Value::integer(7));
+  EXPECT_FALSE(x->layout_shared());
+  EXPECT_EQ(x->size(), 13u);
+  EXPECT_EQ(y->size(), 12u);
+  EXPECT_EQ(int_of(*x, "extra"), 7);
+  EXPECT_EQ(y->lookup("Extra"), nullptr);
+  EXPECT_EQ(int_of(*x, "a11"), 11);  // the copy's index finds the old names too
+  x->share_layout();                 // a new shape, shared again
+  EXPECT_TRUE(x->layout_shared());
+  EXPECT_EQ(int_of(*x, "extra"), 7);
+}
+
+TEST(AdLayout, RemovingANameCopiesTheLayoutFirst) {
+  auto [x, y] = shared_pair(12);
+  EXPECT_TRUE(x->remove("a5"));
+  EXPECT_EQ(x->lookup("a5"), nullptr);
+  EXPECT_EQ(int_of(*x, "a6"), 6);  // the values after it moved with the names
+  EXPECT_EQ(int_of(*x, "a11"), 11);
+  EXPECT_EQ(int_of(*y, "a5"), 5);
+  EXPECT_EQ(y->size(), 12u);
+}
+
+TEST(AdLayout, ANewSpellingCopiesTheLayoutFirst) {
+  auto [x, y] = shared_pair(4);
+  x->insert_value("A2", Value::integer(9));
+  EXPECT_EQ(names_of(*x), (std::vector<std::string>{"a0", "a1", "A2", "a3"}));
+  EXPECT_EQ(names_of(*y), (std::vector<std::string>{"a0", "a1", "a2", "a3"}));
+}
+
+TEST(AdLayout, ACopySharesTheLayoutUntilEitherChangesItsNames) {
+  AdPtr x = numbered_ad(10, 0);
+  AdPtr c(x->copy());
+  EXPECT_TRUE(c->layout_shared());
+  EXPECT_TRUE(x->layout_shared());
+  c->insert_value("b", Value::integer(1));
+  x->insert_value("a0", Value::integer(50));
+  EXPECT_EQ(x->lookup("b"), nullptr);
+  EXPECT_EQ(int_of(*c, "b"), 1);
+  EXPECT_EQ(int_of(*c, "a0"), 0);
+  EXPECT_EQ(int_of(*x, "a0"), 50);
+  EXPECT_TRUE(x->remove("a9"));
+  EXPECT_EQ(int_of(*c, "a9"), 9);
+}
+
+TEST(AdLayout, ACopyOutlivingItsOriginalGrowsItsOwnValues) {
+  AdPtr x(ClassAd::make());
+  x->insert_value("a", Value::integer(1));  // a layout with room to spare
+  AdPtr c(x->copy());
+  x = AdPtr();  // the copy now holds the layout alone: writable, with spare room
+  for (int i = 0; i < 40; ++i) c->insert_value("n" + std::to_string(i), Value::integer(i));
+  EXPECT_EQ(c->size(), 41u);
+  EXPECT_EQ(int_of(*c, "a"), 1);
+  EXPECT_EQ(int_of(*c, "n39"), 39);
+}
+
+TEST(AdLayout, ClearingASharedAdLeavesTheOthers) {
+  auto [x, y] = shared_pair(10);
+  x->clear();
+  EXPECT_EQ(x->size(), 0u);
+  EXPECT_EQ(x->lookup("a1"), nullptr);
+  x->insert_value("q", Value::integer(3));
+  EXPECT_EQ(int_of(*x, "q"), 3);
+  EXPECT_EQ(int_of(*y, "a1"), 1);
+}
+
+TEST(AdLayout, EntriesReadAsARange) {
+  AdPtr x = numbered_ad(3, 10);
+  x->share_layout();
+  ClassAd::Entries es = x->entries();
+  ASSERT_EQ(es.size(), 3u);
+  EXPECT_FALSE(es.empty());
+  EXPECT_EQ(es[1].name->view(), "a1");
+  EXPECT_EQ(as_literal(es[2].expr)->value.as_integer(), 12);
+  int n = 0;
+  for (const ClassAd::Entry& en : es) n += en.expr != nullptr;
+  EXPECT_EQ(n, 3);
+  ClassAd::Entry missing = x->find_entry(intern_name("nope").id);
+  EXPECT_EQ(missing.expr, nullptr);
+  ClassAd::Entry found = x->find_entry(intern_name("A0").id);
+  EXPECT_EQ(found.name->view(), "a0");
+}
+
+TEST(ExprShare, TheTableStillFindsItsTreesAfterShrinking) {
+  // Many unique shared literals, then nearly all freed: the table shrinks and must still find
+  // the survivors.
+  std::vector<Expr*> keep, drop;
+  for (int i = 0; i < 20000; ++i) {
+    Expr* e = expr_share(new LiteralExpr(Value::integer(7000000 + i)));
+    (i % 1000 == 0 ? keep : drop).push_back(e);
+  }
+  const size_t peak = expr_shared_count();
+  for (Expr* e : drop) expr_unref(e);
+  EXPECT_EQ(expr_shared_count(), peak - drop.size());
+  for (size_t k = 0; k < keep.size(); ++k) {
+    Expr* again = expr_share(new LiteralExpr(Value::integer(7000000 + 1000 * int64_t(k))));
+    EXPECT_EQ(again, keep[k]) << k;
+    expr_unref(again);
+  }
+  for (Expr* e : keep) expr_unref(e);
+}
+
+}  // namespace
+}  // namespace kite::classad
