@@ -55,6 +55,7 @@ int pool_main(int argc, char** argv) {
       continue;
     }
     pool::PoolResult r;
+    r.report_cycles = !quiet || csv_path != nullptr;
     pool::pool_run(text, path, &r);
     if (r.error) {
       std::fputs(r.output.c_str(), stderr);

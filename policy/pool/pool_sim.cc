@@ -1087,6 +1087,7 @@ void Sim::cycle() {
 }
 
 void Sim::report_cycle(size_t matches, int64_t preempted) {
+  if (!res_->report_cycles) return;
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // submit name -> running, idle
   std::map<std::string, std::string> principal;
   for (const auto& [key, t] : tally_) {
@@ -1253,7 +1254,9 @@ std::string strip_comment(const std::string& s) {
 }  // namespace
 
 void pool_run(std::string_view text, const std::string& name, PoolResult* res) {
+  const bool report_cycles = res->report_cycles;
   *res = PoolResult{};
+  res->report_cycles = report_cycles;
   std::vector<std::string> lines;
   size_t p = 0;
   while (p <= text.size()) {

@@ -14,6 +14,9 @@ struct PoolResult {
   int passed = 0;
   int failed = 0;
   bool error = false;  // the scenario does not parse or does not make sense: output says where
+  // Input: false leaves out the per-cycle lines and CSV rows (`-q` without `--csv` prints
+  // neither, and a week of cycles spends a few percent writing them).
+  bool report_cycles = true;
 };
 
 /// The header of PoolResult::csv.

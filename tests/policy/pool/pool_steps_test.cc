@@ -1,5 +1,6 @@
-// Tests of the pool scenario's step parser (policy/pool/pool_steps.h).
+// Tests of the pool scenario's step parser (policy/pool/pool_steps.h) and pool_run's reporting.
 #include "policy/pool/pool_steps.h"
+#include "policy/pool/pool_sim.h"
 
 #include <gtest/gtest.h>
 
@@ -95,6 +96,35 @@ TEST(PoolSteps, ErrorsSayWhatIsWrong) {
     EXPECT_FALSE(parse_step(c.line, &st, &error)) << c.line;
     EXPECT_NE(error.find(c.says), std::string::npos) << c.line << ": " << error;
   }
+}
+
+}  // namespace
+}  // namespace kite::pool
+
+namespace kite::pool {
+namespace {
+
+// Without cycle reports (`-q` and no `--csv`) the expectations and the summary are the same.
+TEST(PoolRun, WithoutCycleReportsTheSummaryAndFailuresAreTheSame) {
+  const std::string scenario =
+      "NEGOTIATOR_INTERVAL = 60\n---\nmachine node[1-2]\nat 0 submit alice 3\n"
+      "at 60 expect running alice 2\nat 60 expect idle alice 2\n";
+  PoolResult full;
+  pool_run(scenario, "two.pool", &full);
+  PoolResult quiet;
+  quiet.report_cycles = false;
+  pool_run(scenario, "two.pool", &quiet);
+  EXPECT_NE(full.output.find("t=0 matches=2 preemptions=0 alice=2/1"), std::string::npos)
+      << full.output;
+  EXPECT_NE(full.csv.find("60,alice,submitter,2,1,"), std::string::npos) << full.csv;
+  EXPECT_EQ(quiet.csv, "");
+  EXPECT_EQ(quiet.output.find("matches="), std::string::npos) << quiet.output;
+  EXPECT_EQ(full.passed, 1);
+  EXPECT_EQ(full.failed, 1);
+  EXPECT_EQ(quiet.passed, 1);
+  EXPECT_EQ(quiet.failed, 1);
+  EXPECT_NE(quiet.output.find("FAIL two.pool:6:"), std::string::npos) << quiet.output;
+  EXPECT_NE(quiet.output.find("1 passed, 1 failed"), std::string::npos) << quiet.output;
 }
 
 }  // namespace
