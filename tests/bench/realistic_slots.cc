@@ -1,6 +1,8 @@
 // Realistic slot ads for the collector benchmarks (see realistic_slots.h).
 #include "tests/bench/realistic_slots.h"
 
+#include <cstring>
+
 #include "agent/core/files.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
@@ -52,6 +54,19 @@ const char* const kVarying[] = {
     "ExpectedMachineGracefulDrainingCompletion",
 };
 
+// The value varying attribute `name` (base value `base`) takes for counter `v`: distinct per
+// slot and update, but of the base's magnitude, so a query such as `Memory > 100000` selects
+// what it would on a real pool (none of these slots), not half the fleet.
+classad::Value varied(const char* name, const classad::Expr* base, int slot, int v) {
+  if (std::strcmp(name, "SlotID") == 0) return classad::Value::integer(slot);
+  if (base->kind == classad::ExprKind::kLiteral && classad::as_literal(base)->value.is_integer() &&
+      classad::as_literal(base)->value.as_integer() >= 2) {
+    int64_t b = classad::as_literal(base)->value.as_integer();
+    return classad::Value::integer(b - v % (b / 2));
+  }
+  return classad::Value::integer(v);
+}
+
 }  // namespace
 
 std::string RealisticSlots::default_path(const std::string& source_dir) {
@@ -84,7 +99,8 @@ std::string RealisticSlots::full(const std::string& machine, int slot, int seed)
   int k = 0;
   for (const char* v : kVarying) {
     ++k;
-    if (ad->lookup(v)) ad->insert_value(v, classad::Value::integer(seed + slot * 13 + k));
+    if (const classad::Expr* e = base_->lookup(v))
+      ad->insert_value(v, varied(v, e, slot, seed + slot * 13 + k));
   }
   std::string json = classad::classad_to_json(*ad, false);
   return host_.empty() ? json : replace_all(json, host_, machine);
@@ -96,7 +112,8 @@ std::string RealisticSlots::delta(const std::string& machine, int slot, int seed
   int k = 0;
   for (const char* v : kVarying) {
     ++k;
-    if (base_->lookup(v)) ad->insert_value(v, classad::Value::integer(seed + slot * 13 + k + 1));
+    if (const classad::Expr* e = base_->lookup(v))
+      ad->insert_value(v, varied(v, e, slot, seed + slot * 13 + k + 1));
   }
   return classad::classad_to_json(*ad, false);
 }
