@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 
@@ -474,8 +475,17 @@ TEST(Agent, AClientThatDoesNotReadIsDroppedAndTheAgentsMemoryStaysFlat) {
   EXPECT_NE(a.log().find("does not read its replies"), std::string::npos) << a.log();
   long after = rss_kib(a.pid());
   std::fprintf(stderr, "agent VmRSS: %ld KiB before, %ld KiB after five floods\n", before, after);
-  EXPECT_LE(after - before, 1024) << "VmRSS " << before << " KiB before, " << after
-                                  << " KiB after five floods";
+  // Under a user-mode emulator (the cross suites' qemu through binfmt, which /proc shows as the
+  // agent's executable) the RSS is mostly the emulator's: it grows by about 2 MiB once, at a
+  // moment of its own, whatever the agent does. The native suites judge the memory.
+  char exe[256] = {0};
+  std::string exe_link = "/proc/" + std::to_string(a.pid()) + "/exe";
+  if (readlink(exe_link.c_str(), exe, sizeof exe - 1) > 0 && std::strstr(exe, "qemu")) {
+    std::fprintf(stderr, "agent RSS not judged: the agent runs under %s\n", exe);
+  } else {
+    EXPECT_LE(after - before, 1024)
+        << "VmRSS " << before << " KiB before, " << after << " KiB after five floods";
+  }
   EXPECT_EQ(a.stop(), 0) << a.log();
 }
 
