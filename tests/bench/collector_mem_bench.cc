@@ -17,18 +17,9 @@
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "tests/bench/realistic_slots.h"
+#include "tests/bench/self_rss.h"
 
 namespace {
-
-long rss_kib() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  long pages = 0, resident = 0;
-  if (f) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
 
 size_t heap_bytes() {
   struct mallinfo2 m = mallinfo2();
@@ -88,7 +79,7 @@ int main(int argc, char** argv) {
               kite::classad::classad_from_json(full[0])->size(), full[0].size());
 
   malloc_trim(0);
-  long rss0 = rss_kib();
+  long rss0 = kite::bench::self_rss_kib();
   size_t heap0 = heap_bytes();
   {
     kite::collector::AdStore store{kite::collector::StoreConfig{}};
@@ -109,7 +100,7 @@ int main(int argc, char** argv) {
           name.assign(kite::classad::as_literal(a.expr)->value.as_string());
       store.merge("Machine", name, &attrs, 1001);
     }
-    long rss1 = rss_kib();
+    long rss1 = kite::bench::self_rss_kib();
     size_t heap1 = heap_bytes();
     double n = static_cast<double>(store.size());
     double rss_per = (static_cast<double>(rss1 - rss0) * 1024.0) / n;

@@ -11,20 +11,7 @@
 
 #include "agent/queue/job_store.h"
 #include "policy/classad/parser.h"
-
-namespace {
-
-long rss_kib() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  long pages = 0, resident = 0;
-  if (f) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-}  // namespace
+#include "tests/bench/self_rss.h"
 
 int main(int argc, char** argv) {
   const int kJobs = 100000, kPerCluster = 1000;
@@ -66,14 +53,14 @@ int main(int argc, char** argv) {
         kJobs, kJobs / kPerCluster, kPerCluster, secs, kJobs / secs);
   }
   // Measure a fresh load, as the CM does at start.
-  long before = rss_kib();
+  long before = kite::bench::self_rss_kib();
   long sqlite_before = static_cast<long>(sqlite3_memory_used() / 1024);
   kite::queue::JobStore store;
   if (!store.open(path, &err)) {
     std::fprintf(stderr, "%s\n", err.c_str());
     return 2;
   }
-  long after = rss_kib();
+  long after = kite::bench::self_rss_kib();
   long sqlite_kib = static_cast<long>(sqlite3_memory_used() / 1024) - sqlite_before;
   double per_job = static_cast<double>(after - before - sqlite_kib) * 1024.0 /
                    static_cast<double>(store.jobs().size());
