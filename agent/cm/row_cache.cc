@@ -27,8 +27,8 @@ RowCache::RowCache() = default;
 RowCache::~RowCache() = default;
 
 void RowCache::Fill::add(uint64_t generation, std::string_view row) {
-  // Offsets are 32-bit: a fill that would pass 4 GiB keeps nothing more.
-  if (generation == 0 || text_.size() + row.size() > UINT32_MAX) return;
+  // A fill that would pass kMaxRowBytes keeps nothing more (offsets are 32-bit too).
+  if (generation == 0 || text_.size() + row.size() > kMaxRowBytes) return;
   items_.push_back(
       Item{generation, static_cast<uint32_t>(text_.size()), static_cast<uint32_t>(row.size())});
   text_.append(row.data(), row.size());

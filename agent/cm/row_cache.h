@@ -16,6 +16,10 @@ namespace kite::cm {
 
 class RowCache {
  public:
+  // Row bytes one projection keeps: any READ client chooses projections, so the cache must not
+  // grow with them (a default table of 10,000 slots is about 0.5 MiB); rows past it are
+  // written fresh on every query.
+  static constexpr size_t kMaxRowBytes = size_t{8} << 20;
   RowCache();
   ~RowCache();
   // The rows one query wrote: what replaces the projection's kept rows when it ends.
