@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "policy/classad/classad.h"
 #include "policy/negotiator/cycle_settings.h"
 #include "tests/policy/negotiator/negotiator_rig.h"
 
@@ -15,6 +16,9 @@ using testing::job;
 using testing::slot;
 
 struct CacheRig {
+  // The flag is process-wide and never cleared (an earlier test in the same process may have
+  // made an ad defining TARGET); no ad of these tests defines MY or TARGET.
+  CacheRig() { classad::g_my_target_defined = false; }
   std::shared_ptr<const CycleSettings> settings = read_cycle_settings(nullptr);
   MatchCache cache;
   IdleJob j = job(1, 0, "alice");
