@@ -10,12 +10,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_CM()                                                                      \
-  do {                                                                                    \
-    REQUIRE_AGENT_TESTS();                                                                \
-    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)"; \
-  } while (0)
-
 // `-af Name State` lines for the slots of `machine`, as the CM holds them.
 std::string states(const Pool& pool, const std::string& machine) {
   return pool
@@ -34,13 +28,9 @@ const char* kDrainTail =
 TEST(CmCommands, ReadCannotDrainAndAnAdministratorDrainsThroughTheCm) {
   REQUIRE_CM();
   Pool pool;
-  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
   TestAgent a, b;
   std::string err;
-  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
-  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
-  ASSERT_TRUE(eventually([&] { return pool.names().size() == 4; }, 20000))
-      << testing::PrintToString(pool.names());
+  ASSERT_TRUE(pool.start_with_two_agents(&a, &b, &err)) << err;
 
   // alice holds READ only: refused by the CM, nothing reaches the node.
   CmdResult r = pool.run_as("alice", "drain", {"-name", "node-a"});
@@ -54,7 +44,7 @@ TEST(CmCommands, ReadCannotDrainAndAnAdministratorDrainsThroughTheCm) {
   EXPECT_NE(r.err.find("kite drain: node-a: drain: -start Cpus >: "), std::string::npos) << r.err;
 
   r = pool.run_as("root-admin", "drain",
-              {"-graceful", "-reason", "maintenance", "-start", "Cpus > 100", "node-a"});
+                  {"-graceful", "-reason", "maintenance", "-start", "Cpus > 100", "node-a"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Sent request to drain the startd <127.0.0.1:", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("?alias=node-a> with node-a" + std::string(kDrainTail)), std::string::npos)
@@ -84,13 +74,9 @@ TEST(CmCommands, ReadCannotDrainAndAnAdministratorDrainsThroughTheCm) {
 TEST(CmCommands, ConstraintReachesEveryMatchingNodeOnce) {
   REQUIRE_CM();
   Pool pool;
-  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
   TestAgent a, b;
   std::string err;
-  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
-  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
-  ASSERT_TRUE(eventually([&] { return pool.names().size() == 4; }, 20000))
-      << testing::PrintToString(pool.names());
+  ASSERT_TRUE(pool.start_with_two_agents(&a, &b, &err)) << err;
 
   // Two slots per node match: each node hears the command once.
   CmdResult r = pool.run_as("root-admin", "reconfig", {"-constraint", "SlotID >= 1"});
@@ -163,7 +149,7 @@ TEST(CmCommands, ConfigSetChangesStartAtOnceAndAcrossARestart) {
 
   // A value the node cannot load is refused and undone.
   r = pool.run_as("root-admin", "config-val",
-              {"-name", "node-a", "-set", "AGENT_MAX_CONNECTIONS = many"});
+                  {"-name", "node-a", "-set", "AGENT_MAX_CONNECTIONS = many"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("does not load"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(persist + "/.config.startd").find("AGENT_MAX_CONNECTIONS"),

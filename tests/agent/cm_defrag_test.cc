@@ -8,12 +8,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_CM()                                                                      \
-  do {                                                                                    \
-    REQUIRE_AGENT_TESTS();                                                                \
-    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)"; \
-  } while (0)
-
 const char kPartitionable[] =
     "NUM_SLOTS = 1\nNUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = true\n";
 

@@ -16,12 +16,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_CM()                                                                      \
-  do {                                                                                    \
-    REQUIRE_AGENT_TESTS();                                                                \
-    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)"; \
-  } while (0)
-
 int dial(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -189,12 +183,9 @@ TEST(CmMetrics, AgentsResumeTheirTlsSessionsAfterAKill9OfTheCm) {
   REQUIRE_CM();
   int mport = free_port();
   Pool pool("CM_METRICS_ADDRESS = " + std::to_string(mport));
-  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
   TestAgent a, b;
   std::string err;
-  ASSERT_TRUE(pool.start_agent(&a, "node-a", "node-a", &err)) << err;
-  ASSERT_TRUE(pool.start_agent(&b, "node-b", "node-b", &err)) << err;
-  ASSERT_TRUE(eventually([&] { return pool.names().size() == 4; }, 20000)) << pool.cm_log();
+  ASSERT_TRUE(pool.start_with_two_agents(&a, &b, &err)) << err;
   EXPECT_EQ(agent_handshake(pool.cm_log(), "node-a"), "full");
   std::string keys = pool.cm_dir() + "/tls-ticket-keys";
   struct stat st {};

@@ -11,12 +11,6 @@
 namespace kite::test {
 namespace {
 
-#define REQUIRE_CM()                                                                      \
-  do {                                                                                    \
-    REQUIRE_AGENT_TESTS();                                                                \
-    if (!cm_available()) GTEST_SKIP() << "this build has no central manager (node-only)"; \
-  } while (0)
-
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;

@@ -80,6 +80,20 @@ class Pool {
     return a->start(extra, err);
   }
 
+  // The CM, then agents node-a and node-b (each with its own certificate), once the CM holds
+  // their four slots; false with `*err` saying what is missing.
+  bool start_with_two_agents(TestAgent* a, TestAgent* b, std::string* err) {
+    if (!start_cm()) {
+      *err = "the CM does not answer:\n" + cm_log();
+      return false;
+    }
+    if (!start_agent(a, "node-a", "node-a", err) || !start_agent(b, "node-b", "node-b", err))
+      return false;
+    if (eventually([&] { return names().size() == 4; }, 20000)) return true;
+    *err = "the CM holds " + testing::PrintToString(names()) + "\n" + cm_log();
+    return false;
+  }
+
   // `kite status -pool` as the holder of `cert` (its files given by environment variables).
   CmdResult status(std::vector<std::string> args, const std::string& cert,
                    const std::string& ca_dir = "") const {
