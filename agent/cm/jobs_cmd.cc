@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 
 #include "agent/cli/cm_client.h"
@@ -95,6 +96,10 @@ int q_main(int argc, char** argv) {
   std::vector<FormatItem> formats;
   bool analyze = false;
   const char* opts = nullptr;
+  // The table (-batch/-nobatch), the -hold/-run selections, and an output form that wins over both.
+  queue::QueueView table = queue::QueueView::kBatch;
+  int held = 0, run = 0;
+  std::optional<queue::QueueView> output;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1) ||
@@ -118,22 +123,31 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "better-analyze", 2) || option(a, "analyze", 2)) {
       analyze = true;
     } else if (option(a, "nobatch", 3)) {
-      req.view = queue::QueueView::kNoBatch;
+      table = queue::QueueView::kNoBatch;
     } else if (option(a, "batch", 2)) {
-      req.view = queue::QueueView::kBatch;
-    } else if (option(a, "hold", 2) || option(a, "held", 2)) {
-      req.view = queue::QueueView::kHold;
-    } else if (option(a, "run", 1)) {
-      req.view = queue::QueueView::kRun;
+      table = queue::QueueView::kBatch;
+    } else if (option(a, "hold", 2) || option(a, "held", 2) || option(a, "run", 1)) {
+      // As condor_q: -hold and -run both select (ANDed with the rest of the query) and choose
+      // the table, which -totals, -l, -json, -af and -format override in any order.
+      bool hold = a[1] == 'h';
+      if ((hold ? run : held) != 0) {
+        std::fprintf(stderr, "-run and -hold/held or -idle are incompatible\n");
+        return 1;
+      }
+      (hold ? held : run) = 1;
+      const char* expr =
+          hold ? "JobStatus == 5" : "JobStatus == 2 || JobStatus == 6 || JobStatus == 7";
+      if (!req.selection.add_constraint(expr, &err)) return emit(false, "", err);
+      remote.constraints.push_back(expr);
     } else if (option(a, "totals", 3)) {
-      req.view = queue::QueueView::kTotals;
+      output = queue::QueueView::kTotals;
     } else if (option(a, "long", 1, &opts)) {
-      req.view = queue::QueueView::kLong;
+      output = queue::QueueView::kLong;
     } else if (option(a, "json", 2)) {
-      req.view = queue::QueueView::kJson;
+      output = queue::QueueView::kJson;
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
-      req.view = queue::QueueView::kAutoformat;
+      output = queue::QueueView::kAutoformat;
     } else if (option(a, "format", 1)) {
       // -format FMT EXPR, as condor_q: one printf conversion per pair, no title or totals.
       if (i + 2 >= argc) {
@@ -142,7 +156,7 @@ int q_main(int argc, char** argv) {
       }
       formats.push_back({argv[i + 1], argv[i + 2]});
       req.format_exprs.push_back(argv[i + 2]);
-      req.view = queue::QueueView::kFormat;
+      output = queue::QueueView::kFormat;
       i += 2;
     } else if (option(a, "allusers", 2) || option(a, "all-users", 2)) {
       remote.mine = false;  // every job in a file is shown anyway
@@ -152,6 +166,13 @@ int q_main(int argc, char** argv) {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;
     }
+  }
+  if (output) {
+    req.view = *output;
+  } else if (held || run) {
+    req.view = held ? queue::QueueView::kHold : queue::QueueView::kRun;
+  } else {
+    req.view = table;
   }
   std::vector<classad::AdPtr> ads;
   req.now = current_time();

@@ -147,6 +147,33 @@ TEST(QueueTable, AutoformatOptions) {
             "((ResidentSetSize + 1023) / 1024) undefined\n");
 }
 
+// condor_q's -hold and -run select jobs as well as choosing a table; -totals, -af, -l and -json
+// print the selected jobs their own way, whatever the order of the options.
+TEST(QueueTable, HoldAndRunSelectUnderEveryOutputForm) {
+  const std::string title = "\n\n-- Jobads: queue-004818.ads @ 11/22/26 00:48:18\n";
+  const std::string blanks = "      \n\n";  // no "all users" line for a file: its separators
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -hold -totals", nullptr, "KITE_NOW=1795308479"),
+            title +
+                "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 "
+                "suspended " +
+                blanks);
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -totals -nobatch", nullptr, "KITE_NOW=1795308479"),
+            title +
+                "Total for query: 6 jobs; 0 completed, 0 removed, 3 idle, 2 running, 1 held, 0 "
+                "suspended " +
+                blanks);
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -run -af ClusterId ProcId"), "3 0\n6 0\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -af ProcId -hold"), "1\n");
+  std::string run =
+      kite("q -jobads queue-004818.ads -run -nobatch", nullptr, "KITE_NOW=1795308479");
+  EXPECT_NE(run.find(" ID      OWNER            SUBMITTED     RUN_TIME HOST(S)\n"),
+            std::string::npos)
+      << run;
+  int status = 0;
+  kite("q -jobads queue-004818.ads -run -hold", &status);
+  EXPECT_EQ(status, 1);
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
