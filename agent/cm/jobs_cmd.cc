@@ -12,6 +12,7 @@
 #include "agent/cli/commands.h"
 #include "agent/cli/status_format.h"
 #include "agent/cli/status_pool.h"
+#include "agent/cli/status_xml.h"
 #include "agent/cm/queue_client.h"
 #include "agent/queue/job_ads_file.h"
 #include "agent/queue/job_analyze.h"
@@ -213,6 +214,7 @@ int q_main(int argc, char** argv) {
 
 int history_main(int argc, char** argv) {
   queue::HistoryRequest req;
+  std::vector<FormatItem> formats;
   JobQuery remote;
   remote.history = true;
   remote.mine = false;  // condor_history shows every owner's jobs
@@ -255,6 +257,21 @@ int history_main(int argc, char** argv) {
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       req.view = queue::HistoryView::kAutoformat;
+    } else if (option(a, "xml", 3)) {
+      req.view = queue::HistoryView::kXml;
+    } else if (option(a, "format", 1)) {
+      // -format FMT EXPR, as condor_history: printf conversions, no header.
+      if (i + 2 >= argc) {
+        std::fprintf(stderr,
+                     "Error: Argument -format requires a spec and classad attribute name as "
+                     "parameters.\n");
+        return 1;
+      }
+      formats.push_back({argv[i + 1], argv[i + 2]});
+      req.view = queue::HistoryView::kFormat;
+      i += 2;
+    } else if (option(a, "wide", 1, &opts)) {
+      // output is never cut to a terminal's width
     } else {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;
@@ -273,6 +290,16 @@ int history_main(int argc, char** argv) {
     return emit(false, "", err);
   }
   std::string out;
+  if (req.view == queue::HistoryView::kFormat) {
+    bool ok = format_ads(formats, queue::select_history(ads, req), &out, &err);
+    return emit(ok, out, err);
+  }
+  if (req.view == queue::HistoryView::kXml) {
+    out = kXmlHeader;
+    for (const classad::ClassAd* ad : queue::select_history(ads, req)) append_xml_ad(&out, *ad);
+    out += kXmlFooter;
+    return emit(true, out, err);
+  }
   bool ok = queue::format_history(ads, req, &out, &err);
   return emit(ok, out, err);
 }

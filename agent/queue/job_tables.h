@@ -71,7 +71,7 @@ std::vector<const classad::ClassAd*> select_queue(const std::vector<classad::AdP
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err);
 
-enum class HistoryView { kTable, kLong, kJson, kAutoformat };
+enum class HistoryView { kTable, kLong, kJson, kAutoformat, kXml, kFormat };
 
 struct HistoryRequest {
   HistoryView view = HistoryView::kTable;
@@ -81,7 +81,13 @@ struct HistoryRequest {
   bool forwards = false;  // oldest first (-forwards) instead of newest first
 };
 
+// The ads `req` selects (constraint, ids, owners, -limit) in the order they print: newest first,
+// or oldest first with -forwards. `ads` are in the order they left the queue.
+std::vector<const classad::ClassAd*> select_history(const std::vector<classad::AdPtr>& ads,
+                                                    const HistoryRequest& req);
+
 // `ads` in the order they left the queue (a history file's order); printed newest first.
+// -xml and -format output belong to the CLI (over select_history()).
 bool format_history(const std::vector<classad::AdPtr>& ads, const HistoryRequest& req,
                     std::string* out, std::string* err);
 

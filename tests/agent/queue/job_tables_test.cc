@@ -174,6 +174,29 @@ TEST(QueueTable, HoldAndRunSelectUnderEveryOutputForm) {
   EXPECT_EQ(status, 1);
 }
 
+// condor_history's -format (printf conversions, no header), -xml (the <classads> document of
+// condor_status -xml) and -wide (accepted: a file's table is never cut to a terminal).
+TEST(QueueTable, HistoryFormatXmlAndWide) {
+  EXPECT_EQ(
+      kite("history -file history.ads -limit 3 -format '%d.' ClusterId -format '%d\\n' ProcId"),
+      "8.0\n5.0\n6.0\n");
+  EXPECT_EQ(kite("history -file history.ads -forwards -limit 2 -format '%s ' Owner -format "
+                 "'%4.1f|' RemoteWallClockTime -format '[%s]' NoSuch -format '\\n' ProcId"),
+            "htcuser  5.0|\nhtcuser  5.0|\n");
+  std::string xml = kite("history -file history.ads -limit 1 -xml");
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n"
+                      "<classads>\n<c>\n    <a n=\"ActivationDuration\"><i>5</i></a>\n",
+                      0),
+            0u)
+      << xml;
+  EXPECT_NE(xml.find("    <a n=\"ClusterId\"><i>8</i></a>\n"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("    <a n=\"Owner\"><s>htcuser</s></a>\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.substr(xml.size() - 18), "</c>\n\n</classads>\n");
+  EXPECT_EQ(kite("history -file history.ads -wide -limit 1"),
+            " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
+            "8.0          htcuser        11/22 00:49   0+00:00:05 C  11/22 00:49 sleep 4\n");
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
