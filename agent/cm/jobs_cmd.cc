@@ -146,6 +146,8 @@ int q_main(int argc, char** argv) {
       output = queue::QueueView::kLong;
     } else if (option(a, "json", 2)) {
       output = queue::QueueView::kJson;
+    } else if (option(a, "xml", 3)) {
+      output = queue::QueueView::kXml;
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       output = queue::QueueView::kAutoformat;
@@ -207,6 +209,17 @@ int q_main(int argc, char** argv) {
   if (req.view == queue::QueueView::kFormat) {
     bool ok = format_ads(formats, queue::select_queue(ads, req), &out, &err);
     return emit(ok, out, err);
+  }
+  if (req.view == queue::QueueView::kXml) {
+    // condor_q writes the ads through its list writer: no blank line between them, and the
+    // document's header and footer even when no job was selected.
+    out = kXmlHeader;
+    for (const classad::ClassAd* ad : queue::select_queue(ads, req)) {
+      append_xml_ad(&out, *ad);
+      out.pop_back();
+    }
+    out += kXmlFooter;
+    return emit(true, out, err);
   }
   bool ok = queue::format_queue(ads, req, &out, &err);
   return emit(ok, out, err);
@@ -295,9 +308,10 @@ int history_main(int argc, char** argv) {
     return emit(ok, out, err);
   }
   if (req.view == queue::HistoryView::kXml) {
-    out = kXmlHeader;
+    // condor_history prints the document's header and footer each with one more newline.
+    out = std::string(kXmlHeader) + "\n";
     for (const classad::ClassAd* ad : queue::select_history(ads, req)) append_xml_ad(&out, *ad);
-    out += kXmlFooter;
+    out = out + kXmlFooter + "\n";
     return emit(true, out, err);
   }
   bool ok = queue::format_history(ads, req, &out, &err);

@@ -35,8 +35,19 @@ struct JobCounts {
   int64_t jobs() const { return idle + running + removed + completed + held + suspended; }
 };
 
-// kFormat: -format FMT EXPR pairs, which the CLI prints over select_queue()'s jobs.
-enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat, kFormat };
+// kFormat: -format FMT EXPR pairs, and kXml: -xml, which the CLI prints over select_queue()'s jobs.
+enum class QueueView {
+  kBatch,
+  kNoBatch,
+  kHold,
+  kRun,
+  kTotals,
+  kLong,
+  kJson,
+  kXml,
+  kAutoformat,
+  kFormat
+};
 
 struct QueueRequest {
   QueueView view = QueueView::kBatch;

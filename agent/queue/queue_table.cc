@@ -499,7 +499,8 @@ std::vector<std::string> queue_projection(const QueueRequest& req) {
       break;
     case QueueView::kTotals:
     case QueueView::kLong:
-    case QueueView::kJson: return {};
+    case QueueView::kJson:
+    case QueueView::kXml: return {};
   }
   return attrs;
 }
@@ -523,7 +524,8 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
     case QueueView::kJson: *out += json_ads(selected); return true;
     case QueueView::kAutoformat: return format_autoformat(req.af, selected, out, err);
     case QueueView::kFormat:
-      // -format's printf conversions belong to the CLI (agent/cli/status_columns.h).
+    case QueueView::kXml:
+      // -format's printf conversions and the XML form belong to the CLI (agent/cli/).
       if (err) *err = "-format output is printed over select_queue() by the CLI";
       return false;
     default: break;

@@ -184,17 +184,36 @@ TEST(QueueTable, HistoryFormatXmlAndWide) {
                  "'%4.1f|' RemoteWallClockTime -format '[%s]' NoSuch -format '\\n' ProcId"),
             "htcuser  5.0|\nhtcuser  5.0|\n");
   std::string xml = kite("history -file history.ads -limit 1 -xml");
+  // condor_history prints the header and the footer with printf("%s\n"): one more newline each.
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n"
-                      "<classads>\n<c>\n    <a n=\"ActivationDuration\"><i>5</i></a>\n",
+                      "<classads>\n\n<c>\n    <a n=\"ActivationDuration\"><i>5</i></a>\n",
                       0),
             0u)
       << xml;
   EXPECT_NE(xml.find("    <a n=\"ClusterId\"><i>8</i></a>\n"), std::string::npos) << xml;
   EXPECT_NE(xml.find("    <a n=\"Owner\"><s>htcuser</s></a>\n"), std::string::npos) << xml;
-  EXPECT_EQ(xml.substr(xml.size() - 18), "</c>\n\n</classads>\n");
+  EXPECT_EQ(xml.substr(xml.size() - 19), "</c>\n\n</classads>\n\n");
   EXPECT_EQ(kite("history -file history.ads -wide -limit 1"),
             " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
             "8.0          htcuser        11/22 00:49   0+00:00:05 C  11/22 00:49 sleep 4\n");
+}
+
+// condor_q -xml goes through its ad list writer: the header comes with the first ad, ads follow
+// one another with no blank line, and header and footer are written even when nothing matched.
+TEST(QueueTable, XmlIsOneDocumentWithoutBlankLines) {
+  std::string xml = kite("q -jobads queue-004818.ads -xml 3 5.1");
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n"
+                      "<classads>\n<c>\n    <a n=\"",
+                      0),
+            0u)
+      << xml;
+  EXPECT_NE(xml.find("</c>\n<c>\n"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("    <a n=\"ProcId\"><i>1</i></a>\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("\n\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.substr(xml.size() - 17), "</c>\n</classads>\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -xml -constraint false"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "</classads>\n");
 }
 
 TEST(QueueTable, BatchNamesGroupClusters) {
