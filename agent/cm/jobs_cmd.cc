@@ -104,7 +104,8 @@ int q_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1) ||
-                       option(a, "pool", 4) || option(a, "slotads", 2);
+                       option(a, "pool", 4) || option(a, "slotads", 2) ||
+                       option(a, "attributes", 2) || option(a, "limit", 3);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -148,6 +149,27 @@ int q_main(int argc, char** argv) {
       output = queue::QueueView::kJson;
     } else if (option(a, "xml", 3)) {
       output = queue::QueueView::kXml;
+    } else if (option(a, "attributes", 2)) {
+      // the attributes -l, -json and -xml print, separated by commas or blanks
+      for (const char* p = argv[++i]; *p;) {
+        size_t n = std::strcspn(p, ", \t");
+        if (n > 0) req.attributes.emplace_back(p, n);
+        p += n;
+        if (*p) ++p;
+      }
+    } else if (option(a, "limit", 3)) {
+      // condor_q caps a schedd's answer at N jobs; a file of job ads is read whole.
+      char* end = nullptr;
+      long n = std::strtol(argv[++i], &end, 10);
+      if (*end || n > 1000000000L) {
+        std::fprintf(stderr, "Error: Unable to convert (%s) to a number for -limit.\n", argv[i]);
+        return 1;
+      }
+      if (n <= 0) {
+        std::fprintf(stderr, "Error: %ld is not a valid for -limit.\n", n);
+        return 1;
+      }
+      remote.limit = static_cast<int>(n);
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       output = queue::QueueView::kAutoformat;
@@ -214,7 +236,10 @@ int q_main(int argc, char** argv) {
     // condor_q writes the ads through its list writer: no blank line between them, and the
     // document's header and footer even when no job was selected.
     out = kXmlHeader;
-    for (const classad::ClassAd* ad : queue::select_queue(ads, req)) {
+    std::vector<const classad::ClassAd*> selected = queue::select_queue(ads, req);
+    std::vector<classad::AdPtr> projected;
+    queue::project_ads(&selected, req.attributes, &projected);
+    for (const classad::ClassAd* ad : selected) {
       append_xml_ad(&out, *ad);
       out.pop_back();
     }

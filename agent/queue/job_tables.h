@@ -54,6 +54,8 @@ struct QueueRequest {
   JobSelection selection;
   Autoformat af;
   std::vector<std::string> format_exprs;  // -format's expressions (what kFormat reads)
+  // -attributes A,B: the only attributes -l, -json and -xml print (empty: all of them).
+  std::vector<std::string> attributes;
   // The "-- <label> @ <time>" title: condor_q -jobads FILE prints "Jobads: FILE".
   std::string source_label;
   // The time in the title when no selected ad carries ServerTime.
@@ -77,6 +79,11 @@ std::vector<std::string> queue_projection(const QueueRequest& req);
 // The jobs `req` selects, in job id order (as every view lists them).
 std::vector<const classad::ClassAd*> select_queue(const std::vector<classad::AdPtr>& ads,
                                                   const QueueRequest& req);
+
+// -attributes: each ad of `ads` cut to the attributes named in `attrs` (any case; all of them when
+// `attrs` is empty). The cut copies live in `keep`.
+void project_ads(std::vector<const classad::ClassAd*>* ads, const std::vector<std::string>& attrs,
+                 std::vector<classad::AdPtr>* keep);
 
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,

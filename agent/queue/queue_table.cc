@@ -9,6 +9,8 @@
 #include <ctime>
 #include <map>
 
+#include <strings.h>
+
 #include "agent/queue/job_tables.h"
 
 namespace kite::queue {
@@ -512,14 +514,39 @@ std::vector<const ClassAd*> select_queue(const std::vector<AdPtr>& ads, const Qu
   return selected;
 }
 
+void project_ads(std::vector<const ClassAd*>* ads, const std::vector<std::string>& attrs,
+                 std::vector<AdPtr>* keep) {
+  if (attrs.empty()) return;
+  for (const ClassAd*& ad : *ads) {
+    std::vector<std::string> drop;
+    for (const auto& e : ad->entries()) {
+      std::string name(e.name->view());
+      bool wanted = false;
+      for (const std::string& a : attrs)
+        wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
+      if (!wanted) drop.push_back(name);
+    }
+    if (drop.empty()) continue;
+    AdPtr copy(ad->copy());
+    for (const std::string& name : drop) copy->remove(name);
+    ad = copy.get();
+    keep->push_back(std::move(copy));
+  }
+}
+
 bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err) {
   std::vector<Job> jobs = select_jobs(ads, req.selection, req.view, req.preselected);
   std::vector<const ClassAd*> selected;
   for (const Job& j : jobs) selected.push_back(j.ad);
+  std::vector<AdPtr> projected;
+  if (req.view == QueueView::kLong || req.view == QueueView::kJson)
+    project_ads(&selected, req.attributes, &projected);
   switch (req.view) {
     case QueueView::kLong:
-      for (const ClassAd* a : selected) append_long_ad(*out, *a);
+      // An ad left with no attribute prints nothing, not even its blank line.
+      for (const ClassAd* a : selected)
+        if (a->entries().begin() != a->entries().end()) append_long_ad(*out, *a);
       return true;
     case QueueView::kJson: *out += json_ads(selected); return true;
     case QueueView::kAutoformat: return format_autoformat(req.af, selected, out, err);

@@ -216,6 +216,25 @@ TEST(QueueTable, XmlIsOneDocumentWithoutBlankLines) {
             "</classads>\n");
 }
 
+// condor_q -attributes: what -l, -json and -xml print (names in any case, commas or blanks);
+// -limit caps a schedd's answer, and a file of job ads is read whole.
+TEST(QueueTable, AttributesCutLongJsonAndXmlAndLimitIsChecked) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -l -attributes ClusterId,owner 3 5.1"),
+            "ClusterId = 3\nOwner = \"htcuser\"\n\nClusterId = 5\nOwner = \"htcuser\"\n\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -json -attributes 'ProcId JobStatus' 6.1"),
+            "[\n{\n  \"JobStatus\": 5,\n  \"ProcId\": 1\n}\n]\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -l -attributes NoSuch 3"), "");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -xml -attributes Args 3"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "<c>\n    <a n=\"Args\"><s>30</s></a>\n</c>\n</classads>\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -limit 2 -af ClusterId ProcId"),
+            "3 0\n5 0\n5 1\n6 0\n6 1\n7 0\n");
+  int status = 0;
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -limit 0 -af ClusterId", &status),
+            "Error: 0 is not a valid for -limit.\n");
+  EXPECT_EQ(status, 1);
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
