@@ -144,7 +144,17 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "totals", 3)) {
       output = queue::QueueView::kTotals;
     } else if (option(a, "long", 1, &opts)) {
+      // -long:json, -long:jsonl and -long:xml choose the form (-long:nosort changes nothing here)
       output = queue::QueueView::kLong;
+      for (const char* p = opts ? opts : ""; *p;) {
+        size_t n = std::strcspn(p, ", ");
+        std::string form(p, n);
+        if (form == "json") output = queue::QueueView::kJson;
+        if (form == "jsonl") output = queue::QueueView::kJsonLines;
+        if (form == "xml") output = queue::QueueView::kXml;
+        p += n;
+        if (*p) ++p;
+      }
     } else if (option(a, "json", 2)) {
       output = queue::QueueView::kJson;
     } else if (option(a, "xml", 3)) {
@@ -297,6 +307,8 @@ int history_main(int argc, char** argv) {
       req.view = queue::HistoryView::kAutoformat;
     } else if (option(a, "xml", 3)) {
       req.view = queue::HistoryView::kXml;
+    } else if (option(a, "jsonl", 5)) {
+      req.view = queue::HistoryView::kJsonLines;
     } else if (option(a, "format", 1)) {
       // -format FMT EXPR, as condor_history: printf conversions, no header.
       if (i + 2 >= argc) {

@@ -66,6 +66,7 @@ bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, st
       for (const ClassAd* a : selected) append_long_ad(*out, *a);
       return true;
     case HistoryView::kJson: *out += json_ads(selected); return true;
+    case HistoryView::kJsonLines: *out += json_lines(selected); return true;
     case HistoryView::kAutoformat: return format_autoformat(req.af, selected, out, err);
     case HistoryView::kXml:
     case HistoryView::kFormat:

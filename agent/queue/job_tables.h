@@ -44,6 +44,7 @@ enum class QueueView {
   kTotals,
   kLong,
   kJson,
+  kJsonLines,
   kXml,
   kAutoformat,
   kFormat
@@ -89,7 +90,7 @@ void project_ads(std::vector<const classad::ClassAd*>* ads, const std::vector<st
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err);
 
-enum class HistoryView { kTable, kLong, kJson, kAutoformat, kXml, kFormat };
+enum class HistoryView { kTable, kLong, kJson, kJsonLines, kAutoformat, kXml, kFormat };
 
 struct HistoryRequest {
   HistoryView view = HistoryView::kTable;

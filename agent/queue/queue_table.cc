@@ -502,6 +502,7 @@ std::vector<std::string> queue_projection(const QueueRequest& req) {
     case QueueView::kTotals:
     case QueueView::kLong:
     case QueueView::kJson:
+    case QueueView::kJsonLines:
     case QueueView::kXml: return {};
   }
   return attrs;
@@ -540,7 +541,8 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
   std::vector<const ClassAd*> selected;
   for (const Job& j : jobs) selected.push_back(j.ad);
   std::vector<AdPtr> projected;
-  if (req.view == QueueView::kLong || req.view == QueueView::kJson)
+  if (req.view == QueueView::kLong || req.view == QueueView::kJson ||
+      req.view == QueueView::kJsonLines)
     project_ads(&selected, req.attributes, &projected);
   switch (req.view) {
     case QueueView::kLong:
@@ -549,6 +551,7 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
         if (a->entries().begin() != a->entries().end()) append_long_ad(*out, *a);
       return true;
     case QueueView::kJson: *out += json_ads(selected); return true;
+    case QueueView::kJsonLines: *out += json_lines(selected); return true;
     case QueueView::kAutoformat: return format_autoformat(req.af, selected, out, err);
     case QueueView::kFormat:
     case QueueView::kXml:

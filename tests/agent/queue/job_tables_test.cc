@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -233,6 +234,27 @@ TEST(QueueTable, AttributesCutLongJsonAndXmlAndLimitIsChecked) {
   EXPECT_EQ(kite("q -jobads queue-004818.ads -limit 0 -af ClusterId", &status),
             "Error: 0 is not a valid for -limit.\n");
   EXPECT_EQ(status, 1);
+}
+
+// JSON lines (condor_history -jsonl, condor_q -long:jsonl): each ad on one line as HTCondor's
+// one-line JSON unparser writes it ("Attr": value pairs joined by a bare comma), no array.
+// -long:json and -long:xml are -json and -xml.
+TEST(QueueTable, JsonLinesAndLongForms) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:jsonl -attributes ClusterId,ProcId,Args 3 5"),
+            "{\"Args\": \"30\",\"ClusterId\": 3,\"ProcId\": 0}\n"
+            "{\"Args\": \"900\",\"ClusterId\": 5,\"ProcId\": 0}\n"
+            "{\"Args\": \"900\",\"ClusterId\": 5,\"ProcId\": 1}\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:json -attributes ClusterId 3"),
+            "[\n{\n  \"ClusterId\": 3\n}\n]\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:xml -attributes ClusterId 3"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "<c>\n    <a n=\"ClusterId\"><i>3</i></a>\n</c>\n</classads>\n");
+  std::string lines = kite("history -file history.ads -jsonl -limit 2");
+  EXPECT_EQ(lines.rfind("{\"ActivationDuration\": 5,\"ActivationExecutionDuration\": 4,", 0), 0u)
+      << lines;
+  EXPECT_NE(lines.find(",\"ClusterId\": 8,"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("}\n{\"Args\": \"900\",\"ClusterId\": 5,"), std::string::npos) << lines;
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;
 }
 
 TEST(QueueTable, BatchNamesGroupClusters) {
