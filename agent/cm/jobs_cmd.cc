@@ -37,6 +37,16 @@ bool option(const char* arg, const char* name, size_t min, const char** opts = n
   return true;
 }
 
+// -attributes A,B: the attributes -l, -json and -xml print, separated by commas or blanks.
+void split_attributes(const char* list, std::vector<std::string>* out) {
+  for (const char* p = list; *p;) {
+    size_t n = std::strcspn(p, ", \t");
+    if (n > 0) out->emplace_back(p, n);
+    p += n;
+    if (*p) ++p;
+  }
+}
+
 // -af[:opts] attr ...: the attributes run to the next argument that starts with '-'.
 bool take_autoformat(int argc, char** argv, int* i, const char* opts, Autoformat* af) {
   af->opts = opts;
@@ -160,13 +170,7 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "xml", 3)) {
       output = queue::QueueView::kXml;
     } else if (option(a, "attributes", 2)) {
-      // the attributes -l, -json and -xml print, separated by commas or blanks
-      for (const char* p = argv[++i]; *p;) {
-        size_t n = std::strcspn(p, ", \t");
-        if (n > 0) req.attributes.emplace_back(p, n);
-        p += n;
-        if (*p) ++p;
-      }
+      split_attributes(argv[++i], &req.attributes);
     } else if (option(a, "limit", 3)) {
       // condor_q caps a schedd's answer at N jobs; a file of job ads is read whole.
       char* end = nullptr;
@@ -271,7 +275,8 @@ int history_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) ||
-                       option(a, "limit", 3) || option(a, "match", 3) || option(a, "pool", 4);
+                       option(a, "attributes", 2) || option(a, "limit", 3) ||
+                       option(a, "match", 3) || option(a, "pool", 4);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -309,6 +314,8 @@ int history_main(int argc, char** argv) {
       req.view = queue::HistoryView::kXml;
     } else if (option(a, "jsonl", 5)) {
       req.view = queue::HistoryView::kJsonLines;
+    } else if (option(a, "attributes", 2)) {
+      split_attributes(argv[++i], &req.attributes);
     } else if (option(a, "format", 1)) {
       // -format FMT EXPR, as condor_history: printf conversions, no header.
       if (i + 2 >= argc) {
@@ -347,7 +354,10 @@ int history_main(int argc, char** argv) {
   if (req.view == queue::HistoryView::kXml) {
     // condor_history prints the document's header and footer each with one more newline.
     out = std::string(kXmlHeader) + "\n";
-    for (const classad::ClassAd* ad : queue::select_history(ads, req)) append_xml_ad(&out, *ad);
+    std::vector<const classad::ClassAd*> selected = queue::select_history(ads, req);
+    std::vector<classad::AdPtr> projected;
+    queue::project_ads(&selected, req.attributes, &projected);
+    for (const classad::ClassAd* ad : selected) append_xml_ad(&out, *ad);
     out = out + kXmlFooter + "\n";
     return emit(true, out, err);
   }

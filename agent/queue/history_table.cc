@@ -61,6 +61,8 @@ std::vector<const ClassAd*> select_history(const std::vector<AdPtr>& ads,
 bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, std::string* out,
                     std::string* err) {
   std::vector<const ClassAd*> selected = select_history(ads, req);
+  std::vector<AdPtr> projected;
+  project_ads(&selected, req.attributes, &projected);
   switch (req.view) {
     case HistoryView::kLong:
       for (const ClassAd* a : selected) append_long_ad(*out, *a);

@@ -98,6 +98,8 @@ struct HistoryRequest {
   Autoformat af;
   int limit = -1;         // <0: no limit
   bool forwards = false;  // oldest first (-forwards) instead of newest first
+  // -attributes A,B: the only attributes -l, -json, -jsonl and -xml print (empty: all of them).
+  std::vector<std::string> attributes;
 };
 
 // The ads `req` selects (constraint, ids, owners, -limit) in the order they print: newest first,

@@ -257,6 +257,16 @@ TEST(QueueTable, JsonLinesAndLongForms) {
   EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;
 }
 
+// condor_history -attributes: its projection; -long prints each ad's blank line even when
+// none of the attributes is there.
+TEST(QueueTable, HistoryAttributes) {
+  EXPECT_EQ(kite("history -file history.ads -l -attributes clusterid,ProcId -limit 2"),
+            "ClusterId = 8\nProcId = 0\n\nClusterId = 5\nProcId = 0\n\n");
+  EXPECT_EQ(kite("history -file history.ads -l -attributes NoSuch -limit 2"), "\n\n");
+  EXPECT_EQ(kite("history -file history.ads -jsonl -attributes ExitCode,ProcId -limit 1"),
+            "{\"ExitCode\": 0,\"ProcId\": 0}\n");
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
