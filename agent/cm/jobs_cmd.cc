@@ -252,7 +252,7 @@ int q_main(int argc, char** argv) {
     out = kXmlHeader;
     std::vector<const classad::ClassAd*> selected = queue::select_queue(ads, req);
     std::vector<classad::AdPtr> projected;
-    queue::project_ads(&selected, req.attributes, &projected);
+    queue::project_ads(&selected, req.attributes, true, &projected);
     for (const classad::ClassAd* ad : selected) {
       append_xml_ad(&out, *ad);
       out.pop_back();
@@ -356,7 +356,7 @@ int history_main(int argc, char** argv) {
     out = std::string(kXmlHeader) + "\n";
     std::vector<const classad::ClassAd*> selected = queue::select_history(ads, req);
     std::vector<classad::AdPtr> projected;
-    queue::project_ads(&selected, req.attributes, &projected);
+    queue::project_ads(&selected, req.attributes, false, &projected);
     for (const classad::ClassAd* ad : selected) append_xml_ad(&out, *ad);
     out = out + kXmlFooter + "\n";
     return emit(true, out, err);

@@ -62,7 +62,7 @@ bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, st
                     std::string* err) {
   std::vector<const ClassAd*> selected = select_history(ads, req);
   std::vector<AdPtr> projected;
-  project_ads(&selected, req.attributes, &projected);
+  project_ads(&selected, req.attributes, false, &projected);
   switch (req.view) {
     case HistoryView::kLong:
       for (const ClassAd* a : selected) append_long_ad(*out, *a);

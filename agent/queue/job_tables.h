@@ -82,9 +82,10 @@ std::vector<const classad::ClassAd*> select_queue(const std::vector<classad::AdP
                                                   const QueueRequest& req);
 
 // -attributes: each ad of `ads` cut to the attributes named in `attrs` (any case; all of them when
-// `attrs` is empty). The cut copies live in `keep`.
+// `attrs` is empty), and without HTCondor's private attributes when `drop_private` (condor_q's
+// -l, -json and -xml; condor_history prints them). The cut copies live in `keep`.
 void project_ads(std::vector<const classad::ClassAd*>* ads, const std::vector<std::string>& attrs,
-                 std::vector<classad::AdPtr>* keep);
+                 bool drop_private, std::vector<classad::AdPtr>* keep);
 
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "agent/queue/job_tables.h"
+#include "agent/queue/private_attrs.h"
 
 namespace kite::queue {
 
@@ -516,16 +517,16 @@ std::vector<const ClassAd*> select_queue(const std::vector<AdPtr>& ads, const Qu
 }
 
 void project_ads(std::vector<const ClassAd*>* ads, const std::vector<std::string>& attrs,
-                 std::vector<AdPtr>* keep) {
-  if (attrs.empty()) return;
+                 bool drop_private, std::vector<AdPtr>* keep) {
+  if (attrs.empty() && !drop_private) return;
   for (const ClassAd*& ad : *ads) {
     std::vector<std::string> drop;
     for (const auto& e : ad->entries()) {
       std::string name(e.name->view());
-      bool wanted = false;
+      bool wanted = attrs.empty();
       for (const std::string& a : attrs)
         wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
-      if (!wanted) drop.push_back(name);
+      if (!wanted || (drop_private && private_attr(name))) drop.push_back(name);
     }
     if (drop.empty()) continue;
     AdPtr copy(ad->copy());
@@ -543,7 +544,7 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
   std::vector<AdPtr> projected;
   if (req.view == QueueView::kLong || req.view == QueueView::kJson ||
       req.view == QueueView::kJsonLines)
-    project_ads(&selected, req.attributes, &projected);
+    project_ads(&selected, req.attributes, true, &projected);
   switch (req.view) {
     case QueueView::kLong:
       // An ad left with no attribute prints nothing, not even its blank line.

@@ -267,6 +267,25 @@ TEST(QueueTable, HistoryAttributes) {
             "{\"ExitCode\": 0,\"ProcId\": 0}\n");
 }
 
+// condor_q's -l, -json and -xml leave out HTCondor's private attributes (claim ids, transfer
+// keys); condor_history -l prints the ad as it is.
+TEST(QueueTable, PrivateAttributesOnlyInHistory) {
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/private.ads";
+  std::ofstream(path) << "ClusterId = 1\nProcId = 0\nClaimId = \"secret\"\nTransferKey = \"k\"\n"
+                         "_condor_privX = 1\nJobStatus = 1\n";
+  EXPECT_EQ(kite("q -jobads " + path + " -l"), "ClusterId = 1\nJobStatus = 1\nProcId = 0\n\n");
+  EXPECT_EQ(kite("q -jobads " + path + " -long:jsonl"),
+            "{\"ClusterId\": 1,\"JobStatus\": 1,\"ProcId\": 0}\n");
+  EXPECT_EQ(kite("q -jobads " + path + " -l -attributes ClaimId,ProcId"), "ProcId = 0\n\n");
+  EXPECT_EQ(kite("history -file " + path + " -l"),
+            "_condor_privX = 1\nClaimId = \"secret\"\nClusterId = 1\nJobStatus = 1\nProcId = 0\n"
+            "TransferKey = \"k\"\n\n");  // sorted ignoring case: '_' before letters
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
