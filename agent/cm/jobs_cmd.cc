@@ -109,7 +109,7 @@ int q_main(int argc, char** argv) {
   const char* opts = nullptr;
   // The table (-batch/-nobatch), the -hold/-run selections, and an output form that wins over both.
   queue::QueueView table = queue::QueueView::kBatch;
-  int held = 0, run = 0;
+  int held = 0, run = 0, idle = 0;
   std::optional<queue::QueueView> output;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -138,17 +138,20 @@ int q_main(int argc, char** argv) {
       table = queue::QueueView::kNoBatch;
     } else if (option(a, "batch", 2)) {
       table = queue::QueueView::kBatch;
-    } else if (option(a, "hold", 2) || option(a, "held", 2) || option(a, "run", 1)) {
-      // As condor_q: -hold and -run both select (ANDed with the rest of the query) and choose
+    } else if (option(a, "hold", 2) || option(a, "held", 2) || option(a, "run", 1) ||
+               option(a, "idle", 3)) {
+      // As condor_q: -hold, -run and -idle select (ANDed with the rest of the query) and choose
       // the table, which -totals, -l, -json, -af and -format override in any order.
-      bool hold = a[1] == 'h';
-      if ((hold ? run : held) != 0) {
+      char which = a[1] == '-' ? a[2] : a[1];
+      int& mine = which == 'h' ? held : which == 'r' ? run : idle;
+      if (held + run + idle > mine) {
         std::fprintf(stderr, "-run and -hold/held or -idle are incompatible\n");
         return 1;
       }
-      (hold ? held : run) = 1;
-      const char* expr =
-          hold ? "JobStatus == 5" : "JobStatus == 2 || JobStatus == 6 || JobStatus == 7";
+      mine = 1;
+      const char* expr = which == 'h'   ? "JobStatus == 5"
+                         : which == 'i' ? "JobStatus == 1"
+                                        : "JobStatus == 2 || JobStatus == 6 || JobStatus == 7";
       if (!req.selection.add_constraint(expr, &err)) return emit(false, "", err);
       remote.constraints.push_back(expr);
     } else if (option(a, "totals", 3)) {
@@ -208,8 +211,10 @@ int q_main(int argc, char** argv) {
   }
   if (output) {
     req.view = *output;
-  } else if (held || run) {
-    req.view = held ? queue::QueueView::kHold : queue::QueueView::kRun;
+  } else if (held || run || idle) {
+    req.view = held  ? queue::QueueView::kHold
+               : run ? queue::QueueView::kRun
+                     : queue::QueueView::kIdle;
   } else {
     req.view = table;
   }

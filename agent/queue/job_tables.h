@@ -41,6 +41,7 @@ enum class QueueView {
   kNoBatch,
   kHold,
   kRun,
+  kIdle,
   kTotals,
   kLong,
   kJson,

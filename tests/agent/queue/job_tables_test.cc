@@ -286,6 +286,37 @@ TEST(QueueTable, PrivateAttributesOnlyInHistory) {
   rmdir(dir);
 }
 
+// condor_q -idle (its jobIdle print format): the idle jobs with universe, requests, shadow
+// starts and last host; columns as wide as their headings at least, no totals. -idle selects
+// under other output forms too, and excludes -run and -hold.
+TEST(QueueTable, IdleTable) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -idle", nullptr, "KITE_NOW=1795308479"),
+            "\n\n-- Jobads: queue-004818.ads @ 11/22/26 00:48:18\n"
+            " ID      OWNER          UNIVERSE  CPUS MEMORY STARTS LAST_HOST\n"
+            "   5.0   htcuser        Vanilla      1     64      0 \n"
+            "   5.1   htcuser        Vanilla      1     64      0 \n"
+            "   7.0   htcuser        Vanilla      1     64      0 \n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -af ProcId -idle 5"), "0\n1\n");
+  int status = 0;
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -idle -hold", &status),
+            "-run and -hold/held or -idle are incompatible\n");
+  EXPECT_EQ(status, 1);
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/idle.ads";
+  std::ofstream(path)
+      << "ClusterId = 12\nProcId = 0\nOwner = \"al\"\nJobStatus = 1\nJobUniverse = 7\n"
+         "RequestCpus = 16\nRequestMemory = 1234567\nNumShadowStarts = 3\n"
+         "LastRemoteHost = \"slot1@n1\"\n";
+  EXPECT_EQ(kite("q -jobads " + path + " -idle", nullptr, "KITE_NOW=1795308479"),
+            "\n\n-- Jobads: " + path +
+                " @ 11/22/26 00:47:59\n"
+                " ID      OWNER          UNIVERSE  CPUS MEMORY  STARTS LAST_HOST\n"
+                "  12.0   al             Scheduler   16 1234567      3 slot1@n1\n");
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
 TEST(QueueTable, BatchNamesGroupClusters) {
   char dir[] = "/tmp/kite-q-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
