@@ -799,20 +799,29 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     return true;
   }
   if (o.longform) {
-    for (const classad::ClassAd* ad : shown) {
-      std::vector<classad::ClassAd::Entry> entries = ad->entry_list();
+    // condor_status -long:new: "{", then each ad as `[ A = 1; B = "x" ]` on a line of its own
+    // after "," lines, then "}" (nothing at all for no ads).
+    for (size_t i = 0; i < shown.size(); ++i) {
+      std::vector<classad::ClassAd::Entry> entries = shown[i]->entry_list();
       std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
         std::string x(a.name->view()), y(b.name->view());
         return strcasecmp(x.c_str(), y.c_str()) < 0;
       });
-      for (const auto& e : entries) {
-        classad::unparse_attr_name(*out, e.name->view());
+      if (o.new_ads) *out += i ? ",\n[ " : "{\n[ ";
+      for (size_t k = 0; k < entries.size(); ++k) {
+        if (o.new_ads && k) *out += "; ";
+        classad::unparse_attr_name(*out, entries[k].name->view());
         *out += " = ";
-        append_long_value(out, e.expr);
-        *out += '\n';
+        if (o.new_ads) {
+          classad::unparse_expr(*out, entries[k].expr);
+        } else {
+          append_long_value(out, entries[k].expr);
+          *out += '\n';
+        }
       }
-      *out += '\n';
+      *out += o.new_ads ? " ]\n" : "\n";
     }
+    if (o.new_ads && !shown.empty()) *out += "}\n";
     return true;
   }
   if (o.have_af) {
