@@ -212,12 +212,14 @@ int status_main(int argc, char** argv) {
       if (!need(i, "HOST[:PORT]")) return 2;
       pool = argv[++i];
     } else if (opt == "long") {
-      // -long:json is -json, -long:xml -xml; -long:nosort is taken (attributes still print
-      // sorted).
+      // -long:json is -json, -long:xml -xml, -long:new the new ClassAd syntax; -long:nosort is
+      // taken (attributes still print sorted).
       if (colon && std::strcmp(colon, "json") == 0)
         o.json = true;
       else if (colon && std::strcmp(colon, "xml") == 0)
         o.xml = true;
+      else if (colon && std::strcmp(colon, "new") == 0)
+        o.longform = o.new_ads = true;  // the long form's ads, in another syntax
       else
         o.longform = true;
     } else if (opt == "json") {

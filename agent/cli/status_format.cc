@@ -13,6 +13,7 @@
 #include "agent/cli/status_compact.h"
 #include "agent/cli/status_totals.h"
 #include "agent/cli/status_xml.h"
+#include "agent/queue/private_attrs.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
@@ -528,16 +529,6 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
   for (const auto& r : rows) emit(r, false);
 }
 
-// HTCondor's private attributes, which its tools never print (ClassAdAttributeIsPrivateAny).
-bool private_attr(const std::string& name) {
-  static const char* const kPrivate[] = {"Capability",  "ChildClaimIds", "ClaimId",
-                                         "ClaimIdList", "ClaimIds",      "TransferKey"};
-  for (const char* p : kPrivate) {
-    if (strcasecmp(p, name.c_str()) == 0) return true;
-  }
-  return strncasecmp(name.c_str(), "_condor_priv", 12) == 0;
-}
-
 // `-l` prints values as condor_status does, in old ClassAd syntax (reals as %.16G, with ".0"
 // on whole numbers; =?= and =!= as written).
 void append_long_value(std::string* out, const classad::Expr* e) {
@@ -780,7 +771,7 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
         bool wanted = o.attributes.empty();
         for (const std::string& a : o.attributes)
           wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
-        if (!wanted || private_attr(name)) drop.push_back(name);
+        if (!wanted || queue::private_attr(name)) drop.push_back(name);
       }
       if (drop.empty()) continue;
       classad::AdPtr copy(ad->copy());
@@ -808,20 +799,29 @@ bool render_status(const StatusOptions& o, const std::vector<classad::AdPtr>& ad
     return true;
   }
   if (o.longform) {
-    for (const classad::ClassAd* ad : shown) {
-      std::vector<classad::ClassAd::Entry> entries = ad->entry_list();
+    // condor_status -long:new: "{", then each ad as `[ A = 1; B = "x" ]` on a line of its own
+    // after "," lines, then "}" (nothing at all for no ads).
+    for (size_t i = 0; i < shown.size(); ++i) {
+      std::vector<classad::ClassAd::Entry> entries = shown[i]->entry_list();
       std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
         std::string x(a.name->view()), y(b.name->view());
         return strcasecmp(x.c_str(), y.c_str()) < 0;
       });
-      for (const auto& e : entries) {
-        classad::unparse_attr_name(*out, e.name->view());
+      if (o.new_ads) *out += i ? ",\n[ " : "{\n[ ";
+      for (size_t k = 0; k < entries.size(); ++k) {
+        if (o.new_ads && k) *out += "; ";
+        classad::unparse_attr_name(*out, entries[k].name->view());
         *out += " = ";
-        append_long_value(out, e.expr);
-        *out += '\n';
+        if (o.new_ads) {
+          classad::unparse_expr(*out, entries[k].expr);
+        } else {
+          append_long_value(out, entries[k].expr);
+          *out += '\n';
+        }
       }
-      *out += '\n';
+      *out += o.new_ads ? " ]\n" : "\n";
     }
+    if (o.new_ads && !shown.empty()) *out += "}\n";
     return true;
   }
   if (o.have_af) {

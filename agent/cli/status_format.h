@@ -48,6 +48,7 @@ struct StatusOptions {
   bool total_only = false;              // -total
   bool longform = false;                // -l
   bool json = false;                    // -json
+  bool new_ads = false;                 // -long:new: longform's ads in new ClassAd syntax
   bool xml = false;                     // -xml
   std::vector<std::string> af;          // -af attributes (expressions)
   std::string af_opts;                  // the letters after -af:

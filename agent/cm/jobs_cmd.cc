@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 
 #include "agent/cli/cm_client.h"
 #include "agent/cli/commands.h"
 #include "agent/cli/status_format.h"
 #include "agent/cli/status_pool.h"
+#include "agent/cli/status_xml.h"
 #include "agent/cm/queue_client.h"
 #include "agent/queue/job_ads_file.h"
 #include "agent/queue/job_analyze.h"
@@ -33,6 +35,16 @@ bool option(const char* arg, const char* name, size_t min, const char** opts = n
   if (a[n] == ':' && !opts) return false;
   if (opts) *opts = a[n] == ':' ? a + n + 1 : "";
   return true;
+}
+
+// -attributes A,B: the attributes -l, -json and -xml print, separated by commas or blanks.
+void split_attributes(const char* list, std::vector<std::string>* out) {
+  for (const char* p = list; *p;) {
+    size_t n = std::strcspn(p, ", \t");
+    if (n > 0) out->emplace_back(p, n);
+    p += n;
+    if (*p) ++p;
+  }
 }
 
 // -af[:opts] attr ...: the attributes run to the next argument that starts with '-'.
@@ -95,10 +107,15 @@ int q_main(int argc, char** argv) {
   std::vector<FormatItem> formats;
   bool analyze = false;
   const char* opts = nullptr;
+  // The table (-batch/-nobatch), the -hold/-run selections, and an output form that wins over both.
+  queue::QueueView table = queue::QueueView::kBatch;
+  int held = 0, run = 0, idle = 0;
+  std::optional<queue::QueueView> output;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "jobads", 1, &opts) || option(a, "constraint", 1) ||
-                       option(a, "pool", 4) || option(a, "slotads", 2);
+                       option(a, "pool", 4) || option(a, "slotads", 2) ||
+                       option(a, "attributes", 2) || option(a, "limit", 3);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -118,22 +135,61 @@ int q_main(int argc, char** argv) {
     } else if (option(a, "better-analyze", 2) || option(a, "analyze", 2)) {
       analyze = true;
     } else if (option(a, "nobatch", 3)) {
-      req.view = queue::QueueView::kNoBatch;
+      table = queue::QueueView::kNoBatch;
     } else if (option(a, "batch", 2)) {
-      req.view = queue::QueueView::kBatch;
-    } else if (option(a, "hold", 2) || option(a, "held", 2)) {
-      req.view = queue::QueueView::kHold;
-    } else if (option(a, "run", 1)) {
-      req.view = queue::QueueView::kRun;
+      table = queue::QueueView::kBatch;
+    } else if (option(a, "hold", 2) || option(a, "held", 2) || option(a, "run", 1) ||
+               option(a, "idle", 3)) {
+      // As condor_q: -hold, -run and -idle select (ANDed with the rest of the query) and choose
+      // the table, which -totals, -l, -json, -af and -format override in any order.
+      char which = a[1] == '-' ? a[2] : a[1];
+      int& mine = which == 'h' ? held : which == 'r' ? run : idle;
+      if (held + run + idle > mine) {
+        std::fprintf(stderr, "-run and -hold/held or -idle are incompatible\n");
+        return 1;
+      }
+      mine = 1;
+      const char* expr = which == 'h'   ? "JobStatus == 5"
+                         : which == 'i' ? "JobStatus == 1"
+                                        : "JobStatus == 2 || JobStatus == 6 || JobStatus == 7";
+      if (!req.selection.add_constraint(expr, &err)) return emit(false, "", err);
+      remote.constraints.push_back(expr);
     } else if (option(a, "totals", 3)) {
-      req.view = queue::QueueView::kTotals;
+      output = queue::QueueView::kTotals;
     } else if (option(a, "long", 1, &opts)) {
-      req.view = queue::QueueView::kLong;
+      // -long:json, -long:jsonl and -long:xml choose the form (-long:nosort changes nothing here)
+      output = queue::QueueView::kLong;
+      for (const char* p = opts ? opts : ""; *p;) {
+        size_t n = std::strcspn(p, ", ");
+        std::string form(p, n);
+        if (form == "json") output = queue::QueueView::kJson;
+        if (form == "jsonl") output = queue::QueueView::kJsonLines;
+        if (form == "xml") output = queue::QueueView::kXml;
+        p += n;
+        if (*p) ++p;
+      }
     } else if (option(a, "json", 2)) {
-      req.view = queue::QueueView::kJson;
+      output = queue::QueueView::kJson;
+    } else if (option(a, "xml", 3)) {
+      output = queue::QueueView::kXml;
+    } else if (option(a, "attributes", 2)) {
+      split_attributes(argv[++i], &req.attributes);
+    } else if (option(a, "limit", 3)) {
+      // condor_q caps a schedd's answer at N jobs; a file of job ads is read whole.
+      char* end = nullptr;
+      long n = std::strtol(argv[++i], &end, 10);
+      if (*end || n > 1000000000L) {
+        std::fprintf(stderr, "Error: Unable to convert (%s) to a number for -limit.\n", argv[i]);
+        return 1;
+      }
+      if (n <= 0) {
+        std::fprintf(stderr, "Error: %ld is not a valid for -limit.\n", n);
+        return 1;
+      }
+      remote.limit = static_cast<int>(n);
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
-      req.view = queue::QueueView::kAutoformat;
+      output = queue::QueueView::kAutoformat;
     } else if (option(a, "format", 1)) {
       // -format FMT EXPR, as condor_q: one printf conversion per pair, no title or totals.
       if (i + 2 >= argc) {
@@ -142,7 +198,7 @@ int q_main(int argc, char** argv) {
       }
       formats.push_back({argv[i + 1], argv[i + 2]});
       req.format_exprs.push_back(argv[i + 2]);
-      req.view = queue::QueueView::kFormat;
+      output = queue::QueueView::kFormat;
       i += 2;
     } else if (option(a, "allusers", 2) || option(a, "all-users", 2)) {
       remote.mine = false;  // every job in a file is shown anyway
@@ -152,6 +208,15 @@ int q_main(int argc, char** argv) {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;
     }
+  }
+  if (output) {
+    req.view = *output;
+  } else if (held || run || idle) {
+    req.view = held  ? queue::QueueView::kHold
+               : run ? queue::QueueView::kRun
+                     : queue::QueueView::kIdle;
+  } else {
+    req.view = table;
   }
   std::vector<classad::AdPtr> ads;
   req.now = current_time();
@@ -186,12 +251,27 @@ int q_main(int argc, char** argv) {
     bool ok = format_ads(formats, queue::select_queue(ads, req), &out, &err);
     return emit(ok, out, err);
   }
+  if (req.view == queue::QueueView::kXml) {
+    // condor_q writes the ads through its list writer: no blank line between them, and the
+    // document's header and footer even when no job was selected.
+    out = kXmlHeader;
+    std::vector<const classad::ClassAd*> selected = queue::select_queue(ads, req);
+    std::vector<classad::AdPtr> projected;
+    queue::project_ads(&selected, req.attributes, true, &projected);
+    for (const classad::ClassAd* ad : selected) {
+      append_xml_ad(&out, *ad);
+      out.pop_back();
+    }
+    out += kXmlFooter;
+    return emit(true, out, err);
+  }
   bool ok = queue::format_queue(ads, req, &out, &err);
   return emit(ok, out, err);
 }
 
 int history_main(int argc, char** argv) {
   queue::HistoryRequest req;
+  std::vector<FormatItem> formats;
   JobQuery remote;
   remote.history = true;
   remote.mine = false;  // condor_history shows every owner's jobs
@@ -200,7 +280,8 @@ int history_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool needs_value = option(a, "file", 1) || option(a, "constraint", 1) ||
-                       option(a, "limit", 3) || option(a, "match", 3) || option(a, "pool", 4);
+                       option(a, "attributes", 2) || option(a, "limit", 3) ||
+                       option(a, "match", 3) || option(a, "pool", 4);
     if (needs_value && i + 1 >= argc) {
       std::fprintf(stderr, "Error: %s requires an argument\n", a);
       return 1;
@@ -234,6 +315,25 @@ int history_main(int argc, char** argv) {
     } else if (option(a, "af", 2, &opts) || option(a, "autoformat", 5, &opts)) {
       if (!take_autoformat(argc, argv, &i, opts, &req.af)) return 1;
       req.view = queue::HistoryView::kAutoformat;
+    } else if (option(a, "xml", 3)) {
+      req.view = queue::HistoryView::kXml;
+    } else if (option(a, "jsonl", 5)) {
+      req.view = queue::HistoryView::kJsonLines;
+    } else if (option(a, "attributes", 2)) {
+      split_attributes(argv[++i], &req.attributes);
+    } else if (option(a, "format", 1)) {
+      // -format FMT EXPR, as condor_history: printf conversions, no header.
+      if (i + 2 >= argc) {
+        std::fprintf(stderr,
+                     "Error: Argument -format requires a spec and classad attribute name as "
+                     "parameters.\n");
+        return 1;
+      }
+      formats.push_back({argv[i + 1], argv[i + 2]});
+      req.view = queue::HistoryView::kFormat;
+      i += 2;
+    } else if (option(a, "wide", 1, &opts)) {
+      // output is never cut to a terminal's width
     } else {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;
@@ -252,6 +352,20 @@ int history_main(int argc, char** argv) {
     return emit(false, "", err);
   }
   std::string out;
+  if (req.view == queue::HistoryView::kFormat) {
+    bool ok = format_ads(formats, queue::select_history(ads, req), &out, &err);
+    return emit(ok, out, err);
+  }
+  if (req.view == queue::HistoryView::kXml) {
+    // condor_history prints the document's header and footer each with one more newline.
+    out = std::string(kXmlHeader) + "\n";
+    std::vector<const classad::ClassAd*> selected = queue::select_history(ads, req);
+    std::vector<classad::AdPtr> projected;
+    queue::project_ads(&selected, req.attributes, false, &projected);
+    for (const classad::ClassAd* ad : selected) append_xml_ad(&out, *ad);
+    out = out + kXmlFooter + "\n";
+    return emit(true, out, err);
+  }
   bool ok = queue::format_history(ads, req, &out, &err);
   return emit(ok, out, err);
 }

@@ -47,20 +47,33 @@ void history_row(std::string& out, const ClassAd& ad) {
 
 }  // namespace
 
-bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, std::string* out,
-                    std::string* err) {
+std::vector<const ClassAd*> select_history(const std::vector<AdPtr>& ads,
+                                           const HistoryRequest& req) {
   std::vector<const ClassAd*> selected;
   for (size_t i = 0; i < ads.size(); ++i) {
     if (req.limit >= 0 && static_cast<int>(selected.size()) >= req.limit) break;
     const ClassAd* ad = req.forwards ? ads[i].get() : ads[ads.size() - 1 - i].get();
     if (req.selection.selects(*ad)) selected.push_back(ad);
   }
+  return selected;
+}
+
+bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, std::string* out,
+                    std::string* err) {
+  std::vector<const ClassAd*> selected = select_history(ads, req);
+  std::vector<AdPtr> projected;
+  project_ads(&selected, req.attributes, false, &projected);
   switch (req.view) {
     case HistoryView::kLong:
       for (const ClassAd* a : selected) append_long_ad(*out, *a);
       return true;
     case HistoryView::kJson: *out += json_ads(selected); return true;
+    case HistoryView::kJsonLines: *out += json_lines(selected); return true;
     case HistoryView::kAutoformat: return format_autoformat(req.af, selected, out, err);
+    case HistoryView::kXml:
+    case HistoryView::kFormat:
+      if (err) *err = "-xml and -format output is printed over select_history() by the CLI";
+      return false;
     case HistoryView::kTable: break;
   }
   *out += " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n";

@@ -222,6 +222,15 @@ std::string json_ads(const std::vector<const ClassAd*>& ads) {
   return out;
 }
 
+std::string json_lines(const std::vector<const ClassAd*>& ads) {
+  std::string out;
+  for (const ClassAd* ad : ads) {
+    classad::classad_append_json(out, *ad, false);
+    out += '\n';
+  }
+  return out;
+}
+
 namespace {
 
 struct AfColumn {

@@ -45,6 +45,8 @@ void append_padded(std::string& out, std::string_view s, int width, bool left);
 void append_long_ad(std::string& out, const classad::ClassAd& ad);
 // Ads as `-json` prints them: "[", ads separated by a "," line, "]"; nothing for no ads.
 std::string json_ads(const std::vector<const classad::ClassAd*>& ads);
+// -jsonl (-long:jsonl): each ad as one line of JSON, with no enclosing array.
+std::string json_lines(const std::vector<const classad::ClassAd*>& ads);
 // A value as %v shows it: strings bare, other values in old ClassAd form.
 std::string value_text(const classad::Value& v, bool quote_strings);
 

@@ -35,14 +35,29 @@ struct JobCounts {
   int64_t jobs() const { return idle + running + removed + completed + held + suspended; }
 };
 
-// kFormat: -format FMT EXPR pairs, which the CLI prints over select_queue()'s jobs.
-enum class QueueView { kBatch, kNoBatch, kHold, kRun, kTotals, kLong, kJson, kAutoformat, kFormat };
+// kFormat: -format FMT EXPR pairs, and kXml: -xml, which the CLI prints over select_queue()'s jobs.
+enum class QueueView {
+  kBatch,
+  kNoBatch,
+  kHold,
+  kRun,
+  kIdle,
+  kTotals,
+  kLong,
+  kJson,
+  kJsonLines,
+  kXml,
+  kAutoformat,
+  kFormat
+};
 
 struct QueueRequest {
   QueueView view = QueueView::kBatch;
   JobSelection selection;
   Autoformat af;
   std::vector<std::string> format_exprs;  // -format's expressions (what kFormat reads)
+  // -attributes A,B: the only attributes -l, -json and -xml print (empty: all of them).
+  std::vector<std::string> attributes;
   // The "-- <label> @ <time>" title: condor_q -jobads FILE prints "Jobads: FILE".
   std::string source_label;
   // The time in the title when no selected ad carries ServerTime.
@@ -67,11 +82,17 @@ std::vector<std::string> queue_projection(const QueueRequest& req);
 std::vector<const classad::ClassAd*> select_queue(const std::vector<classad::AdPtr>& ads,
                                                   const QueueRequest& req);
 
+// -attributes: each ad of `ads` cut to the attributes named in `attrs` (any case; all of them when
+// `attrs` is empty), and without HTCondor's private attributes when `drop_private` (condor_q's
+// -l, -json and -xml; condor_history prints them). The cut copies live in `keep`.
+void project_ads(std::vector<const classad::ClassAd*>* ads, const std::vector<std::string>& attrs,
+                 bool drop_private, std::vector<classad::AdPtr>* keep);
+
 // The whole output, as condor_q prints it. False with `err` (a bad -af expression).
 bool format_queue(const std::vector<classad::AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err);
 
-enum class HistoryView { kTable, kLong, kJson, kAutoformat };
+enum class HistoryView { kTable, kLong, kJson, kJsonLines, kAutoformat, kXml, kFormat };
 
 struct HistoryRequest {
   HistoryView view = HistoryView::kTable;
@@ -79,9 +100,17 @@ struct HistoryRequest {
   Autoformat af;
   int limit = -1;         // <0: no limit
   bool forwards = false;  // oldest first (-forwards) instead of newest first
+  // -attributes A,B: the only attributes -l, -json, -jsonl and -xml print (empty: all of them).
+  std::vector<std::string> attributes;
 };
 
+// The ads `req` selects (constraint, ids, owners, -limit) in the order they print: newest first,
+// or oldest first with -forwards. `ads` are in the order they left the queue.
+std::vector<const classad::ClassAd*> select_history(const std::vector<classad::AdPtr>& ads,
+                                                    const HistoryRequest& req);
+
 // `ads` in the order they left the queue (a history file's order); printed newest first.
+// -xml and -format output belong to the CLI (over select_history()).
 bool format_history(const std::vector<classad::AdPtr>& ads, const HistoryRequest& req,
                     std::string* out, std::string* err);
 

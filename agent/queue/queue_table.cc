@@ -9,7 +9,10 @@
 #include <ctime>
 #include <map>
 
+#include <strings.h>
+
 #include "agent/queue/job_tables.h"
+#include "agent/queue/private_attrs.h"
 
 namespace kite::queue {
 
@@ -35,6 +38,7 @@ std::vector<Job> select_jobs(const std::vector<AdPtr>& ads, const JobSelection& 
     ad_int(*a, "JobStatus", &status);
     if (view == QueueView::kHold && status != 5) continue;
     if (view == QueueView::kRun && status != 2 && status != 6 && status != 7) continue;
+    if (view == QueueView::kIdle && status != 1) continue;
     Job j{a.get(), INT_MAX, seq++};
     if (ad_int(*a, "ClusterId", &j.cluster)) {
       if (!ad_int(*a, "ProcId", &j.proc)) j.proc = -1;
@@ -292,6 +296,48 @@ void run_table(std::string& out, const std::vector<Job>& jobs) {
   append_table(out, cols, rows);
 }
 
+// HTCondor's universe names as condor_q -idle prints them (CondorUniverseNameUcFirst).
+const char* universe_name(int64_t u) {
+  static const char* const kNames[] = {"NULL",    "Standard", "Pipe",      "Linda", "PVM",
+                                       "Vanilla", "PVMD",     "Scheduler", "MPI",   "Grid",
+                                       "Java",    "Parallel", "Local",     "VM"};
+  if (u < 0 || u >= static_cast<int64_t>(sizeof kNames / sizeof kNames[0])) return "Unknown";
+  return kNames[u];
+}
+
+// condor_q -idle: the idle jobs' universe, requests, starts and last host. Columns without a
+// WIDTH are at least as wide as their heading and grow to their longest value (a print
+// format's AUTO width); no totals.
+void idle_table(std::string& out, const std::vector<Job>& jobs) {
+  IdColumns id;
+  id.fit(jobs);
+  std::vector<Column> cols;
+  id.columns(cols);
+  cols.push_back({"UNIVERSE ", -9});
+  cols.push_back({"CPUS", -4});
+  cols.push_back({"MEMORY", -6});
+  cols.push_back({"STARTS", -6});
+  cols.push_back({"LAST_HOST", 0});
+  std::vector<std::vector<std::string>> rows;
+  for (const Job& j : jobs) {
+    std::vector<std::string> r;
+    id.cells(r, j);
+    int64_t v = 0;
+    r.push_back(ad_int(*j.ad, "JobUniverse", &v) ? universe_name(v) : "");
+    r.push_back(ad_int(*j.ad, "RequestCpus", &v) ? fmt_int("%4" PRId64, v) : "");
+    r.push_back(ad_int(*j.ad, "RequestMemory", &v) ? fmt_int("%6" PRId64, v) : "");
+    if (!ad_int(*j.ad, "NumShadowStarts", &v)) v = 0;
+    r.push_back(fmt_int("%6" PRId64, v));
+    std::string host;
+    ad_string(*j.ad, "LastRemoteHost", &host);
+    r.push_back(host);
+    for (size_t c = 3; c + 1 < cols.size(); ++c)
+      cols[c].width = -std::max(-cols[c].width, static_cast<int>(r[c].size()));
+    rows.push_back(std::move(r));
+  }
+  append_table(out, cols, rows);
+}
+
 // One line of the batch table: the procs of a cluster, plus the later clusters of the same
 // owner that share its JobBatchName.
 // The cluster of the DAGMan job that a DAG node belongs to (DAGManJobId, a number or the
@@ -489,6 +535,9 @@ std::vector<std::string> queue_projection(const QueueRequest& req) {
       add(run_time);
       add({"RemoteHost"});
       break;
+    case QueueView::kIdle:
+      add({"JobUniverse", "RequestCpus", "RequestMemory", "NumShadowStarts", "LastRemoteHost"});
+      break;
     case QueueView::kAutoformat:
       attrs = {"ClusterId", "ProcId"};  // -af:j
       attrs.insert(attrs.end(), req.af.exprs.begin(), req.af.exprs.end());
@@ -499,7 +548,9 @@ std::vector<std::string> queue_projection(const QueueRequest& req) {
       break;
     case QueueView::kTotals:
     case QueueView::kLong:
-    case QueueView::kJson: return {};
+    case QueueView::kJson:
+    case QueueView::kJsonLines:
+    case QueueView::kXml: return {};
   }
   return attrs;
 }
@@ -511,19 +562,47 @@ std::vector<const ClassAd*> select_queue(const std::vector<AdPtr>& ads, const Qu
   return selected;
 }
 
+void project_ads(std::vector<const ClassAd*>* ads, const std::vector<std::string>& attrs,
+                 bool drop_private, std::vector<AdPtr>* keep) {
+  if (attrs.empty() && !drop_private) return;
+  for (const ClassAd*& ad : *ads) {
+    std::vector<std::string> drop;
+    for (const auto& e : ad->entries()) {
+      std::string name(e.name->view());
+      bool wanted = attrs.empty();
+      for (const std::string& a : attrs)
+        wanted = wanted || strcasecmp(a.c_str(), name.c_str()) == 0;
+      if (!wanted || (drop_private && private_attr(name))) drop.push_back(name);
+    }
+    if (drop.empty()) continue;
+    AdPtr copy(ad->copy());
+    for (const std::string& name : drop) copy->remove(name);
+    ad = copy.get();
+    keep->push_back(std::move(copy));
+  }
+}
+
 bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::string* out,
                   std::string* err) {
   std::vector<Job> jobs = select_jobs(ads, req.selection, req.view, req.preselected);
   std::vector<const ClassAd*> selected;
   for (const Job& j : jobs) selected.push_back(j.ad);
+  std::vector<AdPtr> projected;
+  if (req.view == QueueView::kLong || req.view == QueueView::kJson ||
+      req.view == QueueView::kJsonLines)
+    project_ads(&selected, req.attributes, true, &projected);
   switch (req.view) {
     case QueueView::kLong:
-      for (const ClassAd* a : selected) append_long_ad(*out, *a);
+      // An ad left with no attribute prints nothing, not even its blank line.
+      for (const ClassAd* a : selected)
+        if (a->entries().begin() != a->entries().end()) append_long_ad(*out, *a);
       return true;
     case QueueView::kJson: *out += json_ads(selected); return true;
+    case QueueView::kJsonLines: *out += json_lines(selected); return true;
     case QueueView::kAutoformat: return format_autoformat(req.af, selected, out, err);
     case QueueView::kFormat:
-      // -format's printf conversions belong to the CLI (agent/cli/status_columns.h).
+    case QueueView::kXml:
+      // -format's printf conversions and the XML form belong to the CLI (agent/cli/).
       if (err) *err = "-format output is printed over select_queue() by the CLI";
       return false;
     default: break;
@@ -531,13 +610,14 @@ bool format_queue(const std::vector<AdPtr>& ads, const QueueRequest& req, std::s
   append_title(*out, req.source_label, jobs, req.now);
   // Job ids, -constraint, -hold and -run may select part of a cluster: DONE is then unknown.
   bool partial = !req.selection.constraints.empty() || req.view == QueueView::kHold ||
-                 req.view == QueueView::kRun;
+                 req.view == QueueView::kRun || req.view == QueueView::kIdle;
   for (const JobSelection::Id& id : req.selection.ids) partial = partial || id.proc >= 0;
   switch (req.view) {
     case QueueView::kBatch: batch_table(*out, jobs, partial); break;
     case QueueView::kNoBatch: nobatch_table(*out, jobs); break;
     case QueueView::kHold: hold_table(*out, jobs); break;
-    case QueueView::kRun: run_table(*out, jobs); return true;  // -run prints no totals
+    case QueueView::kRun: run_table(*out, jobs); return true;    // -run prints no totals
+    case QueueView::kIdle: idle_table(*out, jobs); return true;  // nor does -idle
     default: break;
   }
   append_totals(*out, req.has_query_counts ? req.query_counts : count_jobs(jobs),

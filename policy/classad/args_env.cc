@@ -178,7 +178,8 @@ bool Environment::merge_v2(std::string_view s, std::string* err) {
   return true;
 }
 
-bool Environment::merge_v1(std::string_view s, std::string* err) {
+std::vector<std::string_view> Environment::split_v1(std::string_view s) {
+  std::vector<std::string_view> entries;
   char delim = ';';
   if (!s.empty() && permitted_v1_delimiter(s.front())) {
     delim = s.front();
@@ -189,9 +190,15 @@ bool Environment::merge_v1(std::string_view s, std::string* err) {
     while (i < s.size() && blank(s[i])) ++i;
     size_t b = i;
     while (i < s.size() && s[i] != delim && s[i] != '\n') ++i;
-    std::string_view entry = s.substr(b, i - b);
+    if (i > b) entries.push_back(s.substr(b, i - b));
     if (i < s.size()) ++i;
-    if (!entry.empty() && !set_entry(entry, err)) return false;
+  }
+  return entries;
+}
+
+bool Environment::merge_v1(std::string_view s, std::string* err) {
+  for (std::string_view entry : split_v1(s)) {
+    if (!set_entry(entry, err)) return false;
   }
   return true;
 }

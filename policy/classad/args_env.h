@@ -49,6 +49,8 @@ class Environment {
   /// entries skipped. A first character that is one of HTCondor's permitted delimiters
   /// (!#$%&*+,-/:;<>?@^`|~ or 0x1f) names the delimiter instead.
   bool merge_v1(std::string_view s, std::string* err);
+  /// The non-empty entries of a V1 environment string, split as merge_v1 splits them.
+  static std::vector<std::string_view> split_v1(std::string_view s);
   /// The V2 string: entries in name order, each quoted as args_append_v2 does.
   std::string to_v2() const;
 

@@ -146,16 +146,6 @@ bool literal_number(const std::string& canonical, double* v) {
   return !canonical.empty() && end && *end == '\0';
 }
 
-// V2 text inside the double quotes: "" stands for one ".
-std::string unquote_v2(std::string_view v) {
-  std::string out;
-  for (size_t i = 1; i + 1 < v.size(); ++i) {
-    out += v[i];
-    if (v[i] == '"' && i + 2 < v.size() && v[i + 1] == '"') ++i;
-  }
-  return out;
-}
-
 // The text from the single quote that is never closed (V2 quoting).
 std::string unbalanced_from(std::string_view s) {
   bool open = false;
@@ -174,8 +164,50 @@ std::string unbalanced_from(std::string_view s) {
   return open ? std::string(s.substr(at)) : std::string(s);
 }
 
+// HTCondor takes a value whose first non-blank character is a double quote as the new (V2)
+// syntax (condor_arglist.cpp IsV2QuotedString).
 bool is_v2(std::string_view v) {
-  return v.size() >= 2 && v.front() == '"' && v.back() == '"';
+  size_t b = v.find_first_not_of(" \t");
+  return b != std::string_view::npos && v[b] == '"';
+}
+
+// The V2 text inside the double quotes ("" stands for one "), or false with condor_submit's
+// message when the quote is not closed or something follows it (V2QuotedToV2Raw).
+bool v2_raw(std::string_view v, std::string* raw, std::string* err) {
+  size_t i = v.find('"') + 1;
+  for (;;) {
+    if (i >= v.size()) {
+      *err = "Unterminated double-quote.";
+      return false;
+    }
+    if (v[i] != '"') {
+      *raw += v[i++];
+    } else if (i + 1 < v.size() && v[i + 1] == '"') {
+      *raw += '"';
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  size_t rest = v.find_first_not_of(" \t\r\n", i + 1);
+  if (rest != std::string_view::npos) {
+    *err =
+        "Unexpected characters following double-quote.  Did you forget to escape the "
+        "double-quote by repeating it?  Here is the quote and trailing characters: " +
+        std::string(v.substr(i));
+    return false;
+  }
+  return true;
+}
+
+// condor_submit's message for an environment entry it refuses (env.cpp SetEnvWithErrorMessage,
+// whose own "ERROR: " lands after the one condor_submit prints), or empty.
+std::string env_entry_error(std::string_view entry) {
+  size_t eq = entry.find('=');
+  if (eq == std::string_view::npos && entry.find("$$") == std::string_view::npos)
+    return "ERROR: Missing '=' after environment variable '" + std::string(entry) + "'.";
+  if (eq == 0) return "ERROR: missing variable in '" + std::string(entry) + "'.";
+  return "";
 }
 
 bool istarts(std::string_view s, std::string_view prefix) {
@@ -398,10 +430,11 @@ Status JobBuilder::Draft::paths() {
 
 // Args (V1) or Arguments (canonical V2), and Environment (V2, sorted) from either syntax.
 Status JobBuilder::Draft::arguments() {
+  std::string err;
   if (cmd.get("arguments", &v) && is_v2(v)) {
-    std::string inner = unquote_v2(v);
+    std::string inner;
+    if (!v2_raw(v, &inner, &err)) return Status::Error(err);
     std::vector<std::string> words;
-    std::string err;
     if (!classad::args_split_v2(inner, &words, &err)) {
       return Status::Error("Unbalanced quote starting here: " + unbalanced_from(inner));
     }
@@ -412,6 +445,8 @@ Status JobBuilder::Draft::arguments() {
     std::string args;
     for (size_t i = 0; i < v.size(); ++i) {
       if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == '"') continue;  // \" is a "
+      if (v[i] == '"' && (i == 0 || v[i - 1] != '\\'))
+        return Status::Error("Found illegal unescaped double-quote: " + v.substr(i));
       args += v[i];
     }
     put("Args", quoted(args));
@@ -420,8 +455,23 @@ Status JobBuilder::Draft::arguments() {
   }
   classad::Environment env;
   if (cmd.get("environment", &v)) {
-    std::string err;
-    bool ok = is_v2(v) ? env.merge_v2(unquote_v2(v), &err) : env.merge_v1(v, &err);
+    std::string text = v;
+    std::vector<std::string> v2_entries;
+    std::vector<std::string_view> entries;
+    if (is_v2(v)) {
+      text.clear();
+      if (!v2_raw(v, &text, &err)) return Status::Error(err);
+      if (!classad::args_split_v2(text, &v2_entries, &err))
+        return Status::Error("Unbalanced quote starting here: " + unbalanced_from(text));
+      entries.assign(v2_entries.begin(), v2_entries.end());
+    } else {
+      entries = classad::Environment::split_v1(text);
+    }
+    for (std::string_view entry : entries) {
+      std::string why = env_entry_error(entry);
+      if (!why.empty()) return Status::Error(why);
+    }
+    bool ok = is_v2(v) ? env.merge_v2(text, &err) : env.merge_v1(text, &err);
     if (!ok) return Status::Error("environment: " + err);
   }
   put("Environment", quoted(env.to_v2()));

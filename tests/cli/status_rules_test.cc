@@ -197,6 +197,25 @@ TEST(KiteStatusRules, FormatPercentSTakesStringsOrTheAttributeAsWritten) {
 
 namespace {
 
+// condor_status -long:new (prettyPrint.cpp printNewClassad): "{", each ad in new ClassAd syntax
+// on one line (attributes sorted as -long sorts them, reals as %1.15E), "," lines between, "}";
+// nothing at all when no ad matches.
+TEST(KiteStatusRules, LongNewPrintsNewClassAdSyntax) {
+  std::string ads =
+      "Name = \"a\"\nCpus = 2\nLoad = 0.25\nStart = Cpus > 0\nL = {1, \"s\"}\nClaimId = \"x\"\n\n"
+      "Name = \"b\"\nCpus = 1\n";
+  EXPECT_EQ(kite_status(ads, "-long:new").out,
+            "{\n"
+            "[ Cpus = 2; L = { 1,\"s\" }; Load = 2.500000000000000E-01; Name = \"a\"; Start = Cpus "
+            "> 0 ]\n"
+            ",\n"
+            "[ Cpus = 1; Name = \"b\" ]\n"
+            "}\n");
+  EXPECT_EQ(kite_status(ads, "-long:new -attributes Name").out,
+            "{\n[ Name = \"a\" ]\n,\n[ Name = \"b\" ]\n}\n");
+  EXPECT_EQ(kite_status(ads, "-long:new -constraint false").out, "");
+}
+
 TEST(KiteStatusRules, XmlIsHtcondorsClassAdDocument) {
   std::string ads =
       "Name = \"a<b\"\nCpus = 2\nLoad = 0.25\nStart = Cpus > 0 && Name == \"x\"\n"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -145,6 +146,175 @@ TEST(QueueTable, AutoformatOptions) {
   EXPECT_EQ(kite("q -jobads queue-004818.ads 3 -af:j Owner"), "3.0 htcuser\n");
   EXPECT_EQ(kite("q -jobads queue-004818.ads 3 -af:r MemoryUsage NoSuch"),
             "((ResidentSetSize + 1023) / 1024) undefined\n");
+}
+
+// condor_q's -hold and -run select jobs as well as choosing a table; -totals, -af, -l and -json
+// print the selected jobs their own way, whatever the order of the options.
+TEST(QueueTable, HoldAndRunSelectUnderEveryOutputForm) {
+  const std::string title = "\n\n-- Jobads: queue-004818.ads @ 11/22/26 00:48:18\n";
+  const std::string blanks = "      \n\n";  // no "all users" line for a file: its separators
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -hold -totals", nullptr, "KITE_NOW=1795308479"),
+            title +
+                "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 "
+                "suspended " +
+                blanks);
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -totals -nobatch", nullptr, "KITE_NOW=1795308479"),
+            title +
+                "Total for query: 6 jobs; 0 completed, 0 removed, 3 idle, 2 running, 1 held, 0 "
+                "suspended " +
+                blanks);
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -run -af ClusterId ProcId"), "3 0\n6 0\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -af ProcId -hold"), "1\n");
+  std::string run =
+      kite("q -jobads queue-004818.ads -run -nobatch", nullptr, "KITE_NOW=1795308479");
+  EXPECT_NE(run.find(" ID      OWNER            SUBMITTED     RUN_TIME HOST(S)\n"),
+            std::string::npos)
+      << run;
+  int status = 0;
+  kite("q -jobads queue-004818.ads -run -hold", &status);
+  EXPECT_EQ(status, 1);
+}
+
+// condor_history's -format (printf conversions, no header), -xml (the <classads> document of
+// condor_status -xml) and -wide (accepted: a file's table is never cut to a terminal).
+TEST(QueueTable, HistoryFormatXmlAndWide) {
+  EXPECT_EQ(
+      kite("history -file history.ads -limit 3 -format '%d.' ClusterId -format '%d\\n' ProcId"),
+      "8.0\n5.0\n6.0\n");
+  EXPECT_EQ(kite("history -file history.ads -forwards -limit 2 -format '%s ' Owner -format "
+                 "'%4.1f|' RemoteWallClockTime -format '[%s]' NoSuch -format '\\n' ProcId"),
+            "htcuser  5.0|\nhtcuser  5.0|\n");
+  std::string xml = kite("history -file history.ads -limit 1 -xml");
+  // condor_history prints the header and the footer with printf("%s\n"): one more newline each.
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n"
+                      "<classads>\n\n<c>\n    <a n=\"ActivationDuration\"><i>5</i></a>\n",
+                      0),
+            0u)
+      << xml;
+  EXPECT_NE(xml.find("    <a n=\"ClusterId\"><i>8</i></a>\n"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("    <a n=\"Owner\"><s>htcuser</s></a>\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.substr(xml.size() - 19), "</c>\n\n</classads>\n\n");
+  EXPECT_EQ(kite("history -file history.ads -wide -limit 1"),
+            " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
+            "8.0          htcuser        11/22 00:49   0+00:00:05 C  11/22 00:49 sleep 4\n");
+}
+
+// condor_q -xml goes through its ad list writer: the header comes with the first ad, ads follow
+// one another with no blank line, and header and footer are written even when nothing matched.
+TEST(QueueTable, XmlIsOneDocumentWithoutBlankLines) {
+  std::string xml = kite("q -jobads queue-004818.ads -xml 3 5.1");
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n"
+                      "<classads>\n<c>\n    <a n=\"",
+                      0),
+            0u)
+      << xml;
+  EXPECT_NE(xml.find("</c>\n<c>\n"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("    <a n=\"ProcId\"><i>1</i></a>\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("\n\n"), std::string::npos) << xml;
+  EXPECT_EQ(xml.substr(xml.size() - 17), "</c>\n</classads>\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -xml -constraint false"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "</classads>\n");
+}
+
+// condor_q -attributes: what -l, -json and -xml print (names in any case, commas or blanks);
+// -limit caps a schedd's answer, and a file of job ads is read whole.
+TEST(QueueTable, AttributesCutLongJsonAndXmlAndLimitIsChecked) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -l -attributes ClusterId,owner 3 5.1"),
+            "ClusterId = 3\nOwner = \"htcuser\"\n\nClusterId = 5\nOwner = \"htcuser\"\n\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -json -attributes 'ProcId JobStatus' 6.1"),
+            "[\n{\n  \"JobStatus\": 5,\n  \"ProcId\": 1\n}\n]\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -l -attributes NoSuch 3"), "");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -xml -attributes Args 3"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "<c>\n    <a n=\"Args\"><s>30</s></a>\n</c>\n</classads>\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -limit 2 -af ClusterId ProcId"),
+            "3 0\n5 0\n5 1\n6 0\n6 1\n7 0\n");
+  int status = 0;
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -limit 0 -af ClusterId", &status),
+            "Error: 0 is not a valid for -limit.\n");
+  EXPECT_EQ(status, 1);
+}
+
+// JSON lines (condor_history -jsonl, condor_q -long:jsonl): each ad on one line as HTCondor's
+// one-line JSON unparser writes it ("Attr": value pairs joined by a bare comma), no array.
+// -long:json and -long:xml are -json and -xml.
+TEST(QueueTable, JsonLinesAndLongForms) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:jsonl -attributes ClusterId,ProcId,Args 3 5"),
+            "{\"Args\": \"30\",\"ClusterId\": 3,\"ProcId\": 0}\n"
+            "{\"Args\": \"900\",\"ClusterId\": 5,\"ProcId\": 0}\n"
+            "{\"Args\": \"900\",\"ClusterId\": 5,\"ProcId\": 1}\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:json -attributes ClusterId 3"),
+            "[\n{\n  \"ClusterId\": 3\n}\n]\n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -long:xml -attributes ClusterId 3"),
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+            "<c>\n    <a n=\"ClusterId\"><i>3</i></a>\n</c>\n</classads>\n");
+  std::string lines = kite("history -file history.ads -jsonl -limit 2");
+  EXPECT_EQ(lines.rfind("{\"ActivationDuration\": 5,\"ActivationExecutionDuration\": 4,", 0), 0u)
+      << lines;
+  EXPECT_NE(lines.find(",\"ClusterId\": 8,"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("}\n{\"Args\": \"900\",\"ClusterId\": 5,"), std::string::npos) << lines;
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;
+}
+
+// condor_history -attributes: its projection; -long prints each ad's blank line even when
+// none of the attributes is there.
+TEST(QueueTable, HistoryAttributes) {
+  EXPECT_EQ(kite("history -file history.ads -l -attributes clusterid,ProcId -limit 2"),
+            "ClusterId = 8\nProcId = 0\n\nClusterId = 5\nProcId = 0\n\n");
+  EXPECT_EQ(kite("history -file history.ads -l -attributes NoSuch -limit 2"), "\n\n");
+  EXPECT_EQ(kite("history -file history.ads -jsonl -attributes ExitCode,ProcId -limit 1"),
+            "{\"ExitCode\": 0,\"ProcId\": 0}\n");
+}
+
+// condor_q's -l, -json and -xml leave out HTCondor's private attributes (claim ids, transfer
+// keys); condor_history -l prints the ad as it is.
+TEST(QueueTable, PrivateAttributesOnlyInHistory) {
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/private.ads";
+  std::ofstream(path) << "ClusterId = 1\nProcId = 0\nClaimId = \"secret\"\nTransferKey = \"k\"\n"
+                         "_condor_privX = 1\nJobStatus = 1\n";
+  EXPECT_EQ(kite("q -jobads " + path + " -l"), "ClusterId = 1\nJobStatus = 1\nProcId = 0\n\n");
+  EXPECT_EQ(kite("q -jobads " + path + " -long:jsonl"),
+            "{\"ClusterId\": 1,\"JobStatus\": 1,\"ProcId\": 0}\n");
+  EXPECT_EQ(kite("q -jobads " + path + " -l -attributes ClaimId,ProcId"), "ProcId = 0\n\n");
+  EXPECT_EQ(kite("history -file " + path + " -l"),
+            "_condor_privX = 1\nClaimId = \"secret\"\nClusterId = 1\nJobStatus = 1\nProcId = 0\n"
+            "TransferKey = \"k\"\n\n");  // sorted ignoring case: '_' before letters
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+// condor_q -idle (its jobIdle print format): the idle jobs with universe, requests, shadow
+// starts and last host; columns as wide as their headings at least, no totals. -idle selects
+// under other output forms too, and excludes -run and -hold.
+TEST(QueueTable, IdleTable) {
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -idle", nullptr, "KITE_NOW=1795308479"),
+            "\n\n-- Jobads: queue-004818.ads @ 11/22/26 00:48:18\n"
+            " ID      OWNER          UNIVERSE  CPUS MEMORY STARTS LAST_HOST\n"
+            "   5.0   htcuser        Vanilla      1     64      0 \n"
+            "   5.1   htcuser        Vanilla      1     64      0 \n"
+            "   7.0   htcuser        Vanilla      1     64      0 \n");
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -af ProcId -idle 5"), "0\n1\n");
+  int status = 0;
+  EXPECT_EQ(kite("q -jobads queue-004818.ads -idle -hold", &status),
+            "-run and -hold/held or -idle are incompatible\n");
+  EXPECT_EQ(status, 1);
+  char dir[] = "/tmp/kite-q-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/idle.ads";
+  std::ofstream(path)
+      << "ClusterId = 12\nProcId = 0\nOwner = \"al\"\nJobStatus = 1\nJobUniverse = 7\n"
+         "RequestCpus = 16\nRequestMemory = 1234567\nNumShadowStarts = 3\n"
+         "LastRemoteHost = \"slot1@n1\"\n";
+  EXPECT_EQ(kite("q -jobads " + path + " -idle", nullptr, "KITE_NOW=1795308479"),
+            "\n\n-- Jobads: " + path +
+                " @ 11/22/26 00:47:59\n"
+                " ID      OWNER          UNIVERSE  CPUS MEMORY  STARTS LAST_HOST\n"
+                "  12.0   al             Scheduler   16 1234567      3 slot1@n1\n");
+  std::remove(path.c_str());
+  rmdir(dir);
 }
 
 TEST(QueueTable, BatchNamesGroupClusters) {

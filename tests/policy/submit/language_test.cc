@@ -358,6 +358,34 @@ TEST_F(SubmitTest, ContinuationLinesAndComments) {
   EXPECT_EQ(attr(r, 0, "A"), "1 + 2");
 }
 
+// condor_submit's argument and environment syntax errors (condor_arglist.cpp, env.cpp): a value
+// whose first character is a double quote is V2 and must close it with nothing after; a V1
+// value may not hold an unescaped double quote; an environment entry needs NAME=; SetEnv's own
+// "ERROR: " comes after the one condor_submit prints.
+TEST_F(SubmitTest, ArgumentAndEnvironmentQuotingErrors) {
+  EXPECT_EQ(error("executable = job.sh\narguments = \"a b\nqueue\n"), "Unterminated double-quote.");
+  EXPECT_EQ(error("executable = job.sh\narguments = \"a\" b\nqueue\n"),
+            "Unexpected characters following double-quote.  Did you forget to escape the "
+            "double-quote by repeating it?  Here is the quote and trailing characters: \" b");
+  EXPECT_EQ(error("executable = job.sh\narguments = a \"b\nqueue\n"),
+            "Found illegal unescaped double-quote: \"b");
+  EXPECT_EQ(attr(run("executable = job.sh\narguments = a \\\"b\\\" c\nqueue\n"), 0, "Args"),
+            "\"a \\\"b\\\" c\"");
+  EXPECT_EQ(error("executable = job.sh\nenvironment = \"A=1 B='x\"\nqueue\n"),
+            "Unbalanced quote starting here: 'x");
+  EXPECT_EQ(error("executable = job.sh\nenvironment = \"A=1 B\nqueue\n"),
+            "Unterminated double-quote.");
+  EXPECT_EQ(error("executable = job.sh\nenvironment = \"A=1 B\"\nqueue\n"),
+            "ERROR: Missing '=' after environment variable 'B'.");
+  EXPECT_EQ(error("executable = job.sh\nenvironment = A=1;B\nqueue\n"),
+            "ERROR: Missing '=' after environment variable 'B'.");
+  EXPECT_EQ(error("executable = job.sh\nenvironment = \"A=1 =2\"\nqueue\n"),
+            "ERROR: missing variable in '=2'.");
+  EXPECT_EQ(attr(run("executable = job.sh\nenvironment = \"A=\"\"q\"\" B$$(x)\"\nqueue\n"), 0,
+                 "Environment"),
+            "\"A=\\\"q\\\" B$$(x)\"");
+}
+
 TEST_F(SubmitTest, SubmitErrors) {
   EXPECT_EQ(error("arguments = 1\nqueue\n"), "No 'executable' parameter was provided");
   expect_error("executable = nothere.sh\nqueue\n", dir_ + "/nothere.sh");
