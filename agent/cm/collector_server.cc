@@ -397,6 +397,7 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   run.row_attrs = std::move(row_attrs);
   run.row_writer = std::move(writer);
   run.row_key = std::move(row_key);
+  if (run.row_writer) row_cache_.reserve(run.row_key, &run.row_fill);
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
   // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
   // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
