@@ -274,7 +274,7 @@ bool rows_table_applies(const StatusOptions& o) {
 }
 
 RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
-                            std::string* out, std::string* err) {
+                            std::string* out, std::string* err, RowsFlush flush) {
   // Each chunk says where the table's attributes are in its rows.
   std::vector<std::vector<int>> where(chunks.size(), std::vector<int>(kCols, -1));
   std::vector<Row> rows;
@@ -345,7 +345,9 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
     if (states[i].sized) state_w = std::max(state_w, states[i].text.size());
   }
 
-  out->reserve(out->size() + shown.size() * (name_w + state_w + 64) + 1024);
+  constexpr size_t kFlushBytes = 64 * 1024;
+  size_t line = name_w + state_w + 64;  // about a line's bytes
+  out->reserve(out->size() + (flush ? kFlushBytes : shown.size() * line) + 1024);
   put(out, "Name", name_w, false, false);
   *out += " OpSys      Arch     ";
   put(out, "State", state_w, false, false);
@@ -427,6 +429,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
       put(out, "-", 12, true, true);
     }
     *out += '\n';
+    if (flush && out->size() >= kFlushBytes) flush(out);
   }
 
   Totals totals(TotalsStyle::kSlots, false);
