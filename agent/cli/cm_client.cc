@@ -60,6 +60,7 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
     *err = "your certificate (~/.kite/ or KITE_CA/KITE_CERT/KITE_KEY): " + *err;
     return false;
   }
+  tls->use_full_records();  // a command's connection lives for one reply: speed, not memory
   // A name (not a numeric address) must be one the CM's certificate carries.
   bool numeric = copts.host.find_first_not_of("0123456789.") == std::string::npos ||
                  copts.host.find(':') != std::string::npos;
@@ -69,7 +70,10 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
   copts.conn.ready_at_handshake = true;
   // The session is kept next to the user's certificate, so the next command resumes it.
   copts.session_file = files.cert + ".session";
-  copts.session_key = net::session_key(copts.host + ":" + std::to_string(copts.port), files);
+  // Sessions of full records are kept apart from sessions of small ones: a CM resuming a
+  // session echoes the record size it was made with, which a client asking for none refuses.
+  copts.session_key =
+      net::session_key(copts.host + ":" + std::to_string(copts.port) + "\nfull records", files);
   uv_loop_t loop;
   uv_loop_init(&loop);
   Handler h;

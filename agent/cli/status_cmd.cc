@@ -377,7 +377,10 @@ int status_main(int argc, char** argv) {
     }
     if (!chunks.empty()) {
       std::string out;
-      RowsTable drawn = render_rows_table(o, chunks, &out, &err);
+      RowsTable drawn = render_rows_table(o, chunks, &out, &err, [](std::string* part) {
+        std::fwrite(part->data(), 1, part->size(), stdout);
+        part->clear();
+      });
       if (drawn == RowsTable::kNotPlain)
         drawn =
             read_row_chunks(chunks, &ads, &counts, &err) ? RowsTable::kNotPlain : RowsTable::kError;

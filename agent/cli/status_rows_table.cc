@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -112,6 +113,39 @@ void append_duration(std::string* out, long long secs) {
   append_padded(out, rest % 3600 / 60, 2, '0');
   *out += ':';
   append_padded(out, rest % 60, 2, '0');
+}
+
+// %08zX (the position that ends a sort key; positions stay below 2^32).
+void append_hex8(std::string* out, size_t n) {
+  static const char kDigits[] = "0123456789ABCDEF";
+  if (n >> 32) {
+    char wide[32];
+    out->append(wide, static_cast<size_t>(std::snprintf(wide, sizeof wide, "%08zX", n)));
+    return;
+  }
+  char buf[8];
+  for (int k = 7; k >= 0; --k, n >>= 4) buf[k] = kDigits[n & 15];
+  out->append(buf, 8);
+}
+
+// %.3f of `d` into `buf` (at least 24 bytes) when the answer is sure without printf: d not
+// negative and below 10^9, and d * 1000 not within 10^-3 of a half (the product's rounding error
+// there is below 10^-4, so rounding it gives the digits printf's exact rounding gives). Its
+// length, or -1 for printf to decide.
+int fixed3(double d, char* buf) {
+  if (!(d >= 0 && d < 1e9) || std::signbit(d)) return -1;
+  double x = d * 1000.0;
+  double whole = std::floor(x);
+  double frac = x - whole;
+  if (std::fabs(frac - 0.5) < 1e-3) return -1;
+  auto m = static_cast<unsigned long long>(whole) + (frac > 0.5 ? 1 : 0);
+  char* end = std::to_chars(buf, buf + 20, m / 1000).ptr;
+  unsigned r = static_cast<unsigned>(m % 1000);
+  end[0] = '.';
+  end[1] = static_cast<char>('0' + r / 100);
+  end[2] = static_cast<char>('0' + r / 10 % 10);
+  end[3] = static_cast<char>('0' + r % 10);
+  return static_cast<int>(end + 4 - buf);
 }
 
 // A sort key part as sort_key (status_format.cc) writes it: strings as they are, integers and
@@ -240,7 +274,7 @@ bool rows_table_applies(const StatusOptions& o) {
 }
 
 RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
-                            std::string* out, std::string* err) {
+                            std::string* out, std::string* err, RowsFlush flush) {
   // Each chunk says where the table's attributes are in its rows.
   std::vector<std::vector<int>> where(chunks.size(), std::vector<int>(kCols, -1));
   std::vector<Row> rows;
@@ -274,24 +308,30 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
   // Ordered by Machine, then Name, then the order read, as sort_key and natural_compare do.
   std::string keys;
   std::vector<size_t> key_at(shown.size());
-  char hex[32];
   for (size_t i = 0; i < shown.size(); ++i) {
     key_at[i] = keys.size();
     append_key_part(&keys, shown[i][kMachine]);
     append_key_part(&keys, shown[i][kName]);
-    std::snprintf(hex, sizeof hex, "%08zX", i);
-    keys += hex;
+    append_hex8(&keys, i);
     keys += '\0';
   }
   std::vector<uint32_t> order(shown.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   const char* kb = keys.data();
-  bool natural = o.natural;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const char* x = kb + key_at[a];
-    const char* y = kb + key_at[b];
-    return (natural ? natural_compare(x, y) : std::strcmp(x, y)) < 0;
-  });
+  auto key = [&](uint32_t i) { return kb + key_at[i]; };
+  // Keys are distinct (the position ends each), so the sorted order is the one order in which
+  // every neighbour compares less: sorted by strcmp (fast), it is kept when that order is the
+  // natural one too (zero-padded names such as bench-00042 and slot1..slot9), else sorted again.
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return std::strcmp(key(a), key(b)) < 0; });
+  if (o.natural) {
+    bool in_order = true;
+    for (size_t i = 1; i < order.size() && in_order; ++i)
+      in_order = natural_compare(key(order[i - 1]), key(order[i])) < 0;
+    if (!in_order)
+      std::sort(order.begin(), order.end(),
+                [&](uint32_t a, uint32_t b) { return natural_compare(key(a), key(b)) < 0; });
+  }
 
   // Name and State size their columns from the values before the header is printed.
   std::deque<std::string> keep;  // texts made for cells (stable while the deque grows)
@@ -305,7 +345,9 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
     if (states[i].sized) state_w = std::max(state_w, states[i].text.size());
   }
 
-  out->reserve(out->size() + shown.size() * (name_w + state_w + 64) + 1024);
+  constexpr size_t kFlushBytes = 64 * 1024;
+  size_t line = name_w + state_w + 64;  // about a line's bytes
+  out->reserve(out->size() + (flush ? kFlushBytes : shown.size() * line) + 1024);
   put(out, "Name", name_w, false, false);
   *out += " OpSys      Arch     ";
   put(out, "State", state_w, false, false);
@@ -349,7 +391,8 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
     if (to_number(r[kLoadAvg], &d)) {
       if (!have_load || std::memcmp(&d, &last_load, sizeof d) != 0) {
         char buf[512];
-        int n = std::snprintf(buf, sizeof buf, "%.3f", d);
+        int n = fixed3(d, buf);
+        if (n < 0) n = std::snprintf(buf, sizeof buf, "%.3f", d);
         load.assign(buf, n > 0 ? std::min(static_cast<size_t>(n), sizeof buf - 1) : 0);
         if (n >= static_cast<int>(sizeof buf)) printf_value("%.3f", to_value(r[kLoadAvg]), &load);
         last_load = d;
@@ -386,6 +429,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
       put(out, "-", 12, true, true);
     }
     *out += '\n';
+    if (flush && out->size() >= kFlushBytes) flush(out);
   }
 
   Totals totals(TotalsStyle::kSlots, false);

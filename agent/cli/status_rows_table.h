@@ -34,7 +34,11 @@ enum class RowsTable {
   kNotPlain,  // a row is not plain values: read the rows into ads instead (nothing written)
   kError,     // malformed rows: *err says where
 };
+// `flush`, when given, takes what *out holds whenever it passes 64 KiB (and leaves it empty),
+// so a table of 10,000 rows is written from a small buffer instead of a megabyte built first;
+// it is called only once the table is sure to print (never before kNotPlain or kError).
+using RowsFlush = void (*)(std::string* out);
 RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
-                            std::string* out, std::string* err);
+                            std::string* out, std::string* err, RowsFlush flush = nullptr);
 
 }  // namespace kite::cli

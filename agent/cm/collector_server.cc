@@ -397,6 +397,7 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   run.row_attrs = std::move(row_attrs);
   run.row_writer = std::move(writer);
   run.row_key = std::move(row_key);
+  if (run.row_writer) row_cache_.reserve(run.row_key, &run.row_fill);
   // Its first slice at once: a query that fits in one is answered without waiting a loop turn
   // behind every connection's updates; a longer one goes on a slice per turn. Slices run at
   // arrival share kQueryTurnNs per kArrivalWindowNs, so a burst of queries from many connections
@@ -473,16 +474,24 @@ void CollectorServer::run_queries() {
 
 void CollectorServer::send_ads(Running* r, bool done) {
   if (!r->conn) return;
-  core::Json reply = core::Json::message("ads");
   if (!r->row_attrs.empty()) {
-    cJSON* names = cJSON_CreateArray();
-    for (const std::string& a : r->row_attrs)
-      cJSON_AddItemToArray(names, cJSON_CreateString(a.c_str()));
-    reply.set_json("attrs", core::Json(names));
-    reply.set("rows", r->rows);
+    // Rows are written as the frame's JSON text at once: a cJSON string would copy the 64 KiB
+    // of rows twice more and print them a byte at a time.
+    std::string& text = r->frame_text;
+    text.assign(R"({"type":"ads","attrs":[)");
+    for (size_t i = 0; i < r->row_attrs.size(); ++i) {
+      if (i) text += ',';
+      core::append_json_string(&text, r->row_attrs[i]);
+    }
+    text += R"(],"rows":)";
+    core::append_json_string(&text, r->rows);
+    text += done ? R"(,"ads":[],"done":true})" : R"(,"ads":[],"done":false})";
+    r->conn->send_text(text);
     r->rows.clear();
     if (r->row_writer) r->row_writer->reset();
+    return;
   }
+  core::Json reply = core::Json::message("ads");
   cJSON* arr = cJSON_CreateArray();
   const std::vector<std::string>& texts = r->groups ? r->groups->texts() : r->texts;
   for (const std::string& text : texts) cJSON_AddItemToArray(arr, cJSON_CreateString(text.c_str()));

@@ -102,6 +102,7 @@ class CollectorServer final : private net::TlsConnHandler {
     RowCache::Fill row_fill;
     RowCache::Cursor row_cursor;
     std::string row_scratch;
+    std::string frame_text;  // a rows frame's JSON text, written in place
   };
   void run_queries();
   // Runs `r` until it is finished or the clock passes `end`; true when finished (its last

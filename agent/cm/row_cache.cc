@@ -61,6 +61,14 @@ bool RowCache::find(const std::string& key, uint64_t generation, std::string_vie
   return true;
 }
 
+void RowCache::reserve(const std::string& key, Fill* fill) const {
+  for (const auto& s : shapes_) {
+    if (s->key != key) continue;
+    fill->text_.reserve(s->text.size());
+    fill->items_.reserve(s->order.size());
+  }
+}
+
 void RowCache::replace(const std::string& key, Fill fill, int64_t now) {
   Shape* s = nullptr;
   for (auto& sh : shapes_)

@@ -48,6 +48,9 @@ class RowCache {
   // The kept row of an ad in `generation` for projection `key` (the attribute names joined),
   // or false.
   bool find(const std::string& key, uint64_t generation, std::string_view* row, Cursor* at) const;
+  // Sizes `fill` for as many rows as projection `key` keeps now (a table's megabyte is not
+  // grown by doubling on every query).
+  void reserve(const std::string& key, Fill* fill) const;
   // A query of projection `key` ended having written `fill`: its rows are the ones kept.
   void replace(const std::string& key, Fill fill, int64_t now);
   // Forgets projections no query used since `idle_since` (their memory is given back).

@@ -189,6 +189,7 @@ void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
   reindex(it->first, &it->second);
   note_expiry(it->second.expires);
   it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
+  order_stale_ = true;
 }
 
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
@@ -318,6 +319,7 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   index_remove(it->first, it->second);
   columns_.remove(it->second.slot);
   ads_.erase(it);
+  order_stale_ = true;
 }
 
 bool AdStore::invalidate(std::string_view type, std::string_view name, int64_t now) {
@@ -451,21 +453,48 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
   // A scan resumes after the last key it examined: ads added or removed meanwhile are simply
   // met or not met.
   if (scan_done_) return false;
-  // The type's keys are one run of the map ("type\n..." sorts before "type\x0b"): its end is
-  // found once per chunk, not by comparing every key.
-  auto it = cursor_.empty() ? store.ads_.lower_bound(prefix_) : store.ads_.upper_bound(cursor_);
-  auto stop = prefix_.empty() ? store.ads_.end() : store.ads_.lower_bound(prefix_end_);
-  for (; it != stop && budget > 0 && !limited(); ++it) {
-    --budget;
-    examine(store, it->second, out);
+  const std::vector<const AdStore::Entry*>& order = store.key_order();
+  if (order_epoch_ != store.order_epoch_) {
+    // The type's keys are one run ("type\n..." sorts before "type\x0b"): where it starts (or
+    // where the scan left off) and ends are found once per change of the order.
+    auto less = [](const AdStore::Entry* e, const std::string& k) { return e->first < k; };
+    auto greater = [](const std::string& k, const AdStore::Entry* e) { return k < e->first; };
+    auto at = cursor_.empty() ? std::lower_bound(order.begin(), order.end(), prefix_, less)
+                              : std::upper_bound(order.begin(), order.end(), cursor_, greater);
+    auto stop = prefix_.empty() ? order.end()
+                                : std::lower_bound(order.begin(), order.end(), prefix_end_, less);
+    order_at_ = static_cast<size_t>(at - order.begin());
+    order_end_ = static_cast<size_t>(std::max(at, stop) - order.begin());
+    order_epoch_ = store.order_epoch_;
   }
-  bool more = it != stop && !limited();
+  // Each ad's entry and then its ad are fetched a few ads ahead: they lie scattered in memory.
+  constexpr size_t kAhead = 8;
+  size_t from = order_at_, i = from;
+  for (; i < order_end_ && budget > 0 && !limited(); ++i) {
+    if (i + kAhead < order_end_) __builtin_prefetch(order[i + kAhead]);
+    if (i + kAhead / 2 < order_end_) __builtin_prefetch(order[i + kAhead / 2]->second.ad.get());
+    --budget;
+    examine(store, order[i]->second, out);
+  }
+  order_at_ = i;
+  bool more = i < order_end_ && !limited();
   if (!more) {
     scan_done_ = true;
-  } else {
-    cursor_ = std::prev(it)->first;
+  } else if (i > from) {
+    cursor_ = order[i - 1]->first;
   }
   return more;
+}
+
+const std::vector<const AdStore::Entry*>& AdStore::key_order() const {
+  if (order_stale_) {
+    order_.clear();
+    order_.reserve(ads_.size());
+    for (const Entry& e : ads_) order_.push_back(&e);
+    order_stale_ = false;
+    ++order_epoch_;
+  }
+  return order_;
 }
 
 bool AdStore::query(const QuerySpec& spec, std::vector<classad::AdPtr>* out,

@@ -114,6 +114,10 @@ class Query {
   std::string prefix_;             // the lower-case "type\n" the type's keys start with
   std::string prefix_end_;         // "type\x0b": the first key after them
   std::string cursor_;             // a scan: the last key examined ("" before the first)
+  // A scan's place in the store's key order (AdStore::order_) while that order is unchanged:
+  // the next position and the type's end.
+  uint64_t order_epoch_ = 0;
+  size_t order_at_ = 0, order_end_ = 0;
   size_t pos_ = 0, found_ = 0, examined_ = 0;
   bool used_index_ = false, used_columns_ = false, scan_done_ = false;
   std::string error_;
@@ -180,6 +184,9 @@ class AdStore {
   void note_expiry(int64_t expires);
   bool becomes_absent(StoredAd* s, int64_t now);
   void erase(std::map<std::string, StoredAd>::iterator it);
+  // The ads in key order as a flat list for scans (walking the map chases a pointer per ad):
+  // rebuilt by the first scan after an ad was added or removed, not on updates.
+  const std::vector<const Entry*>& key_order() const;
 
   StoreConfig config_;
   std::map<std::string, StoredAd> ads_;        // key: lower-case "type\nname"
@@ -193,6 +200,9 @@ class AdStore {
   // No ad expires before this (a lower bound: an update only moves an ad's expiry later).
   int64_t next_expiry_ = INT64_MAX;
   mutable size_t examined_total_ = 0;
+  mutable std::vector<const Entry*> order_;
+  mutable uint64_t order_epoch_ = 1;  // changes when order_ is rebuilt
+  mutable bool order_stale_ = true;
   bool persistent_dirty_ = false;
 };
 

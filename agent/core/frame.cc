@@ -110,12 +110,36 @@ Json json_parse(std::string_view text, std::string* err) {
 }
 
 void frame_append(const Json& msg, std::string* out) {
-  std::string body = msg.dump();
-  uint32_t n = static_cast<uint32_t>(body.size());
+  frame_append_text(msg.dump(), out);
+}
+
+void frame_append_text(std::string_view json, std::string* out) {
+  uint32_t n = static_cast<uint32_t>(json.size());
   char len[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
                  static_cast<char>(n)};
   out->append(len, 4);
-  out->append(body);
+  out->append(json.data(), json.size());
+}
+
+void append_json_string(std::string* out, std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  *out += '"';
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    if (c == '"' || c == '\\') {
+      *out += '\\';
+      *out += static_cast<char>(c);
+    } else {
+      char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+      out->append(u, 6);
+    }
+  }
+  out->append(s.data() + run, s.size() - run);
+  *out += '"';
 }
 
 std::string frame_encode(const Json& msg) {

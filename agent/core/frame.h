@@ -75,6 +75,11 @@ Json json_parse(std::string_view text, std::string* err);
 
 /// Appends the frame for `msg` (length prefix + compact JSON) to `out`.
 void frame_append(const Json& msg, std::string* out);
+/// Appends a frame whose JSON text the caller wrote (a large reply written straight, not
+/// built as a cJSON tree, copied and printed).
+void frame_append_text(std::string_view json, std::string* out);
+/// Appends `s` as a JSON string (quoted; '"', '\\' and control characters escaped).
+void append_json_string(std::string* out, std::string_view s);
 std::string frame_encode(const Json& msg);
 
 /// Incremental frame reader: feed bytes as they arrive, take whole messages out.

@@ -282,9 +282,14 @@ void TlsConn::become_ready() {
 
 void TlsConn::send(const core::Json& msg) {
   if (state_ != State::kHello && state_ != State::kReady) return;
+  send_text(msg.dump());
+}
+
+void TlsConn::send_text(std::string_view json) {
+  if (state_ != State::kHello && state_ != State::kReady) return;
   // Within a batch (batch_begin, or handling a read) frames wait and then leave together: one
   // TLS record and one write for many small frames, not one each, on both sides.
-  core::frame_append(msg, &plain_);
+  core::frame_append_text(json, &plain_);
   if (batch_depth_ == 0 || plain_.size() >= kSealAtBytes) flush();
 }
 

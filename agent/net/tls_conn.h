@@ -57,6 +57,8 @@ class TlsConn {
   /// Sends a frame (dropped unless the TLS session is up): written at once, or, inside a batch
   /// or while a read is being handled, with the batch's other frames when it ends.
   void send(const core::Json& msg);
+  /// send() of a frame whose JSON text the caller wrote.
+  void send_text(std::string_view json);
   /// Frames sent until the matching batch_end() are sealed into as few TLS records as fit and
   /// written at once: a burst of small frames (an agent's slot updates) costs both sides one
   /// record and one write, not one each. Batches nest.

@@ -117,6 +117,12 @@ std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::
   return c;
 }
 
+void TlsContext::use_full_records() {
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+  mbedtls_ssl_conf_max_frag_len(&conf_, MBEDTLS_SSL_MAX_FRAG_LEN_NONE);
+#endif
+}
+
 uint32_t TlsContext::random() {
   uint32_t v = 0;
   mbedtls_ctr_drbg_random(&drbg_, reinterpret_cast<unsigned char*>(&v), sizeof v);

@@ -40,6 +40,10 @@ class TlsContext {
 
   Role role() const { return role_; }
   const mbedtls_ssl_config* conf() const { return &conf_; }
+  /// A client that reads one large reply and exits (the CLI) asks for full 16 KiB records:
+  /// small records cost a seal and an open each, ~1,000 of them for a 10,000-slot table.
+  /// Call before the first connection.
+  void use_full_records();
   /// The CRL, or null when none was given.
   const mbedtls_x509_crl* crl() const { return has_crl_ ? &crl_ : nullptr; }
   /// Uniform random number (backoff jitter).

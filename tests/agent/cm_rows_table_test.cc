@@ -78,6 +78,20 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
                       "\"State\":\"Owner\",\"Activity\":\"Idle\",\"OCU\":false,"
                       "\"CondorLoadAvg\":-0.0005,\"Memory\":0,\"MyCurrentTime\":true"),
               false);
+    // Loads whose %.3f is printed without printf, and ones near a half that printf decides; a
+    // quote, which the rows frame escapes.
+    int n = 0;
+    for (const char* load : {"0.0005", "2.0005", "1.2345", "0.9999", "999.9996", "7.25",
+                             "100000000.123", "0.0", "3", "1e300", "0.0015"}) {
+      cm.update(slot_ad("load" + std::to_string(++n) + "@node-d", "node-d",
+                        "\"OpSys\":\"LINUX\",\"Arch\":\"X86_64\",\"State\":\"Claimed\","
+                        "\"Activity\":\"Busy\",\"Memory\":1,\"CondorLoadAvg\":" +
+                            std::string(load)),
+                false);
+    }
+    cm.update(slot_ad("quote@node-e", "node-e",
+                      "\"OpSys\":\"LI\\\"NUX\",\"Arch\":\"X86_64\",\"State\":\"Claimed\""),
+              false);
     cm.barrier(&loop);
     ASSERT_TRUE(cm.errors.empty()) << cm.errors.front();
     expect_forms_match(pool, file);
@@ -130,6 +144,15 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
     t = pool.status({}, "alice");
     EXPECT_NE(t.out.find(pad("expr2@node-c", 50) + " LINUX      " + pad("", 8) +
                          " undefined ??       [????]   1024           -\n"),
+              std::string::npos)
+        << t.out;
+    // A backslash and a tab, escaped in the rows frame, print as themselves (by hand: the ads
+    // that `-l` prints do not read back the same through -ads).
+    cm.update("{\"Name\":\"quote@node-e\",\"OpSys\":\"LI\\\"N\\\\UX\",\"Arch\":\"X8\\t6\"}", true);
+    cm.barrier(&loop);
+    t = pool.status({}, "alice");
+    EXPECT_NE(t.out.find(pad("quote@node-e", 50) +
+                         " LI\"N\\UX    X8\t6     Claimed   ??       [????] [????]           -\n"),
               std::string::npos)
         << t.out;
   }
