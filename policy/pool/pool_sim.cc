@@ -208,6 +208,7 @@ class Sim {
   void stop_job(int j, JobState to, bool reuse);
   void evicted(int j);
   void charge(const std::string& principal);
+  void charge_groups();
   bool can_run(int j, ClassAd& slot);
   std::vector<fairshare::LimitUse> limits_of(int j, ClassAd& slot);
   std::string resolve(const std::string& name) const;
@@ -284,6 +285,10 @@ class Sim {
   std::map<std::string, double> waiting_;
   using End = std::pair<int64_t, int>;  // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
+  // A submitter's usage changed at now_ and its groups' usage is not yet recomputed: done
+  // once before anything reads the accountant or the clock moves (charging a group several
+  // times at one time gives what the last charge gives).
+  bool groups_stale_ = false;
 };
 
 void Sim::tally(const Job& j, int sign) {
@@ -632,6 +637,12 @@ void Sim::timers_due() {
 void Sim::charge(const std::string& principal) {
   const auto& u = usage_[principal];
   acc_.set_usage(principal, u.first, u.second < 1e-9 ? 0 : u.second, now_);
+  groups_stale_ = true;
+}
+
+void Sim::charge_groups() {
+  if (!groups_stale_) return;
+  groups_stale_ = false;
   auto group_fn = [](std::string_view submitter, const void* ctx) {
     auto& sim = *static_cast<Sim*>(const_cast<void*>(ctx));
     auto it = sim.group_of_.find(submitter);
@@ -737,6 +748,7 @@ std::string Sim::resolve(const std::string& name) const {
 }
 
 bool Sim::apply(const Step& st) {
+  charge_groups();
   switch (st.kind) {
     case StepKind::kSubmit: {
       classad::ParseError pe;
@@ -923,6 +935,7 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
 }
 
 void Sim::cycle() {
+  charge_groups();
   acc_.update(now_);
   if (evaluate_each_cycle_) {
     for (size_t mi = 0; mi < machines_.size(); ++mi) {
@@ -1087,6 +1100,7 @@ void Sim::cycle() {
 }
 
 void Sim::report_cycle(size_t matches, int64_t preempted) {
+  charge_groups();
   if (!res_->report_cycles) return;
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // submit name -> running, idle
   std::map<std::string, std::string> principal;
@@ -1122,6 +1136,7 @@ void Sim::report_cycle(size_t matches, int64_t preempted) {
 }
 
 void Sim::check(const Step& st) {
+  charge_groups();
   double got = 0;
   std::string got_text;
   bool ok = false;
@@ -1230,6 +1245,7 @@ void Sim::run() {
     if (next < steps_.size()) t = std::min(t, steps_[next].time);
     t = std::min(t, next_end());
     t = std::min(t, next_timer());
+    charge_groups();
     now_ = t;
   }
 }
