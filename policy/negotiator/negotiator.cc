@@ -3,6 +3,7 @@
 // submitter's jobs in the schedd's order, autoclusters matched once (a failed one skipped), every
 // slot tried for a job and the best potential match taken. HTCONDOR: central-manager "Negotiation".
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -88,6 +89,8 @@ class Cycle {
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
   MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                         double pie_left, Candidate* out, double* weight);
+  bool drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& slice, double got,
+                  double pie_left, MatchStatus* status) const;
   // Slot weight not yet handed out; without running slots: the unclaimed weight.
   double free_weight(bool with_running = true) const;
   double smallest_free_slot_weight() const;
@@ -448,7 +451,11 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     const bool fits =
         fairshare::job_limit_uses(job, *s.ad, &uses, &error) && plan_.limits.fits(uses);
     if (!limits_per_slot) literal_limits_fit = fits ? 1 : 0;
-    if (!fits) continue;
+    if (!fits) {
+      MatchStatus st;
+      if (literal_limits_fit == 0 && drop_unfit(heap, slice, got, pie_left, &st)) return st;
+      continue;
+    }
     plan_.limits.acquire(uses);
     *weight = w;
     *out = c;
@@ -479,6 +486,41 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     return MatchStatus::kMatched;
   }
   return MatchStatus::kNoSlot;
+}
+
+// The rest of a match_one() whose job's (literal) concurrency limits are full, where every
+// candidate left is a static slot: none can be matched, and popping them in turn ends at the
+// first one the slice has no room for (kOverSlice, back on the list with those after it) or with
+// none left (kNoSlot). That outcome is found by one scan instead of popping each candidate (a
+// job group held back by its limits otherwise pops every free slot of the pool, every cycle).
+// False when a candidate needs the loop (a partitionable slot; a rank that is not a number).
+bool Cycle::drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& slice, double got,
+                       double pie_left, MatchStatus* status) const {
+  const Candidate* stop = nullptr;
+  for (const Candidate& c : heap) {
+    const SlotView& s = slots_[c.slot];
+    if (s.partitionable || std::isnan(c.pre) || std::isnan(c.job_rank) || std::isnan(c.post) ||
+        std::isnan(c.preempt_rank))
+      return false;
+    if (s.taken) continue;
+    const double w = slot_weight_of(s);
+    const bool within = got + w <= slice.limit + 1e-9;
+    const bool round_up =
+        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
+    if (!within && !round_up && (!stop || candidate_before(c, *stop))) stop = &c;
+  }
+  if (!stop) {
+    heap.clear();
+    *status = MatchStatus::kNoSlot;
+    return true;
+  }
+  const Candidate keep = *stop;
+  heap.erase(std::remove_if(heap.begin(), heap.end(),
+                            [&](const Candidate& c) { return candidate_before(c, keep); }),
+             heap.end());
+  std::make_heap(heap.begin(), heap.end(), heap_less);
+  *status = MatchStatus::kOverSlice;
+  return true;
 }
 
 void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {
