@@ -89,6 +89,7 @@ class Cycle {
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
   MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                         double pie_left, Candidate* out, double* weight);
+  bool skip_unfit(uint32_t cluster, const fairshare::Slice& slice, double got, double pie_left);
   bool drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& slice, double got,
                   double pie_left, MatchStatus* status) const;
   // Slot weight not yet handed out; without running slots: the unclaimed weight.
@@ -97,6 +98,7 @@ class Cycle {
   double unclaimed_weight() const { return free_weight(false); }
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
+  MatchList& free_list();
   void fill(MatchList& list);
   void refresh(MatchList& list);
   // The slot as a potential match for the cluster: as it is, else (ALLOW_PSLOT_PREEMPTION) a
@@ -336,6 +338,18 @@ void Cycle::refresh(MatchList& list) {
   list.epoch = epoch_;
 }
 
+// A list to make: a new one while there are few, else the one used longest ago.
+MatchList& Cycle::free_list() {
+  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
+  if (lists_.size() < max_lists) {
+    lists_.emplace_back();
+    return lists_.back();
+  }
+  return *std::min_element(
+      lists_.begin(), lists_.end(),
+      [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
+}
+
 MatchList& Cycle::list_for(uint32_t cluster) {
   ++clock_;
   for (MatchList& l : lists_) {
@@ -351,16 +365,7 @@ MatchList& Cycle::list_for(uint32_t cluster) {
       return l;
     }
   }
-  MatchList* slot = nullptr;
-  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
-  if (lists_.size() < max_lists) {
-    lists_.emplace_back();
-    slot = &lists_.back();
-  } else {
-    slot = &*std::min_element(
-        lists_.begin(), lists_.end(),
-        [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
-  }
+  MatchList* slot = &free_list();
   slot->cluster = cluster;
   slot->last_use = clock_;
   fill(*slot);
@@ -400,6 +405,7 @@ uint32_t concurrency_limits_id() {
 
 MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                              double pie_left, Candidate* out, double* weight) {
+  if (skip_unfit(cluster, slice, got, pie_left)) return MatchStatus::kNoSlot;
   MatchList& list = list_for(cluster);
   std::vector<Candidate>& heap = list.heap;
   ClassAd& job = *clusters_[cluster].rep;
@@ -486,6 +492,53 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     return MatchStatus::kMatched;
   }
   return MatchStatus::kNoSlot;
+}
+
+// A match_one() that must end with no slot: the job's literal concurrency limits are full, every
+// slot is an idle static one the slice has room for (so no candidate can end it early), and every
+// pair's answer is remembered by the match cache (so evaluating it would read nothing but the two
+// ads: no random number drawn, no clock). Then the potential match list is not made; the cycle's
+// state changes as making it and dropping it would change it (the job's Submitter* attributes,
+// the cache's job, the lists' use clock). False when the list must be made.
+bool Cycle::skip_unfit(uint32_t cluster, const fairshare::Slice& slice, double got,
+                       double pie_left) {
+  if (!cache_ || slots_.empty()) return false;
+  for (const MatchList& l : lists_)
+    if (l.cluster == cluster) return false;
+  Cluster& cl = clusters_[cluster];
+  ClassAd& job = *cl.rep;
+  const classad::Expr* limits_expr = job.lookup_id(concurrency_limits_id());
+  if (!limits_expr || limits_expr->kind != classad::ExprKind::kLiteral) return false;
+  for (const SlotView& s : slots_) {
+    if (s.partitionable || s.use != SlotUse::kIdle) return false;
+    if (s.taken) continue;
+    const double w = slot_weight_of(s);
+    const bool within = got + w <= slice.limit + 1e-9;
+    const bool round_up =
+        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
+    if (!within && !round_up) return false;
+  }
+  std::vector<fairshare::LimitUse> uses;
+  std::string error;
+  if (fairshare::job_limit_uses(job, *slots_[0].ad, &uses, &error) && plan_.limits.fits(uses))
+    return false;
+  // As fill() starts (doing it twice, when a pair is not remembered, changes nothing).
+  const SubmitterRun& run = runs_[cl.submitter];
+  set_submitter_attrs(job, run.in->name, run.in->priority,
+                      run.in->usage + static_cast<double>(run.matched));
+  cache_->begin_job(job);
+  cache_cluster_ = cluster;
+  for (const SlotView& s : slots_)
+    if (!cache_->find(*s.ad)) return false;
+  memo_pending_ = cluster;
+  memo_cluster_ = UINT32_MAX;
+  // As list_for() takes a list, which negotiate_submitter() then drops.
+  ++clock_;
+  MatchList* slot = &free_list();
+  slot->cluster = UINT32_MAX;
+  slot->last_use = clock_;
+  slot->heap.clear();
+  return true;
 }
 
 // The rest of a match_one() whose job's (literal) concurrency limits are full, where every
