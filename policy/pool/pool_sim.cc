@@ -844,6 +844,7 @@ bool Sim::apply(const Step& st) {
         merge(ad, *user);
         classad::expr_ref(req.get());
         ad.insert("Requirements", req.get());
+        ad.share_layout();  // every job of a batch has one shape: one layout for all of them
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
