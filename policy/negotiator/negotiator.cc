@@ -398,6 +398,18 @@ bool request_cpus(const ClassAd& job, double* out) {
   return false;
 }
 
+// Whether a slice that has matched `got` in this spin may take a slot of weight `w`.
+// HTCONDOR: a slice under the slot's weight may still take that one slot when nothing was
+// matched yet in this spin (the rule; HTCondor rounds a slice up once per spin), if the
+// pie left holds it (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are
+// 14.9999).
+bool slice_has_room(const fairshare::Slice& slice, double got, double pie_left, double w) {
+  const bool within = got + w <= slice.limit + 1e-9;
+  const bool round_up =
+      got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
+  return within || round_up;
+}
+
 uint32_t concurrency_limits_id() {
   static const uint32_t id = classad::intern_name("ConcurrencyLimits").id;
   return id;
@@ -437,14 +449,7 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
                      : !plan_.use_slot_weights ? 1.0
                      : s.consumption           ? consumption_cost(s, take)
                                                : static_cast<double>(take.std[0]);
-    // HTCONDOR: a slice under the slot's weight may still take that one slot when nothing was
-    // matched yet in this spin (the rule; HTCondor rounds a slice up once per spin),
-    // if the pie left holds it (with a little slack: quotas from fractions such as
-    // 0.66667 x 0.75 x 30 are 14.9999).
-    const bool within = got + w <= slice.limit + 1e-9;
-    const bool round_up =
-        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
-    if (!within && !round_up) {
+    if (!slice_has_room(slice, got, pie_left, w)) {
       heap.push_back(c);
       std::push_heap(heap.begin(), heap.end(), heap_less);
       return MatchStatus::kOverSlice;
@@ -512,11 +517,7 @@ bool Cycle::skip_unfit(uint32_t cluster, const fairshare::Slice& slice, double g
   for (const SlotView& s : slots_) {
     if (s.partitionable || s.use != SlotUse::kIdle) return false;
     if (s.taken) continue;
-    const double w = slot_weight_of(s);
-    const bool within = got + w <= slice.limit + 1e-9;
-    const bool round_up =
-        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
-    if (!within && !round_up) return false;
+    if (!slice_has_room(slice, got, pie_left, slot_weight_of(s))) return false;
   }
   std::vector<fairshare::LimitUse> uses;
   std::string error;
@@ -556,11 +557,9 @@ bool Cycle::drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& sli
         std::isnan(c.preempt_rank))
       return false;
     if (s.taken) continue;
-    const double w = slot_weight_of(s);
-    const bool within = got + w <= slice.limit + 1e-9;
-    const bool round_up =
-        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
-    if (!within && !round_up && (!stop || candidate_before(c, *stop))) stop = &c;
+    if (!slice_has_room(slice, got, pie_left, slot_weight_of(s)) &&
+        (!stop || candidate_before(c, *stop)))
+      stop = &c;
   }
   if (!stop) {
     heap.clear();
