@@ -131,6 +131,15 @@ int AdLayout::find_for_insert(uint32_t id) const {
   return -1;
 }
 
+int AdLayout::find_no_rebuild(uint32_t id) const {
+  if (!index_dirty_) return find(id);
+  const uint32_t* ids_p = ids();
+  for (uint32_t i = 0; i < size_; ++i) {
+    if (ids_p[i] == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 void AdLayout::push(uint32_t id, StringObj* name) {
   names_mut()[size_] = name;
   ids_mut()[size_] = id;

@@ -32,6 +32,9 @@ class AdLayout {
   // As find(), while an ad is being filled: a linear scan rather than rebuilding the index
   // after every insert.
   int find_for_insert(uint32_t id) const;
+  // As find(), but a stale index is not rebuilt: a scan (removals in a row, which each make
+  // the index stale again).
+  int find_no_rebuild(uint32_t id) const;
   // Changes, for a writable() layout only (push: size() < capacity()).
   void push(uint32_t id, StringObj* name);
   void set_name(size_t i, StringObj* name) { names_mut()[i] = name; }

@@ -171,7 +171,8 @@ void ClassAd::insert_value(std::string_view name, Value v) {
 bool ClassAd::remove(std::string_view name) {
   uint32_t id = intern_find(name);
   if (id == 0 || !layout_) return false;
-  int i = layout_->find(id);
+  // After a removal the index is stale: a scan finds the next one without rebuilding it.
+  int i = layout_->find_no_rebuild(id);
   if (i < 0) return false;
   expr_unref(values_[i]);
   const size_t n = size();

@@ -118,6 +118,10 @@ InternedName intern_new(std::string_view name, uint64_t h) {
 
 uint32_t intern_find(std::string_view name) {
   Table& t = table();
+  // A known spelling (nearly every call) is found word by word; only another case of a name
+  // needs the letter-by-letter comparison of the folded table.
+  Slot* exact = t.exact.find(name, hash_bytes(name.data(), name.size(), false));
+  if (exact->name) return exact->id;
   Slot* sl = t.ids.find(name, hash_bytes(name.data(), name.size(), true));
   return sl->name ? sl->id : 0;
 }

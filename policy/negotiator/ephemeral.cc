@@ -1,6 +1,10 @@
 // The negotiation-time attributes of jobs and slots (see ephemeral.h).
 #include "policy/negotiator/ephemeral.h"
 
+#include <string_view>
+
+#include "policy/classad/expr.h"
+
 namespace kite::negotiator {
 
 using classad::ClassAd;
@@ -16,15 +20,35 @@ std::string accounting_group(const std::string& submitter) {
 
 namespace {
 
+// The five names with one prefix, interned once (set on every potential match list made).
+struct PrefixedNames {
+  explicit PrefixedNames(const std::string& p)
+      : prio(classad::intern_name(p + "UserPrio")),
+        in_use(classad::intern_name(p + "UserResourcesInUse")),
+        group(classad::intern_name(p + "Group")),
+        negotiating(classad::intern_name(p + "NegotiatingGroup")),
+        autoregroup(classad::intern_name(p + "Autoregroup")) {}
+  classad::InternedName prio, in_use, group, negotiating, autoregroup;
+};
+
+const PrefixedNames& names_of(const char* prefix) {
+  static const PrefixedNames submitter("Submitter"), remote("Remote");
+  return std::string_view(prefix) == "Remote" ? remote : submitter;  // (the only two)
+}
+
+void put(ClassAd& ad, const classad::InternedName& name, Value v) {
+  ad.insert(name, new classad::LiteralExpr(static_cast<Value&&>(v)));
+}
+
 void set_attrs(ClassAd& ad, const char* prefix, const std::string& name, double prio,
                double in_use) {
-  std::string p = prefix;
+  const PrefixedNames& n = names_of(prefix);
   std::string group = accounting_group(name);
-  ad.insert_value(p + "UserPrio", Value::real(prio));
-  ad.insert_value(p + "UserResourcesInUse", Value::real(in_use));
-  ad.insert_value(p + "Group", Value::string(group));
-  ad.insert_value(p + "NegotiatingGroup", Value::string(group));
-  ad.insert_value(p + "Autoregroup", Value::boolean(false));
+  put(ad, n.prio, Value::real(prio));
+  put(ad, n.in_use, Value::real(in_use));
+  put(ad, n.group, Value::string(group));
+  put(ad, n.negotiating, Value::string(group));
+  put(ad, n.autoregroup, Value::boolean(false));
 }
 
 }  // namespace

@@ -81,6 +81,10 @@ std::vector<uint32_t> job_order(const std::vector<IdleJob>& jobs, JobMemo* memo)
   }
   std::vector<uint32_t> order(jobs.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Callers mostly pass the jobs in this order already (the simulator, a schedd's queue).
+  bool sorted = true;
+  for (size_t i = 1; i < keys.size() && sorted; ++i) sorted = !job_before(keys[i], keys[i - 1]);
+  if (sorted) return order;
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return job_before(keys[a], keys[b]); });
   return order;

@@ -3,6 +3,7 @@
 // submitter's jobs in the schedd's order, autoclusters matched once (a failed one skipped), every
 // slot tried for a job and the best potential match taken. HTCONDOR: central-manager "Negotiation".
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -88,12 +89,16 @@ class Cycle {
   uint32_t cluster_at(SubmitterRun& run, uint32_t run_index, size_t pos);
   MatchStatus match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                         double pie_left, Candidate* out, double* weight);
+  bool skip_unfit(uint32_t cluster, const fairshare::Slice& slice, double got, double pie_left);
+  bool drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& slice, double got,
+                  double pie_left, MatchStatus* status) const;
   // Slot weight not yet handed out; without running slots: the unclaimed weight.
   double free_weight(bool with_running = true) const;
   double smallest_free_slot_weight() const;
   double unclaimed_weight() const { return free_weight(false); }
   double slot_weight_of(const SlotView& s) const;
   MatchList& list_for(uint32_t cluster);
+  MatchList& free_list();
   void fill(MatchList& list);
   void refresh(MatchList& list);
   // The slot as a potential match for the cluster: as it is, else (ALLOW_PSLOT_PREEMPTION) a
@@ -333,6 +338,18 @@ void Cycle::refresh(MatchList& list) {
   list.epoch = epoch_;
 }
 
+// A list to make: a new one while there are few, else the one used longest ago.
+MatchList& Cycle::free_list() {
+  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
+  if (lists_.size() < max_lists) {
+    lists_.emplace_back();
+    return lists_.back();
+  }
+  return *std::min_element(
+      lists_.begin(), lists_.end(),
+      [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
+}
+
 MatchList& Cycle::list_for(uint32_t cluster) {
   ++clock_;
   for (MatchList& l : lists_) {
@@ -348,16 +365,7 @@ MatchList& Cycle::list_for(uint32_t cluster) {
       return l;
     }
   }
-  MatchList* slot = nullptr;
-  const size_t max_lists = std::max(kMinLists, kListBudget / std::max<size_t>(1, slots_.size()));
-  if (lists_.size() < max_lists) {
-    lists_.emplace_back();
-    slot = &lists_.back();
-  } else {
-    slot = &*std::min_element(
-        lists_.begin(), lists_.end(),
-        [](const MatchList& a, const MatchList& b) { return a.last_use < b.last_use; });
-  }
+  MatchList* slot = &free_list();
   slot->cluster = cluster;
   slot->last_use = clock_;
   fill(*slot);
@@ -390,6 +398,18 @@ bool request_cpus(const ClassAd& job, double* out) {
   return false;
 }
 
+// Whether a slice that has matched `got` in this spin may take a slot of weight `w`.
+// HTCONDOR: a slice under the slot's weight may still take that one slot when nothing was
+// matched yet in this spin (the rule; HTCondor rounds a slice up once per spin), if the
+// pie left holds it (with a little slack: quotas from fractions such as 0.66667 x 0.75 x 30 are
+// 14.9999).
+bool slice_has_room(const fairshare::Slice& slice, double got, double pie_left, double w) {
+  const bool within = got + w <= slice.limit + 1e-9;
+  const bool round_up =
+      got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
+  return within || round_up;
+}
+
 uint32_t concurrency_limits_id() {
   static const uint32_t id = classad::intern_name("ConcurrencyLimits").id;
   return id;
@@ -397,6 +417,7 @@ uint32_t concurrency_limits_id() {
 
 MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, double got,
                              double pie_left, Candidate* out, double* weight) {
+  if (skip_unfit(cluster, slice, got, pie_left)) return MatchStatus::kNoSlot;
   MatchList& list = list_for(cluster);
   std::vector<Candidate>& heap = list.heap;
   ClassAd& job = *clusters_[cluster].rep;
@@ -428,14 +449,7 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
                      : !plan_.use_slot_weights ? 1.0
                      : s.consumption           ? consumption_cost(s, take)
                                                : static_cast<double>(take.std[0]);
-    // HTCONDOR: a slice under the slot's weight may still take that one slot when nothing was
-    // matched yet in this spin (the rule; HTCondor rounds a slice up once per spin),
-    // if the pie left holds it (with a little slack: quotas from fractions such as
-    // 0.66667 x 0.75 x 30 are 14.9999).
-    const bool within = got + w <= slice.limit + 1e-9;
-    const bool round_up =
-        got <= 0 && (slice.limit > 0 || slice.at_least_one) && 0.99 * w <= pie_left + 1e-3;
-    if (!within && !round_up) {
+    if (!slice_has_room(slice, got, pie_left, w)) {
       heap.push_back(c);
       std::push_heap(heap.begin(), heap.end(), heap_less);
       return MatchStatus::kOverSlice;
@@ -448,7 +462,11 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     const bool fits =
         fairshare::job_limit_uses(job, *s.ad, &uses, &error) && plan_.limits.fits(uses);
     if (!limits_per_slot) literal_limits_fit = fits ? 1 : 0;
-    if (!fits) continue;
+    if (!fits) {
+      MatchStatus st;
+      if (literal_limits_fit == 0 && drop_unfit(heap, slice, got, pie_left, &st)) return st;
+      continue;
+    }
     plan_.limits.acquire(uses);
     *weight = w;
     *out = c;
@@ -479,6 +497,82 @@ MatchStatus Cycle::match_one(uint32_t cluster, const fairshare::Slice& slice, do
     return MatchStatus::kMatched;
   }
   return MatchStatus::kNoSlot;
+}
+
+// A match_one() that must end with no slot: the job's literal concurrency limits are full, every
+// slot is an idle static one the slice has room for (so no candidate can end it early), and every
+// pair's answer is remembered by the match cache (so evaluating it would read nothing but the two
+// ads: no random number drawn, no clock). Then the potential match list is not made; the cycle's
+// state changes as making it and dropping it would change it (the job's Submitter* attributes,
+// the cache's job, the lists' use clock). False when the list must be made.
+bool Cycle::skip_unfit(uint32_t cluster, const fairshare::Slice& slice, double got,
+                       double pie_left) {
+  if (!cache_ || slots_.empty()) return false;
+  for (const MatchList& l : lists_)
+    if (l.cluster == cluster) return false;
+  Cluster& cl = clusters_[cluster];
+  ClassAd& job = *cl.rep;
+  const classad::Expr* limits_expr = job.lookup_id(concurrency_limits_id());
+  if (!limits_expr || limits_expr->kind != classad::ExprKind::kLiteral) return false;
+  for (const SlotView& s : slots_) {
+    if (s.partitionable || s.use != SlotUse::kIdle) return false;
+    if (s.taken) continue;
+    if (!slice_has_room(slice, got, pie_left, slot_weight_of(s))) return false;
+  }
+  std::vector<fairshare::LimitUse> uses;
+  std::string error;
+  if (fairshare::job_limit_uses(job, *slots_[0].ad, &uses, &error) && plan_.limits.fits(uses))
+    return false;
+  // As fill() starts (doing it twice, when a pair is not remembered, changes nothing).
+  const SubmitterRun& run = runs_[cl.submitter];
+  set_submitter_attrs(job, run.in->name, run.in->priority,
+                      run.in->usage + static_cast<double>(run.matched));
+  cache_->begin_job(job);
+  cache_cluster_ = cluster;
+  for (const SlotView& s : slots_)
+    if (!cache_->find(*s.ad)) return false;
+  memo_pending_ = cluster;
+  memo_cluster_ = UINT32_MAX;
+  // As list_for() takes a list, which negotiate_submitter() then drops.
+  ++clock_;
+  MatchList* slot = &free_list();
+  slot->cluster = UINT32_MAX;
+  slot->last_use = clock_;
+  slot->heap.clear();
+  return true;
+}
+
+// The rest of a match_one() whose job's (literal) concurrency limits are full, where every
+// candidate left is a static slot: none can be matched, and popping them in turn ends at the
+// first one the slice has no room for (kOverSlice, back on the list with those after it) or with
+// none left (kNoSlot). That outcome is found by one scan instead of popping each candidate (a
+// job group held back by its limits otherwise pops every free slot of the pool, every cycle).
+// False when a candidate needs the loop (a partitionable slot; a rank that is not a number).
+bool Cycle::drop_unfit(std::vector<Candidate>& heap, const fairshare::Slice& slice, double got,
+                       double pie_left, MatchStatus* status) const {
+  const Candidate* stop = nullptr;
+  for (const Candidate& c : heap) {
+    const SlotView& s = slots_[c.slot];
+    if (s.partitionable || std::isnan(c.pre) || std::isnan(c.job_rank) || std::isnan(c.post) ||
+        std::isnan(c.preempt_rank))
+      return false;
+    if (s.taken) continue;
+    if (!slice_has_room(slice, got, pie_left, slot_weight_of(s)) &&
+        (!stop || candidate_before(c, *stop)))
+      stop = &c;
+  }
+  if (!stop) {
+    heap.clear();
+    *status = MatchStatus::kNoSlot;
+    return true;
+  }
+  const Candidate keep = *stop;
+  heap.erase(std::remove_if(heap.begin(), heap.end(),
+                            [&](const Candidate& c) { return candidate_before(c, keep); }),
+             heap.end());
+  std::make_heap(heap.begin(), heap.end(), heap_less);
+  *status = MatchStatus::kOverSlice;
+  return true;
 }
 
 void Cycle::record(SubmitterRun& run, uint32_t job_index, const Candidate& c) {

@@ -57,11 +57,12 @@ struct Job {
   int machine = -1;  // where it runs (or waits for its slot)
   std::string slot;  // the startd's slot name there
   int64_t start = 0;
-  double weight = 0;   // slot weight it holds while running
-  double request = 1;  // RequestCpus: its weight as demand while idle
-  int batch = 0;       // the `submit` step (its line) that made it
-  int kind = 0;        // jobs of equal kind (submitter and ad) are identical to the negotiator
-  int batch_end = 0;   // one past the index of that step's last job (its jobs are contiguous)
+  double weight = 0;    // slot weight it holds while running
+  double request = 1;   // RequestCpus: its weight as demand while idle
+  int batch = 0;        // the `submit` step (its line) that made it
+  int kind = 0;         // jobs of equal kind (submitter and ad) are identical to the negotiator
+  int batch_end = 0;    // one past the index of that step's last job (its jobs are contiguous)
+  bool listed = false;  // in its submitter's IdleList (from its first time Idle on)
   std::vector<fairshare::LimitUse> limits;  // held while running
 };
 
@@ -208,6 +209,7 @@ class Sim {
   void stop_job(int j, JobState to, bool reuse);
   void evicted(int j);
   void charge(const std::string& principal);
+  void charge_groups();
   bool can_run(int j, ClassAd& slot);
   std::vector<fairshare::LimitUse> limits_of(int j, ClassAd& slot);
   std::string resolve(const std::string& name) const;
@@ -264,7 +266,21 @@ class Sim {
   std::set<std::string> warned_;
   std::vector<fairshare::GroupQuota> last_quotas_;
   // Indexes kept by set_state(), so no step scans every job ever submitted.
-  std::map<std::string, std::set<std::pair<int64_t, int>>> idle_;  // principal -> (-prio, job)
+  // A submitter's jobs in the order they are offered, (-prio, job), each from its first time
+  // Idle on, whatever its state now: a flat array walked from `head` (no job before it is Idle)
+  // skipping the jobs not Idle, instead of a tree of the Idle ones (tens of thousands in a
+  // long run, whose nodes every cycle's walk missed in the cache).
+  struct IdleList {
+    std::vector<std::pair<int64_t, int>> order;
+    size_t head = 0;
+  };
+  // The position in `list` of the first Idle job at or after `p` (order.size(): none).
+  size_t next_idle(const IdleList& list, size_t p) const {
+    while (p < list.order.size() && jobs_[list.order[p].second].state != JobState::kIdle) ++p;
+    return p;
+  }
+  void list_idle(int j);
+  std::map<std::string, IdleList> idle_;  // by principal
   std::set<int> running_;
   std::set<int> limited_;  // the running jobs that hold concurrency-limit units
   // The units limited_ jobs hold, summed by limit name as they spell it; used while every
@@ -284,6 +300,10 @@ class Sim {
   std::map<std::string, double> waiting_;
   using End = std::pair<int64_t, int>;  // (end time, job)
   std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
+  // A submitter's usage changed at now_ and its groups' usage is not yet recomputed: done
+  // once before anything reads the accountant or the clock moves (charging a group several
+  // times at one time gives what the last charge gives).
+  bool groups_stale_ = false;
 };
 
 void Sim::tally(const Job& j, int sign) {
@@ -320,7 +340,6 @@ void Sim::set_state(int j, JobState to) {
   Job& job = jobs_[j];
   if (job.state == to) return;
   tally(job, -1);
-  if (job.state == JobState::kIdle) idle_[job.principal].erase({-job.prio, j});
   if (job.state == JobState::kRunning) {
     running_.erase(j);
     if (limited_.erase(j)) note_limits(job, -1);
@@ -331,7 +350,7 @@ void Sim::set_state(int j, JobState to) {
   if (job.state == JobState::kMatched) waiting_[job.principal] -= job.request;
   job.state = to;
   if (to == JobState::kMatched) waiting_[job.principal] += job.request;
-  if (to == JobState::kIdle) idle_[job.principal].insert({-job.prio, j});
+  if (to == JobState::kIdle) list_idle(j);
   if (to == JobState::kRunning) {
     running_.insert(j);
     if (!job.limits.empty()) {
@@ -344,6 +363,18 @@ void Sim::set_state(int j, JobState to) {
     if (job.runtime > 0) ends_.push({job.start + job.runtime, j});
   }
   tally(job, +1);
+}
+
+void Sim::list_idle(int j) {
+  Job& job = jobs_[j];
+  IdleList& list = idle_[job.principal];
+  const std::pair<int64_t, int> key{-job.prio, j};
+  auto at = std::lower_bound(list.order.begin(), list.order.end(), key);
+  if (!job.listed) {
+    job.listed = true;
+    at = list.order.insert(at, key);  // (a new job: nearly always at the end)
+  }
+  list.head = std::min(list.head, static_cast<size_t>(at - list.order.begin()));
 }
 
 bool Sim::setup(const std::string& cfg_text) {
@@ -632,6 +663,12 @@ void Sim::timers_due() {
 void Sim::charge(const std::string& principal) {
   const auto& u = usage_[principal];
   acc_.set_usage(principal, u.first, u.second < 1e-9 ? 0 : u.second, now_);
+  groups_stale_ = true;
+}
+
+void Sim::charge_groups() {
+  if (!groups_stale_) return;
+  groups_stale_ = false;
   auto group_fn = [](std::string_view submitter, const void* ctx) {
     auto& sim = *static_cast<Sim*>(const_cast<void*>(ctx));
     auto it = sim.group_of_.find(submitter);
@@ -710,7 +747,9 @@ void Sim::stop_job(int j, JobState to, bool reuse) {
   const SimSlot* s = m.sm->find(slot);
   if (reuse && s && now_ - claim_start < worklife_ && (!r || r->pending < 0) &&
       s->state == startd::State::kClaimed && s->activity == startd::Activity::kIdle) {
-    for (const auto& [prio, k] : idle_[claim_user]) {
+    IdleList& list = idle_[claim_user];
+    for (size_t p = next_idle(list, list.head); p < list.order.size(); p = next_idle(list, p + 1)) {
+      const int k = list.order[p].second;
       if (!can_run(k, *s->ad)) continue;
       if (m.sm->activate(slot, *jobs_[k].ad)) {
         start_job(k, mi, slot);
@@ -737,6 +776,7 @@ std::string Sim::resolve(const std::string& name) const {
 }
 
 bool Sim::apply(const Step& st) {
+  charge_groups();
   switch (st.kind) {
     case StepKind::kSubmit: {
       classad::ParseError pe;
@@ -804,6 +844,7 @@ bool Sim::apply(const Step& st) {
         merge(ad, *user);
         classad::expr_ref(req.get());
         ad.insert("Requirements", req.get());
+        ad.share_layout();  // every job of a batch has one shape: one layout for all of them
         j.prio = int_attr(ad, "JobPrio", 0);
         j.request = static_cast<double>(int_attr(ad, "RequestCpus", 1));
         j.batch = st.line;
@@ -848,9 +889,11 @@ bool Sim::apply(const Step& st) {
     case StepKind::kRemove: {
       int64_t left = st.count;
       std::vector<int> newest;
-      for (const auto& [principal, set] : idle_)
-        for (const auto& [prio, k] : set)
-          if (iequal(jobs_[k].submit, st.name)) newest.push_back(k);
+      for (const auto& [principal, list] : idle_)
+        for (size_t p = next_idle(list, list.head); p < list.order.size();
+             p = next_idle(list, p + 1))
+          if (iequal(jobs_[list.order[p].second].submit, st.name))
+            newest.push_back(list.order[p].second);
       std::sort(newest.begin(), newest.end(), std::greater<int>());
       for (int k : newest) {
         if (left-- <= 0) break;
@@ -923,6 +966,7 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
 }
 
 void Sim::cycle() {
+  charge_groups();
   acc_.update(now_);
   if (evaluate_each_cycle_) {
     for (size_t mi = 0; mi < machines_.size(); ++mi) {
@@ -974,12 +1018,18 @@ void Sim::cycle() {
     }
   }
   std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered
-  for (const auto& [principal, set] : idle_) {
-    size_t sub = SIZE_MAX;  // its entry in in.submitters (all of `set` are its jobs)
-    for (auto next = set.begin(); next != set.end();) {
-      const Job& j = jobs_[next->second];
+  for (auto& [principal, list] : idle_) {
+    size_t sub = SIZE_MAX;  // its entry in in.submitters (all of `list` are its jobs)
+    list.head = next_idle(list, list.head);
+    const auto& order = list.order;
+    for (size_t next = list.head; next < order.size(); next = next_idle(list, next)) {
+      const Job& j = jobs_[order[next].second];
       if (++offered_jobs[static_cast<size_t>(j.kind)] > slot_count + 1) {
-        next = set.lower_bound({next->first, j.batch_end});  // the batch's other jobs
+        const std::pair<int64_t, int> after{order[next].first, j.batch_end};  // the batch's rest
+        next =
+            static_cast<size_t>(std::lower_bound(order.begin() + static_cast<std::ptrdiff_t>(next),
+                                                 order.end(), after) -
+                                order.begin());
         continue;
       }
       ++next;
@@ -1087,6 +1137,7 @@ void Sim::cycle() {
 }
 
 void Sim::report_cycle(size_t matches, int64_t preempted) {
+  charge_groups();
   if (!res_->report_cycles) return;
   std::map<std::string, std::pair<int64_t, int64_t>> counts;  // submit name -> running, idle
   std::map<std::string, std::string> principal;
@@ -1122,6 +1173,7 @@ void Sim::report_cycle(size_t matches, int64_t preempted) {
 }
 
 void Sim::check(const Step& st) {
+  charge_groups();
   double got = 0;
   std::string got_text;
   bool ok = false;
@@ -1230,6 +1282,7 @@ void Sim::run() {
     if (next < steps_.size()) t = std::min(t, steps_[next].time);
     t = std::min(t, next_end());
     t = std::min(t, next_timer());
+    charge_groups();
     now_ = t;
   }
 }

@@ -148,5 +148,45 @@ TEST(MatchCache, CyclesWithTheCacheMatchAsWithout) {
   EXPECT_EQ(cycle(300, true, big), (std::vector<std::string>{"1.0->slot3@c"}));
 }
 
+// A job group whose concurrency limit is full matches nothing, cycle after cycle, with the cache
+// (which then ends its turn without making its list) as without it; the other submitter's jobs
+// still take the slots.
+TEST(MatchCache, GroupWithAFullLimitMatchesNothingWithTheCacheAsWithout) {
+  auto cfg = testing::config_of("XSW_LIMIT = 1\n");
+  std::vector<classad::AdPtr> slots;
+  for (int i = 1; i <= 4; ++i) slots.push_back(slot(i));
+  MatchCache cache;
+  std::shared_ptr<const CycleSettings> settings = read_cycle_settings(cfg.get());
+  auto cycle = [&](bool cached) {
+    CycleInput in;
+    in.cfg = cfg.get();
+    in.settings = settings;
+    in.match_cache = cached ? &cache : nullptr;
+    in.limits_in_use.push_back({"xsw", 1});  // the one unit is held by a running job
+    const std::string limited = "ConcurrencyLimits = \"xsw\"";
+    in.submitters.push_back(testing::submitter("alice@x", 0.5, job(1, 0, "alice", limited),
+                                               job(1, 1, "alice", limited)));
+    in.submitters.push_back(testing::submitter("bob@x", 0.5, job(2, 0, "bob"), job(2, 1, "bob")));
+    for (const classad::AdPtr& s : slots) {
+      s->ref();
+      in.slots.push_back(classad::AdPtr(s.get()));
+    }
+    return negotiate(in);
+  };
+  for (int round = 0; round < 3; ++round) {  // the first cycle fills the cache, the others use it
+    CycleResult with = cycle(true), without = cycle(false);
+    EXPECT_EQ(testing::pairs(with), testing::pairs(without)) << round;
+    ASSERT_EQ(with.matches.size(), 2u) << round;
+    for (const Match& m : with.matches) EXPECT_EQ(m.submitter, "bob@x") << round;
+    for (const CycleResult* r : {&with, &without}) {
+      for (const SubmitterOutcome& o : r->submitters) {
+        if (o.name != "alice@x") continue;
+        EXPECT_EQ(o.matched, 0) << round;
+        EXPECT_EQ(o.rejected, 1) << round;  // its one autocluster, once
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kite::negotiator
