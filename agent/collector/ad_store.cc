@@ -480,4 +480,43 @@ bool AdStore::query(const QuerySpec& spec, std::vector<classad::AdPtr>* out,
   return true;
 }
 
+namespace {
+
+// The bytes glibc's malloc takes for a request of `n` (its header and 16-byte rounding).
+size_t chunk(size_t n) {
+  size_t c = (n + 8 + 15) & ~size_t{15};
+  return c < 32 ? 32 : c;
+}
+
+size_t heap_text(const std::string& s) {
+  return s.capacity() > 15 ? chunk(s.capacity() + 1) : 0;
+}
+
+}  // namespace
+
+StoreBytes AdStore::bookkeeping_bytes() const {
+  StoreBytes b;
+  // A map node is the red-black header (4 words) and the pair.
+  b.records = ads_.size() * chunk(4 * sizeof(void*) + sizeof(Entry));
+  for (const Entry& e : ads_) {
+    b.strings += heap_text(e.first) + heap_text(e.second.type) + heap_text(e.second.name);
+    for (const std::string& v : e.second.indexed) b.strings += heap_text(v);
+  }
+  for (const auto& index : index_) {
+    // A node: next pointer, the pair and the cached hash; then the bucket array.
+    using Node = std::pair<const std::string, KeySet>;
+    b.indexes += index.size() * chunk(2 * sizeof(void*) + sizeof(Node)) +
+                 index.bucket_count() * sizeof(void*);
+    for (const auto& kv : index) {
+      b.indexes += heap_text(kv.first);
+      kv.second.for_each_set([&](size_t n, size_t buckets) {
+        b.indexes += chunk(sizeof(std::unordered_set<const std::string*>)) +
+                     n * chunk(3 * sizeof(void*)) + chunk(buckets * sizeof(void*));
+      });
+    }
+  }
+  b.columns = columns_.bytes();
+  return b;
+}
+
 }  // namespace kite::collector

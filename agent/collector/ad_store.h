@@ -67,6 +67,15 @@ struct QuerySpec {
 
 class AdStore;
 
+// Estimated heap bytes of the store's own bookkeeping (not the ads themselves), by part, each
+// including malloc's chunk rounding: for memory figures.
+struct StoreBytes {
+  size_t records = 0;  // the map's nodes (key and StoredAd)
+  size_t strings = 0;  // heap text of keys, names and indexed values
+  size_t indexes = 0;  // the Name/Machine/State indexes
+  size_t columns = 0;  // the attribute columns' per-slot vectors
+};
+
 // The keys of the ads that have one indexed value: inline while there is one (nearly every Name,
 // and a set costs ~200 bytes), in a set once there are more (State: thousands of ads per value).
 class KeySet {
@@ -79,6 +88,11 @@ class KeySet {
     if (one_) f(one_);
     if (many_)
       for (const std::string* k : *many_) f(k);
+  }
+  // f(size, bucket count) of the set, when there is one (for memory figures).
+  template <typename F>
+  void for_each_set(F&& f) const {
+    if (many_) f(many_->size(), many_->bucket_count());
   }
 
  private:
@@ -151,6 +165,7 @@ class AdStore {
   size_t size() const { return ads_.size(); }
   // Every stored ad (absent and offline ones too), by key: for figures such as /metrics.
   const std::map<std::string, StoredAd>& ads() const { return ads_; }
+  StoreBytes bookkeeping_bytes() const;
   // Total ads examined by queries since construction (shows whether an index was used).
   size_t ads_examined() const { return examined_total_; }
 

@@ -118,6 +118,12 @@ void ClassAd::share_layout() {
   set_values_capacity(layout_->size());
 }
 
+size_t ClassAd::own_bytes() const {
+  size_t n = sizeof(ClassAd) + values_cap_ * sizeof(Expr*);
+  if (layout_ && layout_->writable()) n += AdLayout::block_bytes(layout_->capacity());
+  return n;
+}
+
 void ClassAd::adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested) {
   clear();
   make_room(static_cast<uint32_t>(n));

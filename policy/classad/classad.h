@@ -86,6 +86,9 @@ class ClassAd {
   // insert of a new name or a remove copies the layout first, so nothing else changes.
   void share_layout();
   bool layout_shared() const { return layout_ && !layout_->writable(); }
+  // Heap bytes this ad holds alone (the ClassAd itself, its values, a private layout), not the
+  // trees and layouts it shares; for memory accounting.
+  size_t own_bytes() const;
   // Convenience: inserts a literal.
   void insert_value(std::string_view name, Value v);
   bool remove(std::string_view name);
