@@ -31,7 +31,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool equal_lower(std::string_view s, const std::string& lowered) {
+bool equal_lower(std::string_view s, std::string_view lowered) {
   if (s.size() != lowered.size()) return false;
   for (size_t i = 0; i < s.size(); ++i)
     if (ascii_lower(s[i]) != lowered[i]) return false;
@@ -55,6 +55,16 @@ const Ids& ids() {
 bool ad_flag(const classad::ClassAd& ad, const char* attr) {
   bool b = false;
   return ad.evaluate_bool(attr, b) && b;
+}
+
+// The name part of a key of the store ("type\nname").
+std::string_view key_name(const std::string& key) {
+  return std::string_view(key).substr(key.find('\n') + 1);
+}
+
+// What an ad stored under `key` has indexed (StoredAd::indexed, not null).
+std::string_view indexed_value(const std::string& key, const std::string* indexed) {
+  return indexed == &key ? key_name(key) : std::string_view(*indexed);
 }
 
 bool mentions(std::string_view text, std::string_view word) {
@@ -171,30 +181,38 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
     if (e && e->kind != classad::ExprKind::kLiteral) s->index_exprs = true;
     std::string_view v;
     bool has = e && string_attr(*s->ad, ids().indexed[i], &scratch, &v);
-    if (has == s->has_indexed[i] && (!has || equal_lower(v, s->indexed[i]))) continue;
-    if (s->has_indexed[i]) {
-      auto it = index_[i].find(s->indexed[i]);
+    const std::string* was = s->indexed[i];
+    if (has == (was != nullptr) && (!has || equal_lower(v, indexed_value(key, was)))) continue;
+    if (was && was != &key) {
+      auto it = index_[i].find(*was);
       if (it != index_[i].end()) {
         it->second.erase(&key);
-        if (it->second.empty()) index_[i].erase(it);
+        if (it->second.empty()) index_[i].erase(it);  // `was` points into it
       }
     }
-    s->has_indexed[i] = has;
-    s->indexed[i] = has ? lower(v) : std::string();
-    if (has) index_[i][s->indexed[i]].insert(&key);
+    s->indexed[i] = nullptr;
+    if (i == 0 && has && equal_lower(v, key_name(key))) {
+      s->indexed[0] = &key;  // found by its key: no index entry
+    } else if (has) {
+      auto it = index_[i].try_emplace(lower(v)).first;
+      it->second.insert(&key);
+      s->indexed[i] = &it->first;
+    }
   }
 }
 
 void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
   reindex(it->first, &it->second);
   note_expiry(it->second.expires);
-  it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
+  std::string type = lower(it->second.type);
+  it->second.slot = columns_.add(&it->first, &it->second, type);
+  ++type_counts_[type];
 }
 
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
-    if (!s.has_indexed[i]) continue;
-    auto it = index_[i].find(s.indexed[i]);
+    if (!s.indexed[i] || s.indexed[i] == &key) continue;
+    auto it = index_[i].find(*s.indexed[i]);
     if (it == index_[i].end()) continue;
     it->second.erase(&key);
     if (it->second.empty()) index_[i].erase(it);
@@ -317,6 +335,8 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   last_found_ = nullptr;
   index_remove(it->first, it->second);
   columns_.remove(it->second.slot);
+  auto t = type_counts_.find(lower(it->second.type));
+  if (t != type_counts_.end() && --t->second == 0) type_counts_.erase(t);
   ads_.erase(it);
 }
 
@@ -382,6 +402,12 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     std::vector<IndexedEquality> eqs;
     bool indexed = find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs);
     for (const IndexedEquality& eq : eqs) {
+      if (eq.attr == 0) {  // most Names are their ads' keys
+        for (const auto& t : type_counts_) {
+          auto it = ads_.find(key_of(t.first, eq.value));
+          if (it != ads_.end()) found.push_back(&it->first);
+        }
+      }
       auto keys = index_[eq.attr].find(lower(eq.value));
       if (keys != index_[eq.attr].end())
         keys->second.for_each([&](const std::string* k) { found.push_back(k); });
@@ -500,7 +526,6 @@ StoreBytes AdStore::bookkeeping_bytes() const {
   b.records = ads_.size() * chunk(4 * sizeof(void*) + sizeof(Entry));
   for (const Entry& e : ads_) {
     b.strings += heap_text(e.first) + heap_text(e.second.type) + heap_text(e.second.name);
-    for (const std::string& v : e.second.indexed) b.strings += heap_text(v);
   }
   for (const auto& index : index_) {
     // A node: next pointer, the pair and the cached hash; then the bucket array.

@@ -35,10 +35,11 @@ struct StoredAd {
   int64_t expires = 0;   // absolute expiry time; 0: never
   bool absent = false;   // kept after expiry because ABSENT_REQUIREMENTS held
   bool offline = false;  // the ad says Offline = true (a hibernating machine)
-  // Lower-cased values of kIndexedAttrs as indexed (has_indexed: the attribute was a string),
-  // so an update that leaves them alone costs the indexes nothing.
-  std::string indexed[3];
-  bool has_indexed[3] = {false, false, false};
+  // The lower-cased values of kIndexedAttrs as indexed: the keys of the store's indexes (stable
+  // while indexed), null where the attribute is not a string, and for a Name that is the name
+  // in the ad's own key, that key (the ad is found by key: no index entry). An update that
+  // leaves them alone costs the indexes nothing, and no ad keeps its own copy of the text.
+  const std::string* indexed[3] = {nullptr, nullptr, nullptr};
   // Some indexed attribute is an expression (its value may follow other attributes), so every
   // update re-indexes; otherwise a merge that names none of them leaves the indexes alone.
   bool index_exprs = false;
@@ -202,7 +203,9 @@ class AdStore {
   mutable const Entry* last_found_ = nullptr;  // cleared when an ad is erased
   // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
   // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
+  // Name's holds only the ads whose Name is not the one in their key (StoredAd::indexed).
   std::unordered_map<std::string, KeySet> index_[3];
+  std::map<std::string, size_t> type_counts_;  // ads by lower-case type (for Name lookups)
   // Built as queries name attributes (so changed by const queries).
   mutable AdColumns columns_;
   // No ad expires before this (a lower bound: an update only moves an ad's expiry later).
