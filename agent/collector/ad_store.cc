@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <iterator>
 
 #include "agent/collector/constraint_index.h"
@@ -115,25 +116,74 @@ classad::Expr* share_merged(classad::Expr* e) {
 
 }  // namespace
 
+KeySet::~KeySet() {
+  if (cap_) std::free(u_.slots);
+}
+
+void KeySet::put(const std::string* k) {
+  size_t i = home(k);
+  while (u_.slots[i]) i = (i + 1) & (cap_ - 1);
+  u_.slots[i] = k;
+}
+
+void KeySet::grow() {
+  const std::string* one = cap_ == 0 ? u_.one : nullptr;
+  const std::string** old = cap_ == 0 ? nullptr : u_.slots;
+  const uint32_t old_cap = cap_;
+  cap_ = cap_ == 0 ? 8 : cap_ * 2;
+  u_.slots = static_cast<const std::string**>(std::calloc(cap_, sizeof(const std::string*)));
+  if (!u_.slots) std::abort();
+  if (one) put(one);
+  for (uint32_t i = 0; i < old_cap; ++i)
+    if (old[i]) put(old[i]);
+  std::free(old);
+}
+
 void KeySet::insert(const std::string* k) {
-  if (many_) {
-    many_->insert(k);
-  } else if (!one_ || one_ == k) {
-    one_ = k;
-  } else {
-    many_ = std::make_unique<std::unordered_set<const std::string*>>();
-    many_->insert(one_);
-    many_->insert(k);
-    one_ = nullptr;
+  if (cap_ == 0) {
+    if (!u_.one) {
+      u_.one = k;
+      size_ = 1;
+      return;
+    }
+    if (u_.one == k) return;
+    grow();
   }
+  for (size_t i = home(k); u_.slots[i]; i = (i + 1) & (cap_ - 1))
+    if (u_.slots[i] == k) return;
+  if ((size_ + 1) * 2 > cap_) grow();
+  put(k);
+  ++size_;
 }
 
 void KeySet::erase(const std::string* k) {
-  if (one_ == k) {
-    one_ = nullptr;
-  } else if (many_) {
-    many_->erase(k);
-    if (many_->empty()) many_.reset();
+  if (cap_ == 0) {
+    if (u_.one == k) {
+      u_.one = nullptr;
+      size_ = 0;
+    }
+    return;
+  }
+  const size_t mask = cap_ - 1;
+  size_t i = home(k);
+  while (u_.slots[i] != k) {
+    if (!u_.slots[i]) return;
+    i = (i + 1) & mask;
+  }
+  // Backward-shift deletion: pull later keys of the probe run into the hole unless their home
+  // lies cyclically in (hole, their slot].
+  for (size_t j = (i + 1) & mask; u_.slots[j]; j = (j + 1) & mask) {
+    size_t h = home(u_.slots[j]);
+    bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+    if (stays) continue;
+    u_.slots[i] = u_.slots[j];
+    i = j;
+  }
+  u_.slots[i] = nullptr;
+  if (--size_ == 0) {
+    std::free(u_.slots);
+    u_.one = nullptr;
+    cap_ = 0;
   }
 }
 
@@ -534,10 +584,7 @@ StoreBytes AdStore::bookkeeping_bytes() const {
                  index.bucket_count() * sizeof(void*);
     for (const auto& kv : index) {
       b.indexes += heap_text(kv.first);
-      kv.second.for_each_set([&](size_t n, size_t buckets) {
-        b.indexes += chunk(sizeof(std::unordered_set<const std::string*>)) +
-                     n * chunk(3 * sizeof(void*)) + chunk(buckets * sizeof(void*));
-      });
+      if (kv.second.table_bytes()) b.indexes += chunk(kv.second.table_bytes());
     }
   }
   b.columns = columns_.bytes();

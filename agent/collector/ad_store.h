@@ -77,28 +77,47 @@ struct StoreBytes {
   size_t columns = 0;  // the attribute columns' per-slot vectors
 };
 
-// The keys of the ads that have one indexed value: inline while there is one (nearly every Name,
-// and a set costs ~200 bytes), in a set once there are more (State: thousands of ads per value).
+// The keys of the ads that have one indexed value: inline while there is one (nearly every
+// Machine has a few, every State thousands), else an open-addressing table of key pointers
+// (8 bytes a slot, at most half full), far smaller than a node-based set.
 class KeySet {
  public:
+  KeySet() { u_.one = nullptr; }
+  ~KeySet();
+  KeySet(KeySet&& o) noexcept : u_(o.u_), size_(o.size_), cap_(o.cap_) {
+    o.u_.one = nullptr;
+    o.size_ = o.cap_ = 0;
+  }
+  KeySet(const KeySet&) = delete;
+  KeySet& operator=(const KeySet&) = delete;
+  KeySet& operator=(KeySet&&) = delete;
   void insert(const std::string* k);
   void erase(const std::string* k);
-  bool empty() const { return !one_ && !many_; }
+  bool empty() const { return size_ == 0; }
   template <typename F>
   void for_each(F&& f) const {
-    if (one_) f(one_);
-    if (many_)
-      for (const std::string* k : *many_) f(k);
+    if (cap_ == 0) {
+      if (u_.one) f(u_.one);
+      return;
+    }
+    for (uint32_t i = 0; i < cap_; ++i)
+      if (u_.slots[i]) f(u_.slots[i]);
   }
-  // f(size, bucket count) of the set, when there is one (for memory figures).
-  template <typename F>
-  void for_each_set(F&& f) const {
-    if (many_) f(many_->size(), many_->bucket_count());
-  }
+  // Heap bytes of its table (for memory figures).
+  size_t table_bytes() const { return cap_ * sizeof(const std::string*); }
 
  private:
-  const std::string* one_ = nullptr;
-  std::unique_ptr<std::unordered_set<const std::string*>> many_;
+  size_t home(const std::string* k) const {
+    return ((reinterpret_cast<uintptr_t>(k) >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap_ - 1);
+  }
+  void grow();
+  void put(const std::string* k);  // into the table, known absent, with room
+
+  union {
+    const std::string* one;  // cap_ == 0: the one key, or null
+    const std::string** slots;
+  } u_;
+  uint32_t size_ = 0, cap_ = 0;
 };
 
 // A query in progress, examined a chunk at a time so the caller can handle updates between

@@ -27,7 +27,8 @@ size_t heap_bytes() {
 }
 
 // Where a stored ad's heap bytes go, per ad: its ClassAd and values (ClassAd::own_bytes), the
-// trees only it holds (number literals and the rare unshared expression), the store's records,
+// trees only it holds (literals such as numbers and its Name, their strings, the rare
+// expression; the shared-expression table's slots for them are in the rest), the store's records,
 // key and name strings, indexes and columns (AdStore::bookkeeping_bytes), the layouts and trees
 // shared by all, and what is left (malloc's overhead for the ads' own blocks, and anything not
 // estimated).
@@ -37,12 +38,17 @@ void print_breakdown(const kite::collector::AdStore& store, double heap_per) {
     const kite::classad::ClassAd& ad = *kv.second.ad;
     own += static_cast<double>(ad.own_bytes());
     for (const kite::classad::ClassAd::Entry& en : ad.entries()) {
-      if (en.expr->bits & kite::classad::kBitSharedRoot) continue;
-      if (en.expr->refs > 1) continue;  // held with other ads (a layout's base values)
+      if (en.expr->refs > 1) continue;  // held with other ads (or a layout's base values)
       ++unshared;
-      bool literal = en.expr->kind == kite::classad::ExprKind::kLiteral;
-      literals += literal ? 1 : 0;
-      own_trees += literal ? sizeof(kite::classad::LiteralExpr) : 64;  // a guess for the rest
+      if (en.expr->kind != kite::classad::ExprKind::kLiteral) {
+        own_trees += 64;  // a guess for the rare expression only one ad holds
+        continue;
+      }
+      ++literals;
+      own_trees += sizeof(kite::classad::LiteralExpr);
+      const kite::classad::Value& v = kite::classad::as_literal(en.expr)->value;
+      if (v.is_string())
+        own_trees += (sizeof(kite::classad::StringObj) + v.as_string().size() + 7) / 8 * 8;
     }
   }
   kite::collector::StoreBytes b = store.bookkeeping_bytes();
@@ -67,7 +73,8 @@ void print_breakdown(const kite::collector::AdStore& store, double heap_per) {
   }
   std::printf("  %-34s %6.0f B\n", "malloc overhead and the rest", heap_per - sum);
   std::printf(
-      "unshared trees per ad %.1f (%.1f literals); shared: %zu layouts, %zu expression trees\n",
+      "trees only one ad holds, per ad %.1f (%.1f literals); shared: %zu layouts, %zu expression "
+      "trees\n",
       unshared / n, literals / n, kite::classad::AdLayout::interned_count(),
       kite::classad::expr_shared_count());
 }
