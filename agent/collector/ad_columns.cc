@@ -269,4 +269,12 @@ bool AdColumns::candidates(const classad::Expr* constraint, std::string_view typ
   return true;
 }
 
+size_t AdColumns::bytes() const {
+  size_t n = keys_.capacity() * sizeof(keys_[0]) + ads_.capacity() * sizeof(ads_[0]) +
+             types_.capacity() * sizeof(types_[0]) + free_.capacity() * sizeof(free_[0]) +
+             column_of_.capacity();
+  for (const Column& c : cols_) n += c.vals.capacity() * sizeof(c.vals[0]) + c.exact.capacity();
+  return n;
+}
+
 }  // namespace kite::collector

@@ -41,6 +41,8 @@ class AdColumns {
                   std::vector<const std::string*>* out);
 
   size_t columns() const { return cols_.size(); }
+  // Heap bytes of the per-slot vectors and columns (capacities), for memory figures.
+  size_t bytes() const;
 
  private:
   struct Column {

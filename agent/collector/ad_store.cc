@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <iterator>
 
 #include "agent/collector/constraint_index.h"
@@ -31,7 +32,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool equal_lower(std::string_view s, const std::string& lowered) {
+bool equal_lower(std::string_view s, std::string_view lowered) {
   if (s.size() != lowered.size()) return false;
   for (size_t i = 0; i < s.size(); ++i)
     if (ascii_lower(s[i]) != lowered[i]) return false;
@@ -55,6 +56,16 @@ const Ids& ids() {
 bool ad_flag(const classad::ClassAd& ad, const char* attr) {
   bool b = false;
   return ad.evaluate_bool(attr, b) && b;
+}
+
+// The name part of a key of the store ("type\nname").
+std::string_view key_name(const std::string& key) {
+  return std::string_view(key).substr(key.find('\n') + 1);
+}
+
+// What an ad stored under `key` has indexed (StoredAd::indexed, not null).
+std::string_view indexed_value(const std::string& key, const std::string* indexed) {
+  return indexed == &key ? key_name(key) : std::string_view(*indexed);
 }
 
 bool mentions(std::string_view text, std::string_view word) {
@@ -105,25 +116,74 @@ classad::Expr* share_merged(classad::Expr* e) {
 
 }  // namespace
 
+KeySet::~KeySet() {
+  if (cap_) std::free(u_.slots);
+}
+
+void KeySet::put(const std::string* k) {
+  size_t i = home(k);
+  while (u_.slots[i]) i = (i + 1) & (cap_ - 1);
+  u_.slots[i] = k;
+}
+
+void KeySet::grow() {
+  const std::string* one = cap_ == 0 ? u_.one : nullptr;
+  const std::string** old = cap_ == 0 ? nullptr : u_.slots;
+  const uint32_t old_cap = cap_;
+  cap_ = cap_ == 0 ? 8 : cap_ * 2;
+  u_.slots = static_cast<const std::string**>(std::calloc(cap_, sizeof(const std::string*)));
+  if (!u_.slots) std::abort();
+  if (one) put(one);
+  for (uint32_t i = 0; i < old_cap; ++i)
+    if (old[i]) put(old[i]);
+  std::free(old);
+}
+
 void KeySet::insert(const std::string* k) {
-  if (many_) {
-    many_->insert(k);
-  } else if (!one_ || one_ == k) {
-    one_ = k;
-  } else {
-    many_ = std::make_unique<std::unordered_set<const std::string*>>();
-    many_->insert(one_);
-    many_->insert(k);
-    one_ = nullptr;
+  if (cap_ == 0) {
+    if (!u_.one) {
+      u_.one = k;
+      size_ = 1;
+      return;
+    }
+    if (u_.one == k) return;
+    grow();
   }
+  for (size_t i = home(k); u_.slots[i]; i = (i + 1) & (cap_ - 1))
+    if (u_.slots[i] == k) return;
+  if ((size_ + 1) * 2 > cap_) grow();
+  put(k);
+  ++size_;
 }
 
 void KeySet::erase(const std::string* k) {
-  if (one_ == k) {
-    one_ = nullptr;
-  } else if (many_) {
-    many_->erase(k);
-    if (many_->empty()) many_.reset();
+  if (cap_ == 0) {
+    if (u_.one == k) {
+      u_.one = nullptr;
+      size_ = 0;
+    }
+    return;
+  }
+  const size_t mask = cap_ - 1;
+  size_t i = home(k);
+  while (u_.slots[i] != k) {
+    if (!u_.slots[i]) return;
+    i = (i + 1) & mask;
+  }
+  // Backward-shift deletion: pull later keys of the probe run into the hole unless their home
+  // lies cyclically in (hole, their slot].
+  for (size_t j = (i + 1) & mask; u_.slots[j]; j = (j + 1) & mask) {
+    size_t h = home(u_.slots[j]);
+    bool stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+    if (stays) continue;
+    u_.slots[i] = u_.slots[j];
+    i = j;
+  }
+  u_.slots[i] = nullptr;
+  if (--size_ == 0) {
+    std::free(u_.slots);
+    u_.one = nullptr;
+    cap_ = 0;
   }
 }
 
@@ -171,31 +231,39 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
     if (e && e->kind != classad::ExprKind::kLiteral) s->index_exprs = true;
     std::string_view v;
     bool has = e && string_attr(*s->ad, ids().indexed[i], &scratch, &v);
-    if (has == s->has_indexed[i] && (!has || equal_lower(v, s->indexed[i]))) continue;
-    if (s->has_indexed[i]) {
-      auto it = index_[i].find(s->indexed[i]);
+    const std::string* was = s->indexed[i];
+    if (has == (was != nullptr) && (!has || equal_lower(v, indexed_value(key, was)))) continue;
+    if (was && was != &key) {
+      auto it = index_[i].find(*was);
       if (it != index_[i].end()) {
         it->second.erase(&key);
-        if (it->second.empty()) index_[i].erase(it);
+        if (it->second.empty()) index_[i].erase(it);  // `was` points into it
       }
     }
-    s->has_indexed[i] = has;
-    s->indexed[i] = has ? lower(v) : std::string();
-    if (has) index_[i][s->indexed[i]].insert(&key);
+    s->indexed[i] = nullptr;
+    if (i == 0 && has && equal_lower(v, key_name(key))) {
+      s->indexed[0] = &key;  // found by its key: no index entry
+    } else if (has) {
+      auto it = index_[i].try_emplace(lower(v)).first;
+      it->second.insert(&key);
+      s->indexed[i] = &it->first;
+    }
   }
 }
 
 void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
   reindex(it->first, &it->second);
   note_expiry(it->second.expires);
-  it->second.slot = columns_.add(&it->first, &it->second, lower(it->second.type));
+  std::string type = lower(it->second.type);
+  it->second.slot = columns_.add(&it->first, &it->second, type);
+  ++type_counts_[type];
   order_stale_ = true;
 }
 
 void AdStore::index_remove(const std::string& key, const StoredAd& s) {
   for (int i = 0; i < 3; ++i) {
-    if (!s.has_indexed[i]) continue;
-    auto it = index_[i].find(s.indexed[i]);
+    if (!s.indexed[i] || s.indexed[i] == &key) continue;
+    auto it = index_[i].find(*s.indexed[i]);
     if (it == index_[i].end()) continue;
     it->second.erase(&key);
     if (it->second.empty()) index_[i].erase(it);
@@ -318,6 +386,8 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   last_found_ = nullptr;
   index_remove(it->first, it->second);
   columns_.remove(it->second.slot);
+  auto t = type_counts_.find(lower(it->second.type));
+  if (t != type_counts_.end() && --t->second == 0) type_counts_.erase(t);
   ads_.erase(it);
   order_stale_ = true;
 }
@@ -384,6 +454,12 @@ std::unique_ptr<Query> AdStore::start_query(const QuerySpec& spec) const {
     std::vector<IndexedEquality> eqs;
     bool indexed = find_indexed_equality(q->constraint_.get(), kIndexedAttrs, 3, &eqs);
     for (const IndexedEquality& eq : eqs) {
+      if (eq.attr == 0) {  // most Names are their ads' keys
+        for (const auto& t : type_counts_) {
+          auto it = ads_.find(key_of(t.first, eq.value));
+          if (it != ads_.end()) found.push_back(&it->first);
+        }
+      }
       auto keys = index_[eq.attr].find(lower(eq.value));
       if (keys != index_[eq.attr].end())
         keys->second.for_each([&](const std::string* k) { found.push_back(k); });
@@ -507,6 +583,41 @@ bool AdStore::query(const QuerySpec& spec, std::vector<classad::AdPtr>* out,
   while (q->next(*this, 256, out)) {
   }
   return true;
+}
+
+namespace {
+
+// The bytes glibc's malloc takes for a request of `n` (its header and 16-byte rounding).
+size_t chunk(size_t n) {
+  size_t c = (n + 8 + 15) & ~size_t{15};
+  return c < 32 ? 32 : c;
+}
+
+size_t heap_text(const std::string& s) {
+  return s.capacity() > 15 ? chunk(s.capacity() + 1) : 0;
+}
+
+}  // namespace
+
+StoreBytes AdStore::bookkeeping_bytes() const {
+  StoreBytes b;
+  // A map node is the red-black header (4 words) and the pair.
+  b.records = ads_.size() * chunk(4 * sizeof(void*) + sizeof(Entry));
+  for (const Entry& e : ads_) {
+    b.strings += heap_text(e.first) + heap_text(e.second.type) + heap_text(e.second.name);
+  }
+  for (const auto& index : index_) {
+    // A node: next pointer, the pair and the cached hash; then the bucket array.
+    using Node = std::pair<const std::string, KeySet>;
+    b.indexes += index.size() * chunk(2 * sizeof(void*) + sizeof(Node)) +
+                 index.bucket_count() * sizeof(void*);
+    for (const auto& kv : index) {
+      b.indexes += heap_text(kv.first);
+      if (kv.second.table_bytes()) b.indexes += chunk(kv.second.table_bytes());
+    }
+  }
+  b.columns = columns_.bytes();
+  return b;
 }
 
 }  // namespace kite::collector

@@ -35,10 +35,11 @@ struct StoredAd {
   int64_t expires = 0;   // absolute expiry time; 0: never
   bool absent = false;   // kept after expiry because ABSENT_REQUIREMENTS held
   bool offline = false;  // the ad says Offline = true (a hibernating machine)
-  // Lower-cased values of kIndexedAttrs as indexed (has_indexed: the attribute was a string),
-  // so an update that leaves them alone costs the indexes nothing.
-  std::string indexed[3];
-  bool has_indexed[3] = {false, false, false};
+  // The lower-cased values of kIndexedAttrs as indexed: the keys of the store's indexes (stable
+  // while indexed), null where the attribute is not a string, and for a Name that is the name
+  // in the ad's own key, that key (the ad is found by key: no index entry). An update that
+  // leaves them alone costs the indexes nothing, and no ad keeps its own copy of the text.
+  const std::string* indexed[3] = {nullptr, nullptr, nullptr};
   // Some indexed attribute is an expression (its value may follow other attributes), so every
   // update re-indexes; otherwise a merge that names none of them leaves the indexes alone.
   bool index_exprs = false;
@@ -67,23 +68,56 @@ struct QuerySpec {
 
 class AdStore;
 
-// The keys of the ads that have one indexed value: inline while there is one (nearly every Name,
-// and a set costs ~200 bytes), in a set once there are more (State: thousands of ads per value).
+// Estimated heap bytes of the store's own bookkeeping (not the ads themselves), by part, each
+// including malloc's chunk rounding: for memory figures.
+struct StoreBytes {
+  size_t records = 0;  // the map's nodes (key and StoredAd)
+  size_t strings = 0;  // heap text of keys, names and indexed values
+  size_t indexes = 0;  // the Name/Machine/State indexes
+  size_t columns = 0;  // the attribute columns' per-slot vectors
+};
+
+// The keys of the ads that have one indexed value: inline while there is one (nearly every
+// Machine has a few, every State thousands), else an open-addressing table of key pointers
+// (8 bytes a slot, at most half full), far smaller than a node-based set.
 class KeySet {
  public:
+  KeySet() { u_.one = nullptr; }
+  ~KeySet();
+  KeySet(KeySet&& o) noexcept : u_(o.u_), size_(o.size_), cap_(o.cap_) {
+    o.u_.one = nullptr;
+    o.size_ = o.cap_ = 0;
+  }
+  KeySet(const KeySet&) = delete;
+  KeySet& operator=(const KeySet&) = delete;
+  KeySet& operator=(KeySet&&) = delete;
   void insert(const std::string* k);
   void erase(const std::string* k);
-  bool empty() const { return !one_ && !many_; }
+  bool empty() const { return size_ == 0; }
   template <typename F>
   void for_each(F&& f) const {
-    if (one_) f(one_);
-    if (many_)
-      for (const std::string* k : *many_) f(k);
+    if (cap_ == 0) {
+      if (u_.one) f(u_.one);
+      return;
+    }
+    for (uint32_t i = 0; i < cap_; ++i)
+      if (u_.slots[i]) f(u_.slots[i]);
   }
+  // Heap bytes of its table (for memory figures).
+  size_t table_bytes() const { return cap_ * sizeof(const std::string*); }
 
  private:
-  const std::string* one_ = nullptr;
-  std::unique_ptr<std::unordered_set<const std::string*>> many_;
+  size_t home(const std::string* k) const {
+    return ((reinterpret_cast<uintptr_t>(k) >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap_ - 1);
+  }
+  void grow();
+  void put(const std::string* k);  // into the table, known absent, with room
+
+  union {
+    const std::string* one;  // cap_ == 0: the one key, or null
+    const std::string** slots;
+  } u_;
+  uint32_t size_ = 0, cap_ = 0;
 };
 
 // A query in progress, examined a chunk at a time so the caller can handle updates between
@@ -155,6 +189,7 @@ class AdStore {
   size_t size() const { return ads_.size(); }
   // Every stored ad (absent and offline ones too), by key: for figures such as /metrics.
   const std::map<std::string, StoredAd>& ads() const { return ads_; }
+  StoreBytes bookkeeping_bytes() const;
   // Total ads examined by queries since construction (shows whether an index was used).
   size_t ads_examined() const { return examined_total_; }
 
@@ -194,7 +229,9 @@ class AdStore {
   mutable const Entry* last_found_ = nullptr;  // cleared when an ad is erased
   // Lower-cased attribute value -> keys (pointers to ads_' own keys, stable until erased), for
   // Name, Machine and State. A set per value: State has a few values shared by thousands of ads.
+  // Name's holds only the ads whose Name is not the one in their key (StoredAd::indexed).
   std::unordered_map<std::string, KeySet> index_[3];
+  std::map<std::string, size_t> type_counts_;  // ads by lower-case type (for Name lookups)
   // Built as queries name attributes (so changed by const queries).
   mutable AdColumns columns_;
   // No ad expires before this (a lower bound: an update only moves an ad's expiry later).

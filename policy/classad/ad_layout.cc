@@ -7,6 +7,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "policy/classad/expr.h"
 #include "policy/classad/hash.h"
 
 namespace kite::classad {
@@ -53,6 +54,20 @@ AdLayout* AdLayout::make(uint32_t cap) {
 
 AdLayout::~AdLayout() {
   std::free(index_);
+  if (base_) {
+    for (uint32_t i = 0; i < size_; ++i) expr_unref(base_[i]);
+    std::free(base_);
+  }
+}
+
+void AdLayout::set_base(Expr* const* values) {
+  if (base_ || !interned_ || size_ == 0) return;
+  base_ = static_cast<Expr**>(std::malloc(size_ * sizeof(Expr*)));
+  if (!base_) std::abort();
+  for (uint32_t i = 0; i < size_; ++i) {
+    base_[i] = values[i];
+    expr_ref(base_[i]);
+  }
 }
 
 void AdLayout::unref() {

@@ -50,6 +50,11 @@ class AdLayout {
   static AdLayout* intern(AdLayout* l);
   // Interned layouts alive (for tests and memory accounting).
   static size_t interned_count();
+  // Values most ads of an interned layout hold (one per name, referenced by the layout), or
+  // null; the ads keep only the values that differ (ClassAd's delta mode).
+  Expr* const* base() const { return base_; }
+  // Sets the base values once, on an interned layout, taking a reference to each.
+  void set_base(Expr* const* values);
   // Bytes of one layout of `n` names (for memory accounting).
   static size_t block_bytes(uint32_t n) { return sizeof(AdLayout) + n * (sizeof(void*) + 4); }
 
@@ -71,6 +76,7 @@ class AdLayout {
   bool interned_ = false;
   mutable bool index_dirty_ = true;
   mutable uint16_t* index_ = nullptr;  // open addressing: position + 1; index_cap_ slots
+  Expr** base_ = nullptr;              // size_ values, or null
 };
 
 }  // namespace kite::classad

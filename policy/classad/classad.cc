@@ -56,6 +56,12 @@ void expr_set_parent_scope(Expr* e, const ClassAd* scope) {
 }
 
 ClassAd::~ClassAd() {
+  if (delta_) {
+    for (uint32_t i = 0; i < values_cap_; ++i) expr_unref(delta_values()[i]);
+    std::free(values_);
+    layout_->unref();
+    return;
+  }
   const size_t n = size();
   for (size_t i = 0; i < n; ++i) {
     // Nested ads that outlive us must not point at freed memory.
@@ -71,6 +77,7 @@ ClassAd::~ClassAd() {
 }
 
 void ClassAd::set_values_capacity(uint32_t cap) {
+  if (delta_) return;  // the delta block is always exact
   if (cap == values_cap_) return;
   if (cap == 0) {
     std::free(values_);
@@ -85,6 +92,7 @@ void ClassAd::set_values_capacity(uint32_t cap) {
 }
 
 void ClassAd::make_room(uint32_t need) {
+  if (delta_) materialize();
   const uint32_t n = static_cast<uint32_t>(size());
   if (!layout_) {
     layout_ = AdLayout::make(need < 4 ? 4 : need);
@@ -103,6 +111,7 @@ void ClassAd::reserve(size_t n) {
 }
 
 void ClassAd::shrink() {
+  if (delta_) return;  // exact already
   const uint32_t n = static_cast<uint32_t>(size());
   if (layout_ && layout_->writable() && layout_->capacity() != n) {
     AdLayout* exact = layout_->clone(n);
@@ -113,9 +122,88 @@ void ClassAd::shrink() {
 }
 
 void ClassAd::share_layout() {
-  if (!layout_) return;
+  if (!layout_ || delta_) return;
   if (!layout_->interned()) layout_ = AdLayout::intern(layout_);
   set_values_capacity(layout_->size());
+  // Ads holding ad literals stay whole: their nested ads' parent scope is this ad.
+  if (may_hold_ads_) return;
+  if (!layout_->base()) layout_->set_base(values_);  // the first ad of its shape
+  to_delta();
+}
+
+void ClassAd::to_delta() {
+  const size_t n = size(), words = (n + 63) / 64;
+  Expr* const* base = layout_->base();
+  uint32_t own = 0;
+  for (size_t i = 0; i < n; ++i) own += values_[i] != base[i];
+  auto* block = static_cast<uint64_t*>(std::malloc((words + own) * sizeof(uint64_t)));
+  if (!block) std::abort();
+  std::memset(block, 0, words * sizeof(uint64_t));
+  Expr** out = reinterpret_cast<Expr**>(block + words);
+  for (size_t i = 0; i < n; ++i) {
+    if (values_[i] == base[i]) {
+      expr_unref(values_[i]);  // the layout holds it
+    } else {
+      block[i >> 6] |= uint64_t{1} << (i & 63);
+      *out++ = values_[i];
+    }
+  }
+  std::free(values_);
+  values_ = reinterpret_cast<Expr**>(block);
+  values_cap_ = own;
+  delta_ = true;
+}
+
+void ClassAd::materialize() {
+  const size_t n = size();
+  auto** full = static_cast<Expr**>(std::malloc(n * sizeof(Expr*)));
+  if (!full) std::abort();
+  for (size_t i = 0; i < n; ++i) {
+    full[i] = delta_value(i);
+    if (!delta_has(i)) expr_ref(full[i]);  // was the layout's; now the ad's own too
+  }
+  std::free(values_);
+  values_ = full;
+  values_cap_ = static_cast<uint32_t>(n);
+  delta_ = false;
+}
+
+void ClassAd::delta_set(size_t i, Expr* e) {
+  auto* bits = reinterpret_cast<uint64_t*>(values_);
+  const size_t words = delta_words(), r = delta_rank(i);
+  const uint64_t bit = uint64_t{1} << (i & 63);
+  const bool had = delta_has(i);
+  Expr** own = values_ + words;
+  if (e == layout_->base()[i]) {  // back to the base value: the layout holds it
+    expr_unref(e);
+    if (!had) return;
+    expr_unref(own[r]);
+    std::memmove(own + r, own + r + 1, (values_cap_ - r - 1) * sizeof(Expr*));
+    --values_cap_;
+    bits[i >> 6] &= ~bit;
+    return;
+  }
+  if (had) {
+    expr_unref(own[r]);
+    own[r] = e;
+    return;
+  }
+  void* p = std::realloc(values_, (words + values_cap_ + 1) * sizeof(uint64_t));
+  if (!p) std::abort();
+  values_ = static_cast<Expr**>(p);
+  bits = reinterpret_cast<uint64_t*>(values_);
+  own = values_ + words;
+  std::memmove(own + r + 1, own + r, (values_cap_ - r) * sizeof(Expr*));
+  own[r] = e;
+  ++values_cap_;
+  bits[i >> 6] |= bit;
+}
+
+size_t ClassAd::own_bytes() const {
+  size_t n = sizeof(ClassAd) + values_cap_ * sizeof(Expr*);
+  if (delta_) n += delta_words() * sizeof(uint64_t);
+  if (layout_ && layout_->writable()) n += AdLayout::block_bytes(layout_->capacity());
+  return n;
 }
 
 void ClassAd::adopt_entries(const Entry* entries, const uint32_t* ids, size_t n, bool nested) {
@@ -134,8 +222,15 @@ void ClassAd::adopt_entries(const Entry* entries, const uint32_t* ids, size_t n,
 }
 
 void ClassAd::insert(const InternedName& name, Expr* e) {
-  may_hold_ads_ = true;
-  expr_set_parent_scope(e, this);
+  bool nested = false;
+  for_each_ad_literal(e, [this, &nested](ClassAd* ad) {
+    ad->set_parent(this);
+    nested = true;
+  });
+  if (nested) {
+    if (delta_) materialize();
+    may_hold_ads_ = true;
+  }
   insert_plain(name, e);
 }
 
@@ -143,6 +238,11 @@ void ClassAd::insert_plain(const InternedName& name, Expr* e) {
   if (name.id == kIdMy || name.id == kIdTarget) g_my_target_defined = true;
   int i = layout_ ? layout_->find_for_insert(name.id) : -1;
   gen_ = next_generation();
+  if (i >= 0 && delta_ && layout_->names()[i] == name.name) {
+    delta_set(static_cast<size_t>(i), e);
+    return;
+  }
+  if (delta_) materialize();
   if (i >= 0) {
     expr_unref(values_[i]);
     values_[i] = e;
@@ -174,6 +274,7 @@ bool ClassAd::remove(std::string_view name) {
   // After a removal the index is stale: a scan finds the next one without rebuilding it.
   int i = layout_->find_no_rebuild(id);
   if (i < 0) return false;
+  if (delta_) materialize();
   expr_unref(values_[i]);
   const size_t n = size();
   std::memmove(values_ + i, values_ + i + 1, (n - i - 1) * sizeof(Expr*));
@@ -184,6 +285,17 @@ bool ClassAd::remove(std::string_view name) {
 }
 
 void ClassAd::clear() {
+  if (delta_) {
+    for (uint32_t i = 0; i < values_cap_; ++i) expr_unref(delta_values()[i]);
+    std::free(values_);
+    values_ = nullptr;
+    values_cap_ = 0;
+    delta_ = false;
+    layout_->unref();  // interned: never writable
+    layout_ = nullptr;
+    gen_ = next_generation();
+    return;
+  }
   const size_t n = size();
   for (size_t i = 0; i < n; ++i) expr_unref(values_[i]);
   if (layout_ && !layout_->writable()) {
@@ -223,6 +335,17 @@ ClassAd* ClassAd::copy() const {
   layout_->prepare_index();  // shared from now on: lookups must not change it
   layout_->ref();
   ad->layout_ = layout_;
+  if (delta_) {  // the copy keeps the same own values beside the same base
+    const size_t bytes = (delta_words() + values_cap_) * sizeof(uint64_t);
+    ad->values_ = static_cast<Expr**>(std::malloc(bytes));
+    if (!ad->values_) std::abort();
+    std::memcpy(ad->values_, values_, bytes);
+    for (uint32_t i = 0; i < values_cap_; ++i) expr_ref(delta_values()[i]);
+    ad->values_cap_ = values_cap_;
+    ad->delta_ = true;
+    ad->parent_ = parent_;
+    return ad;
+  }
   ad->set_values_capacity(n);
   for (uint32_t i = 0; i < n; ++i) {
     // A tree without ad literals is immutable: the copy shares it. One holding nested ads is

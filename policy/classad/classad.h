@@ -33,31 +33,28 @@ class ClassAd {
    public:
     class iterator {
      public:
-      iterator(StringObj* const* n, Expr* const* v) : n_(n), v_(v) {}
-      Entry operator*() const { return Entry{*n_, *v_}; }
+      iterator(const ClassAd* ad, size_t i) : ad_(ad), i_(i) {}
+      Entry operator*() const { return ad_->entry_at(i_); }
       iterator& operator++() {
-        ++n_;
-        ++v_;
+        ++i_;
         return *this;
       }
-      bool operator!=(const iterator& o) const { return v_ != o.v_; }
-      bool operator==(const iterator& o) const { return v_ == o.v_; }
+      bool operator!=(const iterator& o) const { return i_ != o.i_; }
+      bool operator==(const iterator& o) const { return i_ == o.i_; }
 
      private:
-      StringObj* const* n_;
-      Expr* const* v_;
+      const ClassAd* ad_;
+      size_t i_;
     };
-    Entries(StringObj* const* names, Expr* const* values, size_t n)
-        : names_(names), values_(values), n_(n) {}
-    iterator begin() const { return iterator(names_, values_); }
-    iterator end() const { return iterator(names_ + n_, values_ + n_); }
+    explicit Entries(const ClassAd* ad) : ad_(ad), n_(ad->size()) {}
+    iterator begin() const { return iterator(ad_, 0); }
+    iterator end() const { return iterator(ad_, n_); }
     size_t size() const { return n_; }
     bool empty() const { return n_ == 0; }
-    Entry operator[](size_t i) const { return Entry{names_[i], values_[i]}; }
+    Entry operator[](size_t i) const { return ad_->entry_at(i); }
 
    private:
-    StringObj* const* names_;
-    Expr* const* values_;
+    const ClassAd* ad_;
     size_t n_;
   };
 
@@ -82,10 +79,14 @@ class ClassAd {
   void shrink();
   void reserve(size_t n);
   // Shares the layout (names, ids, index) with every other ad of the same shape that did so
-  // (AdLayout::intern), leaving this ad only its values; for stores that hold many ads. A later
-  // insert of a new name or a remove copies the layout first, so nothing else changes.
+  // (AdLayout::intern), and with it the layout's base values: this ad keeps only the values
+  // that differ from them (see values_). For stores that hold many ads. A later insert of a new
+  // name or a remove copies the layout and the values first, so nothing else changes.
   void share_layout();
   bool layout_shared() const { return layout_ && !layout_->writable(); }
+  // Heap bytes this ad holds alone (the ClassAd itself, its values, a private layout), not the
+  // trees and layouts it shares; for memory accounting.
+  size_t own_bytes() const;
   // Convenience: inserts a literal.
   void insert_value(std::string_view name, Value v);
   bool remove(std::string_view name);
@@ -95,12 +96,12 @@ class ClassAd {
   const Expr* lookup(std::string_view name) const;
   const Expr* lookup_id(uint32_t id) const {
     int i = layout_ ? layout_->find(id) : -1;
-    return i < 0 ? nullptr : values_[i];
+    return i < 0 ? nullptr : value_at(static_cast<size_t>(i));
   }
   // The spelled name and expression for interned `id`; both null when absent.
   Entry find_entry(uint32_t id) const {
     int i = layout_ ? layout_->find(id) : -1;
-    return i < 0 ? Entry{nullptr, nullptr} : Entry{layout_->names()[i], values_[i]};
+    return i < 0 ? Entry{nullptr, nullptr} : entry_at(static_cast<size_t>(i));
   }
 
   size_t size() const { return layout_ ? layout_->size() : 0; }
@@ -110,7 +111,7 @@ class ClassAd {
   // Entries in insertion order, as a vector (for callers that sort them their own way).
   std::vector<Entry> entry_list() const;
   // Entries in insertion order.
-  Entries entries() const { return Entries(layout_ ? layout_->names() : nullptr, values_, size()); }
+  Entries entries() const { return Entries(this); }
 
   // Changes whenever an attribute is added, replaced or removed; unique
   // across all ads, so (ad, generation) identifies one state of one ad.
@@ -146,6 +147,31 @@ class ClassAd {
   void make_room(uint32_t need);
   void set_values_capacity(uint32_t cap);
 
+  Entry entry_at(size_t i) const { return Entry{layout_->names()[i], value_at(i)}; }
+  Expr* value_at(size_t i) const { return delta_ ? delta_value(i) : values_[i]; }
+  // Delta mode: the words of the bitmap of values held apart from the layout's base.
+  size_t delta_words() const { return (size() + 63) / 64; }
+  const uint64_t* delta_bits() const { return reinterpret_cast<const uint64_t*>(values_); }
+  Expr** delta_values() const { return values_ + delta_words(); }
+  // The rank of `i` among the ad's own values (its bit set or not).
+  size_t delta_rank(size_t i) const {
+    const uint64_t* bits = delta_bits();
+    size_t r =
+        static_cast<size_t>(__builtin_popcountll(bits[i >> 6] & ((uint64_t{1} << (i & 63)) - 1)));
+    for (size_t w = 0; w < (i >> 6); ++w) r += static_cast<size_t>(__builtin_popcountll(bits[w]));
+    return r;
+  }
+  bool delta_has(size_t i) const { return (delta_bits()[i >> 6] >> (i & 63)) & 1; }
+  Expr* delta_value(size_t i) const {
+    return delta_has(i) ? delta_values()[delta_rank(i)] : layout_->base()[i];
+  }
+  // Delta mode: sets value `i` to `e` (taking over the reference).
+  void delta_set(size_t i, Expr* e);
+  // Into delta mode from a full values array (the layout is interned and has base values).
+  void to_delta();
+  // Back to a full values array (each value referenced by the ad).
+  void materialize();
+
   static uint64_t next_generation();
   uint32_t refs_ = 1;
   uint32_t values_cap_ = 0;
@@ -153,10 +179,16 @@ class ClassAd {
   const ClassAd* parent_ = nullptr;
   const ClassAd* partner_ = nullptr;
   AdLayout* layout_ = nullptr;  // null while empty
-  Expr** values_ = nullptr;     // parallel to the layout's names; values_cap_ of them
+  // Full mode: parallel to the layout's names, values_cap_ of them, each referenced by the ad.
+  // Delta mode (delta_): one block of a bitmap of delta_words() words (bit i: value i is the
+  // ad's own) then the ad's own values in position order, values_cap_ of them; every other
+  // value is the interned layout's base value (held by the layout, not referenced by the ad).
+  // Most values of a store's slot ads are the same in every ad, so each keeps only ~30.
+  Expr** values_ = nullptr;
   // Some entry may hold an ad literal (whose parent scope is this ad); when
   // false, destruction need not walk the trees to detach them.
-  bool may_hold_ads_ = false;
+  bool may_hold_ads_ = false;  // never in delta mode
+  bool delta_ = false;
 };
 
 // True once any ad has an attribute named MY or TARGET (then `MY.x` must be

@@ -26,29 +26,57 @@ size_t heap_bytes() {
   return m.uordblks + m.hblkhd;
 }
 
-// Where a stored ad's heap bytes go (estimates from sizes; malloc's own overhead included in the
-// remainder): its values, its ClassAd, the trees only it holds, and the store's bookkeeping.
+// Where a stored ad's heap bytes go, per ad: its ClassAd and values (ClassAd::own_bytes), the
+// trees only it holds (literals such as numbers and its Name, their strings, the rare
+// expression; the shared-expression table's slots for them are in the rest), the store's records,
+// key and name strings, indexes and columns (AdStore::bookkeeping_bytes), the layouts and trees
+// shared by all, and what is left (malloc's overhead for the ads' own blocks, and anything not
+// estimated).
 void print_breakdown(const kite::collector::AdStore& store, double heap_per) {
-  double n = static_cast<double>(store.size()), values = 0, own_trees = 0, unshared = 0;
+  double n = static_cast<double>(store.size()), own = 0, own_trees = 0, unshared = 0, literals = 0;
   for (const auto& kv : store.ads()) {
     const kite::classad::ClassAd& ad = *kv.second.ad;
-    values += static_cast<double>(ad.size() * sizeof(void*));
+    own += static_cast<double>(ad.own_bytes());
     for (const kite::classad::ClassAd::Entry& en : ad.entries()) {
-      if (en.expr->bits & kite::classad::kBitSharedRoot) continue;
+      if (en.expr->refs > 1) continue;  // held with other ads (or a layout's base values)
       ++unshared;
-      own_trees += en.expr->kind == kite::classad::ExprKind::kLiteral
-                       ? sizeof(kite::classad::LiteralExpr)
-                       : 64;  // a guess for the rare unshared expression
+      if (en.expr->kind != kite::classad::ExprKind::kLiteral) {
+        own_trees += 64;  // a guess for the rare expression only one ad holds
+        continue;
+      }
+      ++literals;
+      own_trees += sizeof(kite::classad::LiteralExpr);
+      const kite::classad::Value& v = kite::classad::as_literal(en.expr)->value;
+      if (v.is_string())
+        own_trees += (sizeof(kite::classad::StringObj) + v.as_string().size() + 7) / 8 * 8;
     }
   }
-  double ad_obj = sizeof(kite::classad::ClassAd);
-  double accounted = (values + own_trees) / n + ad_obj;
+  kite::collector::StoreBytes b = store.bookkeeping_bytes();
+  double shared = static_cast<double>(kite::classad::AdLayout::interned_count() *
+                                      kite::classad::AdLayout::block_bytes(184));
+  double parts[] = {own / n,
+                    own_trees / n,
+                    static_cast<double>(b.records) / n,
+                    static_cast<double>(b.strings) / n,
+                    static_cast<double>(b.indexes) / n,
+                    static_cast<double>(b.columns) / n,
+                    shared / n};
+  const char* names[] = {"ClassAd and its values",     "trees it alone holds",
+                         "store records (map nodes)",  "store key/name/index strings",
+                         "Name/Machine/State indexes", "attribute columns",
+                         "shared layouts (estimate)"};
+  double sum = 0;
+  std::printf("where a stored ad's %.0f heap bytes go:\n", heap_per);
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
+    std::printf("  %-34s %6.0f B\n", names[i], parts[i]);
+    sum += parts[i];
+  }
+  std::printf("  %-34s %6.0f B\n", "malloc overhead and the rest", heap_per - sum);
   std::printf(
-      "per ad: values %.0f B, ClassAd %.0f B, unshared trees %.1f (%.0f B); "
-      "store bookkeeping and malloc overhead %.0f B\n",
-      values / n, ad_obj, unshared / n, own_trees / n, heap_per - accounted);
-  std::printf("shared: %zu layouts, %zu expression trees\n",
-              kite::classad::AdLayout::interned_count(), kite::classad::expr_shared_count());
+      "trees only one ad holds, per ad %.1f (%.1f literals); shared: %zu layouts, %zu expression "
+      "trees\n",
+      unshared / n, literals / n, kite::classad::AdLayout::interned_count(),
+      kite::classad::expr_shared_count());
 }
 
 }  // namespace

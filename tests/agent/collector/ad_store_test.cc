@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "policy/classad/parser.h"
 #include "tests/agent/collector/old_ad.h"
@@ -41,6 +43,39 @@ std::vector<classad::AdPtr> run(const AdStore& s, QuerySpec q) {
   std::string err;
   EXPECT_TRUE(s.query(q, &out, &err)) << err;
   return out;
+}
+
+std::set<const std::string*> keys_of(const KeySet& ks) {
+  std::set<const std::string*> out;
+  ks.for_each([&](const std::string* k) { EXPECT_TRUE(out.insert(k).second) << "twice: " << *k; });
+  return out;
+}
+
+TEST(KeySet, HoldsEachKeyOnceThroughGrowthAndErasure) {
+  std::vector<std::string> names(600);
+  for (size_t i = 0; i < names.size(); ++i) names[i] = "k" + std::to_string(i);
+  KeySet ks;
+  std::set<const std::string*> want;
+  EXPECT_TRUE(ks.empty());
+  for (size_t i = 0; i < names.size(); ++i) {
+    ks.insert(&names[i]);
+    ks.insert(&names[i / 2]);  // already there
+    want.insert(&names[i]);
+    if (i % 97 == 0) EXPECT_EQ(keys_of(ks), want) << i;
+  }
+  EXPECT_EQ(keys_of(ks), want);
+  // Erase in a scattered order (7 is prime to 600), with keys never inserted mixed in.
+  std::string stranger = "absent";
+  for (size_t n = 0; n < names.size(); ++n) {
+    const std::string* k = &names[(n * 7) % names.size()];
+    ks.erase(k);
+    ks.erase(&stranger);
+    want.erase(k);
+    if (n % 53 == 0 || want.size() < 4) EXPECT_EQ(keys_of(ks), want) << n;
+  }
+  EXPECT_TRUE(ks.empty());
+  ks.insert(&names[3]);
+  EXPECT_EQ(keys_of(ks), std::set<const std::string*>{&names[3]});
 }
 
 TEST(AdStore, UpdateReplacesOrMerges) {
@@ -377,6 +412,39 @@ std::vector<classad::JsonAttr> attrs(const std::string& json) {
   classad::ParseError err;
   EXPECT_TRUE(classad::classad_json_attrs(json, out, &err)) << err.to_string();
   return out;
+}
+
+TEST(AdStoreQuery, ANameThatIsNotItsKeyIsStillFound) {
+  AdStore s(config());
+  std::string err;
+  // Most ads are found by their key; this one's Name follows another attribute.
+  ASSERT_TRUE(s.update("Machine",
+                       ad("Name = strcat(Prefix, \"@x\")\nPrefix = \"slot1\"\nState = \"Owner\"\n"),
+                       0, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("SLOT2@X", "x", "Owner"), 0, false, &err));
+  QuerySpec q;
+  q.constraint = "Name == \"slot2@x\"";
+  auto found = run(s, q);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(str(*found[0], "Name"), "SLOT2@X");
+  q.constraint = "Name == \"slot1@x\"";
+  EXPECT_EQ(run(s, q).size(), 1u);
+  // Its Name changes while its key stays: the index finds it under the new Name only.
+  auto m = attrs(R"({"Prefix":"slot9"})");
+  s.merge("Machine", "slot1@x", &m, 1);
+  ASSERT_TRUE(s.find("Machine", "slot1@x"));
+  size_t before = s.ads_examined();
+  q.constraint = "Name == \"slot9@x\"";
+  auto q1 = s.start_query(q);
+  std::vector<classad::AdPtr> out;
+  while (q1->next(s, 100, &out)) {
+  }
+  EXPECT_TRUE(q1->used_index());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(str(*out[0], "Prefix"), "slot9");
+  EXPECT_EQ(s.ads_examined() - before, 1u);
+  q.constraint = "Name == \"slot1@x\"";
+  EXPECT_EQ(run(s, q).size(), 0u);
 }
 
 TEST(AdStoreQuery, MergedAttributesMoveInAndTheIndexesFollow) {

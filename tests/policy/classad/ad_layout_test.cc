@@ -8,6 +8,7 @@
 
 #include "policy/classad/classad.h"
 #include "policy/classad/expr_share.h"
+#include "policy/classad/intern.h"
 
 namespace kite::classad {
 namespace {
@@ -148,6 +149,109 @@ TEST(AdLayout, EntriesReadAsARange) {
   EXPECT_EQ(missing.expr, nullptr);
   ClassAd::Entry found = x->find_entry(intern_name("A0").id);
   EXPECT_EQ(found.name->view(), "a0");
+}
+
+// `n` attributes a0..a<n-1>: where `own` holds i the ad gets its own literal 1000 + i, and
+// elsewhere the literal of `common` (the same tree for every ad made so).
+AdPtr ad_over(const std::vector<Expr*>& common, const std::vector<int>& own) {
+  AdPtr ad(ClassAd::make());
+  for (size_t i = 0; i < common.size(); ++i) {
+    bool mine = false;
+    for (int o : own) mine |= static_cast<size_t>(o) == i;
+    Expr* e = mine ? new LiteralExpr(Value::integer(1000 + static_cast<int64_t>(i))) : common[i];
+    if (!mine) expr_ref(e);
+    ad->insert_plain(intern_name("a" + std::to_string(i)), e);
+  }
+  return ad;
+}
+
+std::vector<Expr*> common_values(int n) {
+  std::vector<Expr*> out;
+  for (int i = 0; i < n; ++i) out.push_back(new LiteralExpr(Value::integer(i)));
+  return out;
+}
+
+TEST(AdBaseValues, AnAdKeepsOnlyTheValuesThatDifferFromTheFirstOfItsShape) {
+  std::vector<Expr*> common = common_values(130);
+  AdPtr first = ad_over(common, {});
+  first->share_layout();
+  // Own values on both sides of the bitmap's word boundaries.
+  AdPtr y = ad_over(common, {0, 63, 64, 127, 129});
+  y->share_layout();
+  // Three bitmap words and five values of its own, nothing else.
+  EXPECT_EQ(y->own_bytes(), sizeof(ClassAd) + 3 * 8 + 5 * 8);
+  for (int i = 0; i < 130; ++i) {
+    bool mine = i == 0 || i == 63 || i == 64 || i == 127 || i == 129;
+    EXPECT_EQ(int_of(*y, "a" + std::to_string(i)), mine ? 1000 + i : i) << i;
+    EXPECT_EQ(int_of(*first, "a" + std::to_string(i)), i) << i;
+  }
+  int64_t k = 0;
+  for (const ClassAd::Entry& en : y->entries()) {  // in order, each with its value
+    bool mine = k == 0 || k == 63 || k == 64 || k == 127 || k == 129;
+    EXPECT_EQ(en.name->view(), "a" + std::to_string(k));
+    EXPECT_EQ(as_literal(en.expr)->value.as_integer(), mine ? 1000 + k : k) << k;
+    ++k;
+  }
+  EXPECT_EQ(k, 130);
+  EXPECT_EQ(as_literal(y->entries()[64].expr)->value.as_integer(), 1064);
+  for (Expr* e : common) expr_unref(e);
+}
+
+TEST(AdBaseValues, ChangesStayInTheirOwnAd) {
+  std::vector<Expr*> common = common_values(20);
+  AdPtr x = ad_over(common, {});
+  AdPtr y = ad_over(common, {3});
+  x->share_layout();
+  y->share_layout();
+  const size_t one_own = y->own_bytes();
+  y->insert_value("a5", Value::integer(-5));  // a second value of its own
+  EXPECT_EQ(y->own_bytes(), one_own + 8);
+  EXPECT_EQ(int_of(*y, "a5"), -5);
+  EXPECT_EQ(int_of(*x, "a5"), 5);
+  expr_ref(common[5]);
+  y->insert_plain(intern_name("a5"), common[5]);  // back to the shared value
+  EXPECT_EQ(y->own_bytes(), one_own);
+  EXPECT_EQ(int_of(*y, "a5"), 5);
+  expr_ref(common[3]);
+  y->insert_plain(intern_name("a3"), common[3]);
+  EXPECT_EQ(y->own_bytes(), one_own - 8);
+  // A copy keeps the values; a new name and a removal leave the others alone.
+  y->insert_value("a7", Value::integer(77));
+  AdPtr c(y->copy());
+  y->insert_value("extra", Value::integer(1));
+  EXPECT_TRUE(y->remove("a0"));
+  EXPECT_EQ(int_of(*y, "a7"), 77);
+  EXPECT_EQ(int_of(*y, "extra"), 1);
+  EXPECT_EQ(y->lookup("a0"), nullptr);
+  EXPECT_EQ(int_of(*c, "a7"), 77);
+  EXPECT_EQ(int_of(*c, "a0"), 0);
+  EXPECT_EQ(c->lookup("extra"), nullptr);
+  EXPECT_EQ(int_of(*x, "a7"), 7);
+  EXPECT_EQ(names_of(*x).size(), 20u);
+  // Shared again, the changed ad keeps its values.
+  y->share_layout();
+  EXPECT_EQ(int_of(*y, "a7"), 77);
+  EXPECT_EQ(int_of(*y, "a19"), 19);
+  c->clear();
+  EXPECT_EQ(c->size(), 0u);
+  EXPECT_EQ(int_of(*x, "a19"), 19);
+  for (Expr* e : common) expr_unref(e);
+}
+
+TEST(AdBaseValues, AnAdHoldingNestedAdsKeepsItsValuesWhole) {
+  std::vector<Expr*> common = common_values(10);
+  AdPtr x = ad_over(common, {});
+  x->share_layout();
+  AdPtr y = ad_over(common, {});
+  ClassAd* inner = ClassAd::make();
+  inner->insert_value("v", Value::integer(9));
+  y->insert("a4", new LiteralExpr(Value::adopt_classad(inner)));
+  y->share_layout();
+  EXPECT_EQ(y->own_bytes(), sizeof(ClassAd) + 10 * sizeof(Expr*));
+  const Expr* nested = y->lookup("a4");
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(as_literal(nested)->value.as_classad()->parent(), y.get());
+  for (Expr* e : common) expr_unref(e);
 }
 
 TEST(ExprShare, TheTableStillFindsItsTreesAfterShrinking) {
