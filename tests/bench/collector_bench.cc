@@ -438,6 +438,9 @@ int main(int argc, char** argv) {
   proc_usage(o.cm_pid, &cpu_up, &rss_up);
   std::printf("connections=%d\nhandshake_seconds=%.2f\nhandshakes_per_s=%.0f\n", fleet.connected,
               t_up, fleet.connected / t_up);
+  // The CM before the fleet and with every connection up, before any ad: the connections' own
+  // memory (scripts/bench-cm-connections divides it by their number).
+  std::printf("cm_rss_kib_before=%ld\ncm_rss_kib_connected=%ld\n", rss0, rss_up);
   std::printf("dial_window=%d\ncm_cpu_per_handshake_ms=%.2f\nfleet_cpu_per_handshake_ms=%.2f\n",
               o.dial_window, (cpu_up - cpu0) * 1000.0 / std::max(fleet.connected, 1),
               (self_cpu() - fleet_cpu0) * 1000.0 / std::max(fleet.connected, 1));
