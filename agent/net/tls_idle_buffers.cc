@@ -21,9 +21,11 @@ bool TlsIdleBuffers::park(mbedtls_ssl_context* ssl) {
   // Only between records: whatever mbedTLS holds in its buffers then is the record counters.
   if (ssl->state != MBEDTLS_SSL_HANDSHAKE_OVER || ssl->handshake || !ssl->in_buf ||
       !ssl->out_buf || ssl->in_left != 0 || ssl->in_msglen != 0 || ssl->in_offt ||
-      ssl->in_hslen != 0 || ssl->keep_current_message || ssl->next_record_offset != 0 ||
-      ssl->out_left != 0)
+      ssl->in_hslen != 0 || ssl->keep_current_message || ssl->out_left != 0)
     return false;
+#if defined(MBEDTLS_SSL_PROTO_DTLS)
+  if (ssl->next_record_offset != 0) return false;
+#endif
 #if defined(MBEDTLS_SSL_VARIABLE_BUFFER_LENGTH)
   size_t in_size = ssl->in_buf_len, out_size = ssl->out_buf_len;
 #else

@@ -264,9 +264,9 @@ TEST_F(NetTransport, BatchedFramesArriveWholeAndInOrder) {
 TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffers) {
   client_.reset(start_client(client_ctx_.get(), &rec_));
   ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1 && echo_.ready.size() == 1; }));
-  net::TlsConn* server_side = echo_.ready[0];
-  auto both_parked = [&] {
-    return server_side->buffers_parked() && client_->conn() && client_->conn()->buffers_parked();
+  auto both_parked = [&] {  // (a closed connection leaves echo_.ready)
+    return echo_.ready.size() == 1 && echo_.ready[0]->buffers_parked() && client_->conn() &&
+           client_->conn()->buffers_parked();
   };
   ASSERT_TRUE(run_until(&loop_, both_parked)) << "no side parked after the handshake";
   const int kRounds = 40;
@@ -281,7 +281,7 @@ TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffers) {
     ASSERT_TRUE(run_until(&loop_, both_parked)) << "not parked again after echo " << i;
   }
   // The server speaks first too (a command to an idle agent).
-  server_side->send(core::Json::message("drain"));
+  echo_.ready[0]->send(core::Json::message("drain"));
   EXPECT_TRUE(run_until(&loop_, [&] { return rec_.frames.back() == "drain"; }));
   EXPECT_EQ(rec_.disconnected, 0);
   EXPECT_EQ(echo_.closed, 0);
