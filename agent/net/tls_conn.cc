@@ -107,8 +107,9 @@ int TlsConn::bio_recv(void* self, unsigned char* buf, size_t len) {
 }
 
 void TlsConn::on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
-  // on_read copies every read out at once, so connections on one loop (thread) share the
-  // buffer: a CM with thousands of agents does not keep 16 KiB idle per connection.
+  // on_read has mbedTLS take every read at once (copying what it leaves), so connections on
+  // one loop (thread) share the buffer: a CM with thousands of agents does not keep 16 KiB
+  // idle per connection.
   static thread_local char shared[16384];
   *buf = uv_buf_init(shared, sizeof shared);
 }

@@ -19,9 +19,9 @@ uint16_t offset(const unsigned char* p, const unsigned char* buf) {
 bool TlsIdleBuffers::park(mbedtls_ssl_context* ssl) {
   if (parked_) return true;
   // Only between records: whatever mbedTLS holds in its buffers then is the record counters.
-  if (ssl->state != MBEDTLS_SSL_HANDSHAKE_OVER || ssl->handshake || !ssl->in_buf ||
-      !ssl->out_buf || ssl->in_left != 0 || ssl->in_msglen != 0 || ssl->in_offt ||
-      ssl->in_hslen != 0 || ssl->keep_current_message || ssl->out_left != 0)
+  if (ssl->state != MBEDTLS_SSL_HANDSHAKE_OVER || ssl->handshake || !ssl->in_buf || !ssl->out_buf ||
+      ssl->in_left != 0 || ssl->in_msglen != 0 || ssl->in_offt || ssl->in_hslen != 0 ||
+      ssl->keep_current_message || ssl->out_left != 0)
     return false;
 #if defined(MBEDTLS_SSL_PROTO_DTLS)
   if (ssl->next_record_offset != 0) return false;

@@ -130,7 +130,9 @@ struct Fleet {
       if (o.full) {
         m.set("ad_type", "Machine").set("ad", slot_ad(machine, slot, load));
       } else {
-        m.set("ad_type", "Machine").set("ad", slot_delta(machine, slot, load)).set_bool("merge", true);
+        m.set("ad_type", "Machine")
+            .set("ad", slot_delta(machine, slot, load))
+            .set_bool("merge", true);
       }
       batch.push_back(std::move(m));
     }
@@ -153,8 +155,8 @@ struct Fleet {
       for (int s = 1; s <= o.slots && updates > 0; ++s, --updates) {
         Json m = Json::message("update");
         m.set("ad_type", "Machine")
-            .set("ad", slot_delta(next_paced * o.machines, s,
-                                  500000 + static_cast<int>(paced_sent)))
+            .set("ad",
+                 slot_delta(next_paced * o.machines, s, 500000 + static_cast<int>(paced_sent)))
             .set_bool("merge", true);
         batch.push_back(std::move(m));
         ++paced_sent;
