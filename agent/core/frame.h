@@ -83,6 +83,15 @@ void append_json_string(std::string* out, std::string_view s);
 std::string frame_encode(const Json& msg);
 
 /// Incremental frame reader: feed bytes as they arrive, take whole messages out.
+/// Empties `s` and gives its heap buffer back (a no-op for a string that has none).
+inline void release_buffer(std::string* s) {
+  if (s->capacity() > std::string().capacity()) {
+    std::string().swap(*s);
+  } else {
+    s->clear();
+  }
+}
+
 class FrameReader {
  public:
   enum class Result { kNeedMore, kMessage, kError };
@@ -97,6 +106,13 @@ class FrameReader {
   Result next(Json* msg, std::string* err);
   bool broken() const { return broken_; }
   size_t buffered() const { return buf_.size(); }
+  /// Frees the buffer when no partial frame is in it (an idle connection keeps nothing).
+  void release_if_empty() {
+    if (pos_ == buf_.size()) {
+      release_buffer(&buf_);
+      pos_ = 0;
+    }
+  }
 
  private:
   std::string buf_;

@@ -88,7 +88,14 @@ int TlsConn::bio_send(void* self, const unsigned char* buf, size_t len) {
 int TlsConn::bio_recv(void* self, unsigned char* buf, size_t len) {
   auto* c = static_cast<TlsConn*>(self);
   size_t avail = c->in_.size() - c->in_pos_;
-  if (avail == 0) return MBEDTLS_ERR_SSL_WANT_READ;
+  if (avail == 0) {  // what an earlier read left is taken first, then the read being handled
+    if (c->rx_left_ == 0) return MBEDTLS_ERR_SSL_WANT_READ;
+    size_t n = len < c->rx_left_ ? len : c->rx_left_;
+    memcpy(buf, c->rx_, n);
+    c->rx_ += n;
+    c->rx_left_ -= n;
+    return static_cast<int>(n);
+  }
   size_t n = len < avail ? len : avail;
   memcpy(buf, c->in_.data() + c->in_pos_, n);
   c->in_pos_ += n;
@@ -100,8 +107,9 @@ int TlsConn::bio_recv(void* self, unsigned char* buf, size_t len) {
 }
 
 void TlsConn::on_alloc(uv_handle_t*, size_t, uv_buf_t* buf) {
-  // on_read copies every read out at once, so connections on one loop (thread) share the
-  // buffer: a CM with thousands of agents does not keep 16 KiB idle per connection.
+  // on_read has mbedTLS take every read at once (copying what it leaves), so connections on
+  // one loop (thread) share the buffer: a CM with thousands of agents does not keep 16 KiB
+  // idle per connection.
   static thread_local char shared[16384];
   *buf = uv_buf_init(shared, sizeof shared);
 }
@@ -113,11 +121,14 @@ void TlsConn::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
     c->close(n == UV_EOF ? "peer closed the connection" : std::string("read: ") + uv_strerror(n));
     return;
   }
-  c->in_.append(buf->base, static_cast<size_t>(n));
+  // mbedTLS takes the ciphertext straight from the read buffer; only what it leaves (a
+  // connection closed mid-read) is copied.
+  c->rx_ = buf->base;
+  c->rx_left_ = static_cast<size_t>(n);
   c->pump();
-  // What a burst made it grow to is given back once mbedTLS has taken it all: idle connections
-  // are what a CM holds thousands of.
-  if (c->in_.empty() && c->in_.capacity() > kIdleInBuffer) std::string().swap(c->in_);
+  if (c->rx_left_ > 0 && c->state_ != State::kClosed) c->in_.append(c->rx_, c->rx_left_);
+  c->rx_ = nullptr;
+  c->rx_left_ = 0;
 }
 
 void TlsConn::pump() {
@@ -194,6 +205,7 @@ void TlsConn::handshake_done() {
 }
 
 void TlsConn::read_plaintext() {
+  if (!wake()) return;
   unsigned char buf[16384];
   while (state_ == State::kHello || state_ == State::kReady) {
     int n = mbedtls_ssl_read(&ssl_, buf, sizeof buf);
@@ -294,6 +306,11 @@ void TlsConn::send_text(std::string_view json) {
 }
 
 bool TlsConn::seal(std::string* err) {
+  if (!idle_.restore(&ssl_)) {
+    std::string().swap(plain_);
+    *err = "no memory for the TLS record buffers";
+    return false;
+  }
   size_t off = 0;
   int n = 0;
   while (off < plain_.size()) {
@@ -302,11 +319,7 @@ bool TlsConn::seal(std::string* err) {
     if (n < 0) break;
     off += static_cast<size_t>(n);
   }
-  if (plain_.capacity() > kKeepPlainBytes) {
-    std::string().swap(plain_);  // a burst's buffer is not kept by an idle connection
-  } else {
-    plain_.clear();
-  }
+  plain_.clear();
   if (n >= 0) return true;
   *err = "TLS write: " + mbedtls_message(n);
   return false;
@@ -325,12 +338,30 @@ void TlsConn::flush() {
     close(err);
     return;
   }
-  if (out_.empty()) return;
-  if (pending_write_ + out_.size() > opts_.max_pending_write) {
-    shutdown("peer does not read (" + std::to_string(pending_write_) + " bytes queued)", true);
-    return;
+  if (!out_.empty()) {
+    if (pending_write_ + out_.size() > opts_.max_pending_write) {
+      shutdown("peer does not read (" + std::to_string(pending_write_) + " bytes queued)", true);
+      return;
+    }
+    write_out();
   }
-  write_out();
+  if (batch_depth_ == 0) settle();
+}
+
+bool TlsConn::wake() {
+  if (idle_.restore(&ssl_)) return true;
+  close("no memory for the TLS record buffers");
+  return false;
+}
+
+void TlsConn::settle() {
+  if (state_ != State::kHello && state_ != State::kReady) return;
+  // Kite's own buffers first (empty now, but holding what the last burst made them grow to),
+  // then mbedTLS's record buffers when nothing is left in them.
+  if (in_.empty()) core::release_buffer(&in_);
+  core::release_buffer(&plain_);
+  reader_.release_if_empty();
+  idle_.park(&ssl_);
 }
 
 void TlsConn::write_out() {
@@ -393,7 +424,7 @@ void TlsConn::shutdown(const std::string& why, bool tell) {
   std::string err;
   if (was_up && !plain_.empty()) seal(&err);  // frames queued this turn (an error frame)
   std::string().swap(plain_);
-  if (was_up) mbedtls_ssl_close_notify(&ssl_);
+  if (was_up && idle_.restore(&ssl_)) mbedtls_ssl_close_notify(&ssl_);
   if (!out_.empty() && pending_write_ + out_.size() <= opts_.max_pending_write) write_out();
   // Let queued frames (an error frame, close_notify) reach the peer, within a deadline.
   auto* req = new uv_shutdown_t;

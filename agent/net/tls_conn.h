@@ -15,6 +15,7 @@
 #include "agent/core/frame.h"
 #include "agent/net/identity.h"
 #include "agent/net/tls_context.h"
+#include "agent/net/tls_idle_buffers.h"
 
 namespace kite::net {
 
@@ -85,6 +86,8 @@ class TlsConn {
   bool tls_started() const { return tls_started_; }
   /// Copies the negotiated session for a later resumption (clients).
   bool save_session(mbedtls_ssl_session* out) const;
+  /// Idle: the TLS record buffers are given back until records move again (TlsIdleBuffers).
+  bool buffers_parked() const { return idle_.parked(); }
   void* user = nullptr;
 
  private:
@@ -110,13 +113,15 @@ class TlsConn {
   // Encrypts the queued frames into out_; false with `err` when mbedTLS fails.
   bool seal(std::string* err);
   void write_out();
+  // Before mbedTLS reads: parked record buffers back (false: out of memory, closed).
+  bool wake();
+  // Once a turn's frames are handled and written: the buffers an idle connection does not
+  // need go back to the heap (a CM holds thousands of quiet agent connections).
+  void settle();
   // Queued frames past this many bytes are sealed at once (a big reply need not wait).
   static constexpr size_t kSealAtBytes = 64 * 1024;
-  // A queue buffer bigger than this is freed once sealed, not kept by an idle connection.
-  static constexpr size_t kKeepPlainBytes = 1024;
   void close_handles();
   static constexpr uint64_t kDrainTimeoutMs = 2000;
-  static constexpr size_t kIdleInBuffer = 2048;
   void shutdown(const std::string& why, bool tell);
 
   uv_loop_t* loop_;
@@ -129,8 +134,11 @@ class TlsConn {
   bool handles_closing_ = false;
   mbedtls_ssl_context ssl_;
   State state_ = State::kHandshake;
-  std::string in_;  // ciphertext from the peer not yet taken by mbedTLS
+  std::string in_;  // ciphertext an earlier read left, not yet taken by mbedTLS
   size_t in_pos_ = 0;
+  const char* rx_ = nullptr;  // the read being handled (a buffer the loop's connections share)
+  size_t rx_left_ = 0;        // its bytes mbedTLS has not taken yet
+  TlsIdleBuffers idle_;
   std::string plain_;  // frames of the current batch, not yet sealed
   int batch_depth_ = 0;
   std::string out_;  // ciphertext for the peer not yet handed to uv_write

@@ -257,6 +257,36 @@ TEST_F(NetTransport, BatchedFramesArriveWholeAndInOrder) {
       << echo_.frames.back();
 }
 
+// Between bursts both ends give their TLS record buffers back, and bring them back with the
+// record counters as they were: a counter lost or reset would fail the next record's
+// authentication and close the connection. Frames of every size keep flowing both ways, and
+// the connection parks again after each exchange.
+TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffers) {
+  client_.reset(start_client(client_ctx_.get(), &rec_));
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1 && echo_.ready.size() == 1; }));
+  auto both_parked = [&] {  // (a closed connection leaves echo_.ready)
+    return echo_.ready.size() == 1 && echo_.ready[0]->buffers_parked() && client_->conn() &&
+           client_->conn()->buffers_parked();
+  };
+  ASSERT_TRUE(run_until(&loop_, both_parked)) << "no side parked after the handshake";
+  const int kRounds = 40;
+  for (int i = 0; i < kRounds; ++i) {
+    core::Json m = core::Json::message("echo");
+    m.set("n", i);
+    if (i % 10 == 9) m.set("pad", std::string(5000 * static_cast<size_t>(i), 'p'));  // many records
+    ASSERT_TRUE(client_->send(m));
+    ASSERT_TRUE(run_until(&loop_, [&] { return rec_.echoed.size() == static_cast<size_t>(i + 1); }))
+        << "no echo " << i << " (" << rec_.disconnected << " disconnects)";
+    EXPECT_EQ(rec_.echoed.back(), i);
+    ASSERT_TRUE(run_until(&loop_, both_parked)) << "not parked again after echo " << i;
+  }
+  // The server speaks first too (a command to an idle agent).
+  echo_.ready[0]->send(core::Json::message("drain"));
+  EXPECT_TRUE(run_until(&loop_, [&] { return rec_.frames.back() == "drain"; }));
+  EXPECT_EQ(rec_.disconnected, 0);
+  EXPECT_EQ(echo_.closed, 0);
+}
+
 TEST_F(NetTransport, RefusesBadPeersAndKeepsServing) {
   client_.reset(start_client(client_ctx_.get(), &rec_));
   ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1; }));

@@ -34,7 +34,8 @@ struct Options {
   int port = 9618;
   kite::net::TlsFiles tls;
   int connections = 2000;
-  int slots = 5;       // ads per connection
+  int slots = 5;       // ads per machine
+  int machines = 1;    // machines per connection (scripts/bench-cm-connections: same ads, fewer)
   int rounds = 4;      // timed update rounds
   int per_round = 30;  // updates per connection per round
   int cm_pid = 0;
@@ -124,11 +125,14 @@ struct Fleet {
     std::vector<Json> batch;
     for (int u = 0; u < o.per_round; ++u) {
       Json m = Json::message("update");
-      int slot = 1 + u % o.slots, load = round * 1000 + u;
+      int k = u % (o.slots * o.machines), load = round * 1000 + u;
+      int machine = i * o.machines + k / o.slots, slot = 1 + k % o.slots;
       if (o.full) {
-        m.set("ad_type", "Machine").set("ad", slot_ad(i, slot, load));
+        m.set("ad_type", "Machine").set("ad", slot_ad(machine, slot, load));
       } else {
-        m.set("ad_type", "Machine").set("ad", slot_delta(i, slot, load)).set_bool("merge", true);
+        m.set("ad_type", "Machine")
+            .set("ad", slot_delta(machine, slot, load))
+            .set_bool("merge", true);
       }
       batch.push_back(std::move(m));
     }
@@ -151,7 +155,8 @@ struct Fleet {
       for (int s = 1; s <= o.slots && updates > 0; ++s, --updates) {
         Json m = Json::message("update");
         m.set("ad_type", "Machine")
-            .set("ad", slot_delta(next_paced, s, 500000 + static_cast<int>(paced_sent)))
+            .set("ad",
+                 slot_delta(next_paced * o.machines, s, 500000 + static_cast<int>(paced_sent)))
             .set_bool("merge", true);
         batch.push_back(std::move(m));
         ++paced_sent;
@@ -168,10 +173,12 @@ void Agent::on_connected(NetClient* c) {
     fleet->dial_more();
   }
   up = true;
-  for (int s = 1; s <= fleet->o.slots; ++s) {
-    Json m = Json::message("update");
-    m.set("ad_type", "Machine").set("ad", slot_ad(id, s, 0));
-    c->send(m);
+  for (int k = 0; k < fleet->o.machines; ++k) {
+    for (int s = 1; s <= fleet->o.slots; ++s) {
+      Json m = Json::message("update");
+      m.set("ad_type", "Machine").set("ad", slot_ad(id * fleet->o.machines + k, s, 0));
+      c->send(m);
+    }
   }
 }
 
@@ -338,7 +345,7 @@ int usage() {
                "usage: collector_bench --port P --ca F --cert F --key F --cm-pid PID --kite BIN\n"
                "       [--host H] [--connections N] [--slots N] [--rounds N] [--per-round N]\n"
                "       [--dial-window N] [--status-runs N] [--paced-rate N] [--full-updates]\n"
-               "       [--ad-file SLOT_AD]\n");
+               "       [--ad-file SLOT_AD] [--machines-per-connection N]\n");
   return 2;
 }
 
@@ -369,6 +376,8 @@ int main(int argc, char** argv) {
       o.connections = std::atoi(v.c_str());
     else if (k == "--slots")
       o.slots = std::atoi(v.c_str());
+    else if (k == "--machines-per-connection")
+      o.machines = std::max(1, std::atoi(v.c_str()));
     else if (k == "--rounds")
       o.rounds = std::atoi(v.c_str());
     else if (k == "--per-round")
@@ -441,6 +450,9 @@ int main(int argc, char** argv) {
   proc_usage(o.cm_pid, &cpu_up, &rss_up);
   std::printf("connections=%d\nhandshake_seconds=%.2f\nhandshakes_per_s=%.0f\n", fleet.connected,
               t_up, fleet.connected / t_up);
+  // The CM before the fleet and with every connection up, before any ad: the connections' own
+  // memory (scripts/bench-cm-connections divides it by their number).
+  std::printf("cm_rss_kib_before=%ld\ncm_rss_kib_connected=%ld\n", rss0, rss_up);
   std::printf("dial_window=%d\ncm_cpu_per_handshake_ms=%.2f\nfleet_cpu_per_handshake_ms=%.2f\n",
               o.dial_window, (cpu_up - cpu0) * 1000.0 / std::max(fleet.connected, 1),
               (self_cpu() - fleet_cpu0) * 1000.0 / std::max(fleet.connected, 1));
@@ -465,7 +477,7 @@ int main(int argc, char** argv) {
   std::printf(
       "ads_held=%d\nad_attributes=%zu\ncm_rss_kib_holding_ads=%ld\n"
       "cm_cpu_handshakes_and_ads_s=%.3f\n",
-      o.connections * o.slots, g_use_realistic ? g_realistic.attributes() : 30, rss_a,
+      o.connections * o.machines * o.slots, g_use_realistic ? g_realistic.attributes() : 30, rss_a,
       cpu_a - cpu0);
   std::fflush(stdout);  // the update phase starts now (a profiler may wait for this line)
 
