@@ -311,7 +311,7 @@ Status Cgroups::make_v1_dir(const std::string& ctl, const std::vector<std::strin
     bool fresh = !root_.is_dir(d);
     Status st = mkdir_root(root_, d);
     if (!st.ok) return st;
-    if (fresh && ctl == "cpuset") {
+    if (ctl == "cpuset" && (fresh || root_.exists(d + "/cpuset.cpus"))) {
       st = cgroup_v1::cpuset_init(root_, parent, d);
       if (!st.ok) return st;
     }

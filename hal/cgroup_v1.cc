@@ -13,7 +13,10 @@
 namespace kite::hal::cgroup_v1 {
 
 Status cpuset_init(const Root& root, const std::string& parent, const std::string& dir) {
+  // Only what is still empty: a level another agent has just made may not be filled in yet, and
+  // a child of an empty cpuset takes no task (ENOSPC).
   for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
+    if (!root.read_line(dir + "/" + f).empty()) continue;
     std::string v = root.read_line(parent + "/" + f);
     if (v.empty()) continue;
     Status st = root.write(dir + "/" + f, v);
@@ -92,7 +95,8 @@ Status oom_watch(const Root& root, const std::string& d, OomWatch* out) {
     ::close(cfd);
     return Status::Errno("eventfd", "(syscall)", e);
   }
-  Status st = root.write(d + "/cgroup.event_control", std::to_string(efd) + " " + std::to_string(cfd));
+  Status st =
+      root.write(d + "/cgroup.event_control", std::to_string(efd) + " " + std::to_string(cfd));
   if (!st.ok) {
     ::close(cfd);
     ::close(efd);

@@ -3,6 +3,8 @@
 // parsing, the v2 OOM event path, and the memory limit policy arithmetic.
 #include "hal/cgroup.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 #include <poll.h>
 
@@ -80,7 +82,8 @@ TEST(CgroupV2, CreateLimitsFreezeOnJetson) {
   EXPECT_EQ(job.v2_dir, "/sys/fs/cgroup/kite.slice/slot1_1");
   EXPECT_TRUE(job.v1_dirs.empty());
   // Controllers enabled down the path for the job to use.
-  EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/cgroup.subtree_control"), "+cpu +memory +pids +cpuset");
+  EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/cgroup.subtree_control"),
+            "+cpu +memory +pids +cpuset");
   EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/kite.slice/cgroup.subtree_control"),
             "+cpu +memory +pids +cpuset");
 
@@ -128,12 +131,14 @@ TEST(CgroupV2, UsageFromKernelFiles) {
   JobCgroup job;
   ASSERT_TRUE(cg.create("job7", &job).ok);
   // As the kernel writes them (Documentation/admin-guide/cgroup-v2.rst).
-  r.put(job.v2_dir + "/cpu.stat", "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
-                                  "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\n");
+  r.put(job.v2_dir + "/cpu.stat",
+        "usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\n"
+        "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\n");
   r.put(job.v2_dir + "/memory.current", "104857600\n");
   r.put(job.v2_dir + "/memory.peak", "209715200\n");
   r.put(job.v2_dir + "/memory.swap.current", "4096\n");
-  r.put(job.v2_dir + "/memory.events", "low 0\nhigh 12\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+  r.put(job.v2_dir + "/memory.events",
+        "low 0\nhigh 12\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
   r.put(job.v2_dir + "/pids.current", "7\n");
   CgroupUsage u = cg.usage(job);
   EXPECT_EQ(u.cpu_user_usec, 2000000);
@@ -158,7 +163,9 @@ TEST(CgroupV2, OomEventArrivesOnTheFd) {
   EXPECT_EQ(poll(&p, 1, 0), 0);  // nothing yet
   EXPECT_EQ(cgroup_oom_read(r.root(), &w), 0);
   // The kernel rewrites memory.events when a counter changes (a "file modified" event).
-  ASSERT_TRUE(r.root().write(job.v2_dir + "/memory.events", "low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\n").ok);
+  ASSERT_TRUE(r.root()
+                  .write(job.v2_dir + "/memory.events", "low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\n")
+                  .ok);
   ASSERT_EQ(poll(&p, 1, 2000), 1);
   EXPECT_EQ(cgroup_oom_read(r.root(), &w), 1);
   EXPECT_EQ(cgroup_oom_read(r.root(), &w), 0);  // reported once
@@ -184,6 +191,22 @@ TEST(CgroupV2, MissingMemoryControllerIsReportedNotFatal) {
   ASSERT_TRUE(cg.set_cpu_weight(job, 1).ok);  // the rest still works
   EXPECT_EQ(cg.usage(job).memory_current, -1);
   ASSERT_TRUE(cg.destroy(&job).ok);
+}
+
+// Another agent has made the shared base cpuset but not yet filled it in: the base is filled from
+// its parent before the job's level copies it, or the job could not join (ENOSPC).
+TEST(CgroupV1, ABaseCpusetAnotherAgentLeftEmptyIsFilledIn) {
+  ScratchRoot r("generic-x86_64");
+  ASSERT_EQ(::mkdir(r.root().path("/sys/fs/cgroup/cpuset/kite").c_str(), 0755), 0);
+  ASSERT_TRUE(r.root().write("/sys/fs/cgroup/cpuset/kite/cpuset.cpus", "\n").ok);
+  ASSERT_TRUE(r.root().write("/sys/fs/cgroup/cpuset/kite/cpuset.mems", "\n").ok);
+  Cgroups cg(r.root(), detect(r.root()), "kite");
+  JobCgroup job;
+  Status st = cg.create("slot1_1", &job);
+  ASSERT_TRUE(st.ok) << st.message;
+  EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/cpuset/kite/cpuset.cpus"), "0-1");
+  EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/cpuset/kite/slot1_1/cpuset.cpus"), "0-1");
+  EXPECT_EQ(r.root().read_line("/sys/fs/cgroup/cpuset/kite/slot1_1/cpuset.mems"), "0");
 }
 
 TEST(CgroupV1, HybridJobOnGenericX86) {
@@ -212,7 +235,8 @@ TEST(CgroupV1, HybridJobOnGenericX86) {
   in.slot_memory_mib = 2048;
   in.machine_memory_mib = 23849;
   ASSERT_TRUE(cg.set_memory(job, memory_limits_compute(in)).ok);
-  EXPECT_EQ(r.root().read_line(job.v1_dirs.at("memory") + "/memory.soft_limit_in_bytes"), "2147483648");
+  EXPECT_EQ(r.root().read_line(job.v1_dirs.at("memory") + "/memory.soft_limit_in_bytes"),
+            "2147483648");
   EXPECT_EQ(r.root().read_line(job.v1_dirs.at("memory") + "/memory.limit_in_bytes"),
             std::to_string(23849LL << 20));
   // Swap asked but the recorded kernel has no memsw files: say so.
@@ -231,7 +255,8 @@ TEST(CgroupV1, HybridJobOnGenericX86) {
   r.put(job.v1_dirs.at("memory") + "/memory.usage_in_bytes", "52428800\n");
   r.put(job.v1_dirs.at("memory") + "/memory.max_usage_in_bytes", "73400320\n");
   r.put(job.v1_dirs.at("memory") + "/memory.memsw.usage_in_bytes", "53477376\n");
-  r.put(job.v1_dirs.at("memory") + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+  r.put(job.v1_dirs.at("memory") + "/memory.oom_control",
+        "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
   CgroupUsage u = cg.usage(job);
   EXPECT_EQ(u.memory_current, 52428800);
   EXPECT_EQ(u.memory_peak, 73400320);
@@ -278,7 +303,7 @@ TEST(MemoryPolicy, ReferenceArithmetic) {
   MemoryLimitInput in;
   in.slot_memory_mib = 1000;
   in.machine_memory_mib = 8000;
-  in.slot_virtual_kib = 1500 * 1024;  // VirtualMemory is KiB, Memory MiB
+  in.slot_virtual_kib = 1500 * 1024;           // VirtualMemory is KiB, Memory MiB
   MemoryLimits l = memory_limits_compute(in);  // none
   EXPECT_EQ(l.hard, -1);
   EXPECT_EQ(l.soft, -1);
