@@ -13,8 +13,8 @@
 namespace kite::hal::cgroup_v1 {
 
 Status cpuset_init(const Root& root, const std::string& parent, const std::string& dir) {
-  // Only what is still empty: a level another agent has just made may not be filled in yet, and
-  // a child of an empty cpuset takes no task (ENOSPC).
+  // Only what is still empty: a level a concurrent starter has just made may not be filled in
+  // yet, and a child of an empty cpuset takes no task (ENOSPC).
   for (const char* f : {"cpuset.cpus", "cpuset.mems"}) {
     if (!root.read_line(dir + "/" + f).empty()) continue;
     std::string v = root.read_line(parent + "/" + f);

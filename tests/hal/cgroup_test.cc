@@ -193,9 +193,10 @@ TEST(CgroupV2, MissingMemoryControllerIsReportedNotFatal) {
   ASSERT_TRUE(cg.destroy(&job).ok);
 }
 
-// Another agent has made the shared base cpuset but not yet filled it in: the base is filled from
-// its parent before the job's level copies it, or the job could not join (ENOSPC).
-TEST(CgroupV1, ABaseCpusetAnotherAgentLeftEmptyIsFilledIn) {
+// Another process (a concurrent starter) has made the shared base cpuset but not yet filled it in:
+// the base is filled from its parent before the job's level copies it, or the job could not join
+// (ENOSPC).
+TEST(CgroupV1, ABaseCpusetAnotherProcessLeftEmptyIsFilledIn) {
   ScratchRoot r("generic-x86_64");
   ASSERT_EQ(::mkdir(r.root().path("/sys/fs/cgroup/cpuset/kite").c_str(), 0755), 0);
   ASSERT_TRUE(r.root().write("/sys/fs/cgroup/cpuset/kite/cpuset.cpus", "\n").ok);
