@@ -16,14 +16,12 @@
 #include "agent/net/server.h"
 #include "agent/net/tls_context.h"
 #include "agent_harness.h"
+#include "scratch_dirs.h"
 
 namespace kite::test {
 
 inline std::string net_temp_dir() {
-  char tmpl[] = "/tmp/kite-net-XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  EXPECT_NE(d, nullptr);
-  return d ? d : "/tmp";
+  return scratch_dir("kite-net");
 }
 
 /// Runs `kite ARGS...`; fails the test with its stderr when it exits non-zero.

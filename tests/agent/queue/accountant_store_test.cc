@@ -1,6 +1,7 @@
 // Tests of the durable accountant: save/load round trip, deleted records, bad stored ads, and a
 // kill -9 test proving no usage is lost or counted twice across a restart.
 #include "agent/queue/accountant_store.h"
+#include "../scratch_dirs.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -18,9 +19,7 @@ namespace {
 using accountant::Accountant;
 
 std::string temp_db() {
-  char dir[] = "/tmp/kite-acct-XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
-  return std::string(dir) + "/accountant.db";
+  return test::scratch_dir("kite-acct") + "/accountant.db";
 }
 
 // Step k of a deterministic CM life: every 60 s the usage of three submitters changes (also

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dirs.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 
@@ -20,8 +21,7 @@ struct Queue {
   std::string dir;
   JobStore store;
   Queue() {
-    char tmpl[] = "/tmp/kite-jobev-XXXXXX";
-    dir = mkdtemp(tmpl);
+    dir = test::scratch_dir("kite-jobev");
     std::string err;
     EXPECT_TRUE(store.open(dir + "/queue.db", &err)) << err;
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dirs.h"
 #include "policy/classad/parser.h"
 #include "policy/classad/unparse.h"
 
@@ -24,9 +25,7 @@ using classad::AdPtr;
 using classad::ClassAd;
 
 std::string temp_db() {
-  char dir[] = "/tmp/kite-queue-XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
-  return std::string(dir) + "/queue.db";
+  return test::scratch_dir("kite-queue") + "/queue.db";
 }
 
 AdPtr ad(const char* text) {
