@@ -42,6 +42,11 @@ TEST(CmQueue, OwnerComesFromTheCertificateAndOnlyTheOwnerOrAnAdminActs) {
       << r.out;
   r = pool.as("bob", {"q", "-allusers", "-af", "Owner"});
   EXPECT_EQ(r.out, "alice\nalice\nalice\n");
+  // condor_q -limit N: the schedd answers at most N jobs, in job id order.
+  r = pool.as("alice", {"q", "-limit", "2", "-af", "ProcId"});
+  EXPECT_EQ(r.out, "0\n1\n") << r.err;
+  r = pool.as("alice", {"q", "-limit", "1", "-af", "ProcId", "Args"});
+  EXPECT_EQ(r.out, "0 0\n") << r.err;
   // The submit event of each proc went to the log the file named.
   std::string events = read_text(log);
   EXPECT_NE(events.find("000 (001.002.000)"), std::string::npos) << events;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "tests/cli/kite_status_run.h"
 
@@ -164,6 +165,34 @@ TEST(KiteStatus, ReadsTheJsonItPrints) {
             "a undefined\nb 2\n");
   EXPECT_EQ(kite_status(ads, std::string("-ads:json ") + path + " -json").out, json);
   unlink(path);
+}
+
+// -ads:xml / -ads:new / -ads:auto read the forms -xml and -long:new print (written here by
+// hand, as HTCondor lays them out); an unknown form is refused.
+TEST(KiteStatus, ReadsXmlAndNewSyntaxAdsFiles) {
+  const std::string xml =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+      "<c>\n    <a n=\"Cpus\"><i>2</i></a>\n    <a n=\"Name\"><s>b@h</s></a>\n</c>\n\n"
+      "<c>\n    <a n=\"Name\"><s>a@h</s></a>\n    <a n=\"Start\"><e>Cpus &gt; 1</e></a>\n"
+      "</c>\n\n</classads>\n";
+  const std::string new_syntax =
+      "{\n[ Cpus = 2; Name = \"b@h\" ]\n,\n[ Name = \"a@h\"; Start = Cpus > 1 ]\n}\n";
+  for (const auto& [form, text] :
+       {std::pair{"-ads:xml", xml}, std::pair{"-ads:new", new_syntax}, std::pair{"-ads:auto", xml},
+        std::pair{"-ads:auto", new_syntax}}) {
+    char path[] = "/tmp/kite-status-form-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    close(fd);
+    Result r = kite_status("", std::string(form) + " " + path + " -af:r Name Cpus Start");
+    // :r prints each value unparsed: strings keep their quotes.
+    EXPECT_EQ(r.out, "\"a@h\" undefined Cpus > 1\n\"b@h\" 2 undefined\n") << form << "\n" << text;
+    unlink(path);
+  }
+  Result r = kite_status("Name = \"a\"\n", "-ads:yaml /dev/null");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("long (the default), json, new, xml and auto"), std::string::npos) << r.out;
 }
 
 TEST(KiteStatus, TruncatedColumnsCutLongValues) {
