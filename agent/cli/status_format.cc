@@ -567,7 +567,7 @@ bool format_ads(const std::vector<FormatItem>& formats,
     for (size_t i = 0; i < formats.size(); ++i) {
       std::string text;
       if (printf_value(unescape(formats[i].format).c_str(), ad->evaluate_expr(exprs[i].get()),
-                       &text, ad->lookup(formats[i].attr)))
+                       &text, ad->lookup(formats[i].attr), exprs[i].get()))
         *out += text;
     }
   }

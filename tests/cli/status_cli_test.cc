@@ -167,6 +167,30 @@ TEST(KiteStatus, ReadsTheJsonItPrints) {
   unlink(path);
 }
 
+// -format's other conversions, as HTCondor's print mask renders them (ad_printmask.cpp and
+// printf_format.cpp, read): %r/%R the expression unevaluated (old syntax; one that is only an
+// attribute reference prints "undefined", as does %s of such an attribute when it is not a
+// string); %c the character; %T the value as d+hh:mm:ss and %Y as a date, both without the
+// text around the conversion.
+TEST(KiteStatus, FormatRawCharAndTimeConversions) {
+  const std::string ad = "Name = \"s1\"\nCpus = 65\nE = Cpus * 2\nR = Cpus\nT = 3725\nNeg = -5\n";
+  auto fmt = [&](const std::string& f, const std::string& e) {
+    return kite_status(ad, "-format '" + f + "' '" + e + "'").out;
+  };
+  EXPECT_EQ(fmt("[%r]", "E"), "[Cpus * 2]");
+  EXPECT_EQ(fmt("[%-10R]", "E"), "[Cpus * 2  ]");
+  EXPECT_EQ(fmt("[%r]", "Name"), "[\"s1\"]");
+  EXPECT_EQ(fmt("[%r]", "Cpus + 1"), "[Cpus + 1]");
+  EXPECT_EQ(fmt("[%r]", "R"), "[undefined]");
+  EXPECT_EQ(fmt("[%r]", "Missing"), "[undefined]");
+  EXPECT_EQ(fmt("[%s]", "R"), "[undefined]");
+  EXPECT_EQ(fmt("[%s]", "E"), "[Cpus * 2]");
+  EXPECT_EQ(fmt("[%c]", "Cpus"), "[A]");
+  EXPECT_EQ(fmt("[%T]", "T"), "  0+01:02:05");
+  EXPECT_EQ(fmt("%T", "Neg"), "[?????]");
+  EXPECT_EQ(fmt("[%Y]", "T + 86400"), " 1/2  01:02");  // (the tests run in UTC)
+}
+
 // -ads:xml / -ads:new / -ads:auto read the forms -xml and -long:new print (written here by
 // hand, as HTCondor lays them out); an unknown form is refused.
 TEST(KiteStatus, ReadsXmlAndNewSyntaxAdsFiles) {
