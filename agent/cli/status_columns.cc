@@ -165,18 +165,13 @@ std::string literal_text(std::string_view s) {
 
 }  // namespace
 
-namespace {
-
-// HTCondor's print masks unparse (old syntax) for %r, and for %s of a non-string attribute;
-// an expression that is only an attribute reference prints "undefined" there.
+// (Also what %s prints of an attribute that is not a string.)
 std::string raw_text(const classad::Expr* e) {
   if (e->kind == classad::ExprKind::kAttr) return "undefined";
   std::string text;
   classad::unparse_expr_old(text, e);
   return text;
 }
-
-}  // namespace
 
 bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
                   const classad::Expr* bound, const classad::Expr* parsed) {

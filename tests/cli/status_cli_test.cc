@@ -189,6 +189,8 @@ TEST(KiteStatus, FormatRawCharAndTimeConversions) {
   EXPECT_EQ(fmt("[%T]", "T"), "  0+01:02:05");
   EXPECT_EQ(fmt("%T", "Neg"), "[?????]");
   EXPECT_EQ(fmt("[%Y]", "T + 86400"), " 1/2  01:02");  // (the tests run in UTC)
+  // -af:r is the same %r.
+  EXPECT_EQ(kite_status(ad, "-af:r R E Name").out, "undefined Cpus * 2 \"s1\"\n");
 }
 
 // -ads:xml / -ads:new / -ads:auto read the forms -xml and -long:new print (written here by
