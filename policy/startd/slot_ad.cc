@@ -87,8 +87,7 @@ void Engine::refresh_job_times(SlotImpl& s) {
                   s.job.suspend_since >= 0 ? s.job.suspend_since : 0);
       insert_made(s, 1, "TotalJobRunTime", job_run, s.job.start, -1);
     } else {
-      if (s.pub_set[0]) s.ad->remove("TotalJobSuspendTime");
-      s.pub_set[0] = false;
+      drop_made(s, 0, "TotalJobSuspendTime");
       insert_made(s, 1, "TotalJobRunTime", job_run_plain, s.job.start, s.job.start);
     }
     // Counts down while the job runs (a suspended job's retirement waits for it).
@@ -102,13 +101,28 @@ void Engine::refresh_job_times(SlotImpl& s) {
     }
   }
   if (s.has_claim) {
-    // The claim's earlier jobs plus the current one's (none between jobs).
-    insert_made(s, 3, "TotalClaimRunTime", s.total_claim_run > 0 ? claim_run : claim_run_first,
-                s.total_claim_run, 0);
-    insert_made(s, 4, "TotalClaimSuspendTime",
-                s.total_claim_suspend > 0 ? claim_suspend : claim_suspend_first,
-                s.total_claim_suspend, 0);
+    // The claim's earlier jobs plus the current one's; absent while both are nothing.
+    const bool job_suspended = s.has_job && (s.job.suspended_total > 0 || s.job.suspend_since >= 0);
+    if (s.total_claim_run > 0) {
+      insert_made(s, 3, "TotalClaimRunTime", claim_run, s.total_claim_run, 0);
+    } else if (s.has_job) {
+      insert_made(s, 3, "TotalClaimRunTime", claim_run_first, 0, 0);
+    } else {
+      drop_made(s, 3, "TotalClaimRunTime");
+    }
+    if (s.total_claim_suspend > 0) {
+      insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend, s.total_claim_suspend, 0);
+    } else if (job_suspended) {
+      insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend_first, 0, 0);
+    } else {
+      drop_made(s, 4, "TotalClaimSuspendTime");
+    }
   }
+}
+
+void Engine::drop_made(SlotImpl& s, int k, const char* name) {
+  if (s.pub_set[k]) s.ad->remove(name);
+  s.pub_set[k] = false;
 }
 
 void Engine::insert_expr(SlotImpl& s, const char* name, const Expr* e) {
