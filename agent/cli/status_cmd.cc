@@ -14,6 +14,7 @@
 #include "agent/cli/status_format.h"
 #include "agent/cli/status_pool.h"
 #include "agent/core/files.h"
+#include "policy/classad/ad_files.h"
 #include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 
@@ -21,7 +22,8 @@ namespace kite::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: kite status (-pool HOST[:PORT] | -ads[:json] FILE | --local [--socket PATH] [-c "
+    "usage: kite status (-pool HOST[:PORT] | -ads[:long|json|new|xml|auto] FILE | --local "
+    "[--socket PATH] [-c "
     "CONFIG])\n"
     "         [-l | -json | -xml] [-attributes A,B...] [-af[:hVlt,ngrjTY] EXPR...]\n"
     "         [-format FMT EXPR]... [-constraint EXPR] [-sort EXPR|none]... [-natural:off]\n"
@@ -82,6 +84,32 @@ bool read_json_ads_file(const std::string& path, std::vector<classad::AdPtr>* ad
     return false;
   }
   return true;
+}
+
+// -ads:new and -ads:xml files: the forms -long:new and -xml print.
+bool read_new_or_xml_ads_file(const std::string& path, bool xml, std::vector<classad::AdPtr>* ads,
+                              std::string* err) {
+  std::string text;
+  if (!core::read_file(path, &text, err, 1u << 30)) return false;
+  classad::ParseError perr;
+  bool ok = xml ? classad::classads_from_xml(text, *ads, &perr)
+                : classad::classads_from_new_syntax(text, *ads, &perr);
+  if (!ok) *err = path + ":" + std::to_string(perr.line) + ": " + perr.message;
+  return ok;
+}
+
+// -ads:auto: the form guessed from the file's first character as condor_status guesses it:
+// '<' XML, '[' then '{' JSON, '[' or '{' new syntax, else the long (old) form.
+char guess_ads_form(const std::string& path) {
+  std::string text, err;
+  if (!core::read_file(path, &text, &err, 1u << 30)) return 'l';  // the reader reports it
+  size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string::npos) return 'l';
+  if (text[i] == '<') return 'x';
+  if (text[i] == '{') return 'n';
+  if (text[i] != '[') return 'l';
+  size_t j = text.find_first_not_of(" \t\r\n", i + 1);
+  return j != std::string::npos && text[j] == '{' ? 'j' : 'n';
 }
 
 // condor_status's options, in the order it tries them, each with the fewest letters that name
@@ -169,8 +197,10 @@ int status_main(int argc, char** argv) {
   LocalTarget t;
   bool local = false;
   std::string ads_file;
-  std::string pool;       // -pool HOST[:PORT]: the central manager's collector
-  bool ads_json = false;  // -ads:json FILE: a JSON array of ads, as -json prints
+  std::string pool;  // -pool HOST[:PORT]: the central manager's collector
+  // -ads:FORM FILE: 'l' long (old syntax, the default), 'j' a JSON array as -json prints,
+  // 'n' new syntax as -long:new prints, 'x' XML as -xml prints, 'a' guessed from the file.
+  char ads_form = 'l';
   StatusOptions o;
   ModeChoice mc;
   bool absent = false, offline = false;
@@ -201,10 +231,15 @@ int status_main(int argc, char** argv) {
       return 0;
     } else if (opt == "ads") {
       if (!need(i, "a file name")) return 2;
-      ads_json = colon && std::strcmp(colon, "json") == 0;
-      if (colon && !ads_json && std::strcmp(colon, "long") != 0) {
+      static const char* const kForms[] = {"long", "json", "new", "xml", "auto"};
+      ads_form = colon ? '\0' : 'l';
+      for (const char* f : kForms)
+        if (colon && std::strcmp(colon, f) == 0) ads_form = f[0] == 'j' ? 'j' : f[0];
+      if (!ads_form) {
         std::fprintf(stderr,
-                     "kite status: %s: the ads file forms are long (the default) and json\n", a);
+                     "kite status: %s: the ads file forms are long (the default), json, new, xml "
+                     "and auto\n",
+                     a);
         return 2;
       }
       ads_file = argv[++i];
@@ -359,8 +394,10 @@ int status_main(int argc, char** argv) {
   std::vector<uint64_t> counts;  // from the CM: how many ads each stands for
   if (!ads_file.empty()) {
     std::string err;
-    bool ok =
-        ads_json ? read_json_ads_file(ads_file, &ads, &err) : read_ads_file(ads_file, &ads, &err);
+    if (ads_form == 'a') ads_form = guess_ads_form(ads_file);
+    bool ok = ads_form == 'j'   ? read_json_ads_file(ads_file, &ads, &err)
+              : ads_form == 'l' ? read_ads_file(ads_file, &ads, &err)
+                                : read_new_or_xml_ads_file(ads_file, ads_form == 'x', &ads, &err);
     if (!ok) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;

@@ -165,8 +165,16 @@ std::string literal_text(std::string_view s) {
 
 }  // namespace
 
+// (Also what %s prints of an attribute that is not a string.)
+std::string raw_text(const classad::Expr* e) {
+  if (e->kind == classad::ExprKind::kAttr) return "undefined";
+  std::string text;
+  classad::unparse_expr_old(text, e);
+  return text;
+}
+
 bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
-                  const classad::Expr* bound) {
+                  const classad::Expr* bound, const classad::Expr* parsed) {
   const char* pct = std::strchr(fmt, '%');
   while (pct && pct[1] == '%') pct = std::strchr(pct + 2, '%');
   if (!pct) {
@@ -185,16 +193,38 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
   std::string prefix = literal_text(std::string_view(fmt, static_cast<size_t>(pct - fmt)));
   std::string suffix = literal_text(conv + 1);
   char c = *conv;
+  if (c == 'r' || c == 'R') {
+    // %r / %R: the expression itself, unevaluated, through the conversion as a string.
+    const classad::Expr* e = bound ? bound : parsed;
+    if (!e) return false;
+    *out = prefix + format_one((clean + 's').c_str(), raw_text(e).c_str()) + suffix;
+    return true;
+  }
   if (v.is_exceptional() && c != 'v' && c != 'V') return false;
   std::string body;
   switch (c) {
+    case 'T':
+    case 'Y': {
+      // %T (format_time) and %Y (format_date) print only the value: the text around the
+      // conversion is not printed (ad_printmask's PFT_TIME / PFT_DATE).
+      double d = 0;
+      if (!v.to_number(d)) return false;
+      const long long n = static_cast<long long>(d);
+      *out = c == 'Y' ? date_text(d) : n < 0 ? "[?????]" : duration_text(n);
+      return true;
+    }
+    case 'c': {
+      double d = 0;
+      if (!v.to_number(d)) return false;
+      body = format_one((clean + 'c').c_str(), static_cast<int>(static_cast<long long>(d)));
+      break;
+    }
     case 'd':
     case 'i':
     case 'x':
     case 'X':
     case 'o':
-    case 'u':
-    case 'c': {
+    case 'u': {
       double d = 0;
       if (!v.to_number(d)) return false;
       body = format_one((clean + "ll" + c).c_str(), static_cast<long long>(d));
@@ -218,7 +248,7 @@ bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
       if (v.is_string()) {
         text = std::string(v.as_string());
       } else if (bound) {
-        classad::unparse_expr_old(text, bound);
+        text = raw_text(bound);
       } else {
         return false;
       }

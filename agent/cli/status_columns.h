@@ -45,9 +45,13 @@ struct ColumnSpec {
 
 // Formats a value through a single printf conversion (%d, %5.2f, %s, %v, ...) as HTCondor's
 // print masks do; false when the value is undefined or cannot be converted. `bound`: the
-// ad's own expression when the value is an attribute of it (%s prints it when not a string).
+// ad's own expression when the value is an attribute of it (%s prints it when not a string);
+// `parsed`: the expression the value came from, for %r when there is no `bound`.
 bool printf_value(const char* fmt, const classad::Value& v, std::string* out,
-                  const classad::Expr* bound = nullptr);
+                  const classad::Expr* bound = nullptr, const classad::Expr* parsed = nullptr);
+// The text HTCondor's print masks show for %r (and -af:r): the expression unparsed in old
+// syntax, except that one which is only an attribute reference shows "undefined".
+std::string raw_text(const classad::Expr* e);
 // HTCondor's LookupInteger, LookupFloat and LookupBool, which condor_status reads ads with:
 // integers, reals (truncated for an integer) and booleans (0/1) all count; for a boolean any
 // number counts, nonzero being true. False when the attribute is missing or another type.

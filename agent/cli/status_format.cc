@@ -470,13 +470,9 @@ void print_af(const StatusOptions& o, const std::vector<const classad::ClassAd*>
       Cell cell{std::string(), true};
       const classad::Expr* bound = ad->lookup(o.af[i]);
       if (raw) {
-        // :r prints the expression as written; a missing attribute is undefined.
-        if (bound)
-          classad::unparse_expr_old(cell.text, bound);
-        else if (exprs[i].get()->kind == classad::ExprKind::kAttr)
-          cell.text = "undefined";
-        else
-          classad::unparse_expr_old(cell.text, exprs[i].get());
+        // :r prints the expression as written (%r): a missing attribute, or one that is only
+        // a reference to another, is undefined.
+        cell.text = raw_text(bound ? bound : exprs[i].get());
       } else {
         classad::Value v = ad->evaluate_expr(exprs[i].get());
         double d = 0;
@@ -567,7 +563,7 @@ bool format_ads(const std::vector<FormatItem>& formats,
     for (size_t i = 0; i < formats.size(); ++i) {
       std::string text;
       if (printf_value(unescape(formats[i].format).c_str(), ad->evaluate_expr(exprs[i].get()),
-                       &text, ad->lookup(formats[i].attr)))
+                       &text, ad->lookup(formats[i].attr), exprs[i].get()))
         *out += text;
     }
   }

@@ -17,6 +17,7 @@
 #include "agent/queue/job_ads_file.h"
 #include "agent/queue/job_analyze.h"
 #include "agent/queue/job_tables.h"
+#include "policy/classad/unparse.h"
 
 namespace kite::cli {
 
@@ -200,6 +201,20 @@ int q_main(int argc, char** argv) {
       req.format_exprs.push_back(argv[i + 2]);
       output = queue::QueueView::kFormat;
       i += 2;
+    } else if (option(a, "submitter", 1)) {
+      // condor_q -submitter NAME: the jobs NAME's usage is charged to (its accounting group,
+      // else its owner; condor_utils/condor_q.cpp), from every owner.
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "Error: -submitter requires the name of a user.\n");
+        return 1;
+      }
+      std::string name = argv[++i];
+      if (name.rfind("nice-user.", 0) == 0) name.erase(0, 10);
+      std::string expr = "(AccountingGroup ?: Owner) == ";
+      classad::unparse_string(expr, name);
+      if (!req.selection.add_constraint(expr, &err)) return emit(false, "", err);
+      remote.constraints.push_back(expr);
+      remote.mine = false;
     } else if (option(a, "allusers", 2) || option(a, "all-users", 2)) {
       remote.mine = false;  // every job in a file is shown anyway
     } else if (option(a, "wide", 1, &opts)) {
@@ -333,7 +348,10 @@ int history_main(int argc, char** argv) {
       req.view = queue::HistoryView::kFormat;
       i += 2;
     } else if (option(a, "wide", 1, &opts)) {
-      // output is never cut to a terminal's width
+      // -wide: no cut; -wide:N cuts the table's lines to N characters (as condor_history,
+      // which for N <= 80 also truncates again; -wide:80 is its old fixed layout, not made).
+      req.width = opts ? std::atoi(opts) : 0;
+      if (req.width < 0) req.width = 0;
     } else {
       std::fprintf(stderr, "Error: unrecognized argument %s\n", a);
       return 1;

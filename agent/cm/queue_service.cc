@@ -366,6 +366,7 @@ void QueueService::query(net::TlsConn* c, core::Json& msg) {
   }
   RunningQuery q;
   q.conn = c;
+  q.limit = msg.num("limit", -1);
   std::string err;
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("args")) {
@@ -504,6 +505,7 @@ bool QueueService::answer_from_summaries(RunningQuery* q) {
       count_job(q->counts, s.status, it->second.scheduler_universe);
       continue;
     }
+    if (q->limit >= 0 && q->picked++ >= q->limit) break;
     char text[96];
     int n = with_status ? std::snprintf(text, sizeof text,
                                         "{\"ClusterId\":%d,\"ProcId\":%d,\"JobStatus\":%d}",
@@ -546,6 +548,8 @@ void QueueService::run_queries() {
         count_job(q.counts, status, universe == 7);
         continue;
       }
+      if (q.limit >= 0 && q.picked >= q.limit) break;
+      ++q.picked;
       r.proc->insert_value("ClusterId", classad::Value::integer(r.id.cluster));
       // As a schedd's answer: the time the run times are counted to.
       r.proc->insert_value("ServerTime", classad::Value::integer(now));
@@ -564,7 +568,8 @@ void QueueService::run_queries() {
       if (q.bytes >= kReplyBytes) send_jobs(&q, false);
     }
     if (!ok) KLOG_WARN("queue: query: %s", err.c_str());
-    if (ok && rows.size() == kQueryChunk) {
+    const bool full = q.limit >= 0 && q.picked >= q.limit;
+    if (ok && rows.size() == kQueryChunk && !full) {
       ++it;
       continue;
     }

@@ -77,6 +77,8 @@ class QueueService final : public CmService {
     int32_t cluster_id = 0;
     classad::AdPtr cluster;
     bool cluster_sent = false;
+    int64_t limit = -1;                        // condor_q -limit: at most this many jobs (<0: all)
+    int64_t picked = 0;                        // jobs sent so far
     std::vector<std::string> clusters, texts;  // not yet sent, as JSON
     size_t bytes = 0;
   };

@@ -9,6 +9,7 @@
 #include "agent/core/log.h"
 #include "policy/config/typed.h"
 #include "policy/fairshare/slot_weight.h"
+#include "policy/negotiator/knobs.h"
 
 namespace kite::negotiator {
 
@@ -187,7 +188,10 @@ void NegotiatorRunner::finish_cycle() {
       KLOG_ERROR("negotiator: slot ads: %s", err.c_str());
     bool use_slot_weights = true;
     if (ctx_->cfg) config::read_bool(*ctx_->cfg, "NEGOTIATOR_USE_SLOT_WEIGHTS", &use_slot_weights);
+    // NEGOTIATOR_SLOT_CONSTRAINT: the slots this negotiator fetches (and divides) at all.
+    const classad::ExprPtr fetch = knobs_read(ctx_->cfg, nullptr).slot_constraint;
     for (classad::AdPtr& s : slots) {
+      if (!passes(*s, fetch)) continue;
       // The pie is the whole pool's slot weight, claimed slots included.
       in_.pool_weight += fairshare::slot_weight(*s, use_slot_weights);
       std::string name;

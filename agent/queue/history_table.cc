@@ -1,5 +1,6 @@
 // condor_history's outputs for the ads of a history file (see job_tables.h): newest first,
 // the default table (no title, no totals), -l, -json and -af.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -76,8 +77,20 @@ bool format_history(const std::vector<AdPtr>& ads, const HistoryRequest& req, st
       return false;
     case HistoryView::kTable: break;
   }
-  *out += " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n";
-  for (const ClassAd* a : selected) history_row(*out, *a);
+  std::string table = " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n";
+  for (const ClassAd* a : selected) history_row(table, *a);
+  if (req.width <= 0) {
+    *out += table;
+    return true;
+  }
+  // condor_history's print mask cuts each row (not its newline) to the overall width.
+  const size_t keep = static_cast<size_t>(req.width);
+  for (size_t start = 0; start < table.size();) {
+    size_t nl = table.find('\n', start);
+    out->append(table, start, std::min(nl - start, keep));
+    *out += '\n';
+    start = nl + 1;
+  }
   return true;
 }
 

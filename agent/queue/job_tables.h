@@ -100,6 +100,9 @@ struct HistoryRequest {
   Autoformat af;
   int limit = -1;         // <0: no limit
   bool forwards = false;  // oldest first (-forwards) instead of newest first
+  // The default table's lines (heading included) are cut to this many characters: -wide:N
+  // gives N; without -wide condor_history uses the terminal's width less one, 1024 for a pipe.
+  int width = 1024;  // 0: never cut (-wide)
   // -attributes A,B: the only attributes -l, -json, -jsonl and -xml print (empty: all of them).
   std::vector<std::string> attributes;
 };

@@ -1,6 +1,7 @@
 // Reading the negotiator's knobs from the configuration (see knobs.h).
 #include "policy/negotiator/knobs.h"
 
+#include "policy/classad/eval.h"
 #include "policy/classad/parser.h"
 #include "policy/config/typed.h"
 #include "policy/startd/text_util.h"
@@ -40,6 +41,8 @@ Knobs knobs_read(const config::Config* cfg, std::string* warning) {
   k.post_job_rank = read_expr(c, "NEGOTIATOR_POST_JOB_RANK", warning);
   k.preemption_requirements = read_expr(c, "PREEMPTION_REQUIREMENTS", warning);
   k.preemption_rank = read_expr(c, "PREEMPTION_RANK", warning);
+  k.slot_constraint = read_expr(c, "NEGOTIATOR_SLOT_CONSTRAINT", warning);
+  k.job_constraint = read_expr(c, "NEGOTIATOR_JOB_CONSTRAINT", warning);
   read_flag(c, "NEGOTIATOR_CONSIDER_PREEMPTION", &k.consider_preemption, warning);
   read_flag(c, "NEGOTIATE_ALL_JOBS_IN_CLUSTER", &k.all_jobs_in_cluster, warning);
   read_flag(c, "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION", &k.consider_early_preemption, warning);
@@ -54,6 +57,10 @@ Knobs knobs_read(const config::Config* cfg, std::string* warning) {
     if (!k.modify_request[i]) k.modify_request[i] = classad::parse_expr(r.modify_default);
   }
   return k;
+}
+
+bool passes(const classad::ClassAd& ad, const classad::ExprPtr& constraint) {
+  return !constraint || classad::value_is_true(ad.evaluate_expr(constraint.get()));
 }
 
 }  // namespace kite::negotiator

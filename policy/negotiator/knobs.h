@@ -16,8 +16,12 @@ struct Knobs {
   classad::ExprPtr post_job_rank;            // NEGOTIATOR_POST_JOB_RANK (slot is MY)
   classad::ExprPtr preemption_requirements;  // PREEMPTION_REQUIREMENTS (slot is MY)
   classad::ExprPtr preemption_rank;          // PREEMPTION_RANK (slot is MY)
-  bool consider_preemption = true;           // NEGOTIATOR_CONSIDER_PREEMPTION
-  bool all_jobs_in_cluster = false;          // NEGOTIATE_ALL_JOBS_IN_CLUSTER: no cluster skipping
+  // NEGOTIATOR_SLOT_CONSTRAINT: the only slot ads the negotiator fetches (the pool it divides
+  // is theirs); NEGOTIATOR_JOB_CONSTRAINT: the only jobs it considers. Null: unset.
+  classad::ExprPtr slot_constraint;
+  classad::ExprPtr job_constraint;
+  bool consider_preemption = true;   // NEGOTIATOR_CONSIDER_PREEMPTION
+  bool all_jobs_in_cluster = false;  // NEGOTIATE_ALL_JOBS_IN_CLUSTER: no cluster skipping
   // NEGOTIATOR_CONSIDER_EARLY_PREEMPTION: a running slot with retirement time remaining may be
   // matched (default False: "will not match jobs to a slot with retirement time remaining").
   bool consider_early_preemption = false;
@@ -37,5 +41,9 @@ struct Knobs {
 /// counts as unset and is named in *warning ("NEGOTIATOR_PRE_JOB_RANK: line 1, column 3: ..."),
 /// as is a switch that is not a boolean (which keeps its default).
 Knobs knobs_read(const config::Config* cfg, std::string* warning);
+
+/// True when `ad` passes `constraint` evaluated in it alone (null: every ad passes), as the
+/// collector applies a query's constraint.
+bool passes(const classad::ClassAd& ad, const classad::ExprPtr& constraint);
 
 }  // namespace kite::negotiator

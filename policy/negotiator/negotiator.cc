@@ -223,6 +223,14 @@ void Cycle::setup_submitters() {
     SubmitterRun run;
     run.in = s;
     run.order = job_order(s->jobs, cache_ ? &cache_->jobs() : nullptr);
+    if (knobs_.job_constraint) {  // NEGOTIATOR_JOB_CONSTRAINT: the other jobs are not offered
+      run.order.erase(std::remove_if(run.order.begin(), run.order.end(),
+                                     [&](uint32_t j) {
+                                       const IdleJob& job = s->jobs[j];
+                                       return !job.ad || !passes(*job.ad, knobs_.job_constraint);
+                                     }),
+                      run.order.end());
+    }
     run.clusters.assign(run.order.size(), UINT32_MAX);
     run.outcome = result_.submitters.size();
     result_.submitters.push_back({s->name, 0, 0});
@@ -708,6 +716,7 @@ CycleResult Cycle::run() {
   for (size_t i = 0; i < in_.submitters.size(); ++i) {
     for (const IdleJob& j : in_.submitters[i].jobs) {
       if (demand[i] > pool_weight_) break;
+      if (knobs_.job_constraint && (!j.ad || !passes(*j.ad, knobs_.job_constraint))) continue;
       double cpus = 1;
       if (j.ad && !request_cpus(*j.ad, &cpus)) cpus = 1;
       demand[i] += cpus > 0 ? cpus : 1;

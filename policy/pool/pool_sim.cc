@@ -238,6 +238,10 @@ class Sim {
   PoolResult* res_;
   config::Config cfg_{"NEGOTIATOR"};
   std::shared_ptr<const negotiator::CycleSettings> settings_;  // read once for every cycle
+  // NEGOTIATOR_SLOT_CONSTRAINT: the slots the negotiator fetches, so the pool it divides.
+  bool fetched(const SimSlot& s) const {
+    return negotiator::passes(*s.ad, settings_->knobs.slot_constraint);
+  }
   negotiator::MatchCache match_cache_;  // answers for the slots that stay free between cycles
   accountant::Accountant acc_;
   fairshare::GroupSettings groups_;
@@ -559,6 +563,7 @@ void Sim::note_machine(int mi) {
   bool offers = false;
   if (m.on) {
     for (const SimSlot& s : m.sm->slots()) {
+      if (!fetched(s)) continue;
       all += s.weight;
       if (!s.dynamic) quota += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
       offers = offers || offered(s, m.recs.empty() ? nullptr : rec(mi, s.name), false);
@@ -948,7 +953,7 @@ std::vector<fairshare::GroupQuota> Sim::quotas() {
     for (const Machine& m : machines_) {
       if (!m.on) continue;
       for (const SimSlot& s : m.sm->slots()) {
-        if (s.dynamic) continue;
+        if (s.dynamic || !fetched(s)) continue;
         pool += s.partitionable ? static_cast<double>(s.total_cpus) : s.weight;
       }
     }
@@ -997,7 +1002,7 @@ void Sim::cycle() {
     const Machine& m = machines_[mi];
     for (const SimSlot& s : m.sm->slots()) {
       const SlotRec* r = m.recs.empty() ? nullptr : rec(mi, s.name);
-      if (!offered(s, r, preemption_possible_)) continue;
+      if (!offered(s, r, preemption_possible_) || !fetched(s)) continue;
       slot_count += s.partitionable ? static_cast<size_t>(std::max<int64_t>(1, s.cpus)) : 1;
       s.ad->ref();
       in.slots.push_back(AdPtr(s.ad));
@@ -1014,7 +1019,8 @@ void Sim::cycle() {
     in.pool_weight = 0;
     for (const Machine& m : machines_) {
       if (!m.on) continue;
-      for (const SimSlot& s : m.sm->slots()) in.pool_weight += s.weight;
+      for (const SimSlot& s : m.sm->slots())
+        if (fetched(s)) in.pool_weight += s.weight;
     }
   }
   std::vector<size_t> offered_jobs(kinds_.size(), 0);  // kind -> jobs offered

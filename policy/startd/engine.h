@@ -303,6 +303,8 @@ struct Engine {
   // when the numbers changed (or the attribute was removed meanwhile).
   void insert_made(SlotImpl& s, int k, const char* name, const ExprTemplate& shape, int64_t n0,
                    int64_t n1);
+  // Total `k` leaves the ad (it is not above 0: HTCondor leaves such totals out).
+  void drop_made(SlotImpl& s, int k, const char* name);
   void refresh_job_times(SlotImpl& s);
   void insert_expr(SlotImpl& s, const char* name, const Expr* e);
   void insert_expr(SlotImpl& s, const classad::InternedName& name, const Expr* e);

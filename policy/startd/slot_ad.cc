@@ -66,19 +66,30 @@ void Engine::insert_made(SlotImpl& s, int k, const char* name, const ExprTemplat
 }
 
 void Engine::refresh_job_times(SlotImpl& s) {
-  // The shapes of the totals refresh() rewrites on every transition.
+  // The shapes of the totals refresh() rewrites on every transition. As HTCondor's startd, a
+  // total is in the ad only once it is above 0 (the observed slot ads: no TotalJobSuspendTime
+  // nor TotalClaimSuspendTime for a job never suspended, none of the four in an idle slot's):
+  // the run times are undefined in their first second, the suspend times absent until the job
+  // is first suspended.
   static const ExprTemplate job_suspend(
       "%lld + ifThenElse(Activity == \"Suspended\", time() - %lld, 0)", 2);
+  static const ExprTemplate job_run_plain("ifThenElse(time() > %lld, time() - %lld, undefined)", 2);
   static const ExprTemplate job_run("time() - %lld - TotalJobSuspendTime", 1);
   static const ExprTemplate retirement("ifThenElse(%lld > time(), %lld - time(), 0)", 2);
-  static const ExprTemplate claim_run(
-      "%lld + ifThenElse(JobStart =!= undefined, TotalJobRunTime, 0)", 1);
-  static const ExprTemplate claim_suspend(
-      "%lld + ifThenElse(JobStart =!= undefined, TotalJobSuspendTime, 0)", 1);
+  static const ExprTemplate claim_run_first("TotalJobRunTime", 0);
+  static const ExprTemplate claim_run("%lld + (TotalJobRunTime ?: 0)", 1);
+  static const ExprTemplate claim_suspend_first("TotalJobSuspendTime", 0);
+  static const ExprTemplate claim_suspend("%lld + (TotalJobSuspendTime ?: 0)", 1);
   if (s.has_job) {
-    insert_made(s, 0, "TotalJobSuspendTime", job_suspend, s.job.suspended_total,
-                s.job.suspend_since >= 0 ? s.job.suspend_since : 0);
-    insert_made(s, 1, "TotalJobRunTime", job_run, s.job.start, 0);
+    const bool suspended = s.job.suspended_total > 0 || s.job.suspend_since >= 0;
+    if (suspended) {
+      insert_made(s, 0, "TotalJobSuspendTime", job_suspend, s.job.suspended_total,
+                  s.job.suspend_since >= 0 ? s.job.suspend_since : 0);
+      insert_made(s, 1, "TotalJobRunTime", job_run, s.job.start, -1);
+    } else {
+      drop_made(s, 0, "TotalJobSuspendTime");
+      insert_made(s, 1, "TotalJobRunTime", job_run_plain, s.job.start, s.job.start);
+    }
     // Counts down while the job runs (a suspended job's retirement waits for it).
     s.job.est_retirement = max_retirement(s);
     int64_t r = retirement_remaining(s);
@@ -90,9 +101,28 @@ void Engine::refresh_job_times(SlotImpl& s) {
     }
   }
   if (s.has_claim) {
-    insert_made(s, 3, "TotalClaimRunTime", claim_run, s.total_claim_run, 0);
-    insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend, s.total_claim_suspend, 0);
+    // The claim's earlier jobs plus the current one's; absent while both are nothing.
+    const bool job_suspended = s.has_job && (s.job.suspended_total > 0 || s.job.suspend_since >= 0);
+    if (s.total_claim_run > 0) {
+      insert_made(s, 3, "TotalClaimRunTime", claim_run, s.total_claim_run, 0);
+    } else if (s.has_job) {
+      insert_made(s, 3, "TotalClaimRunTime", claim_run_first, 0, 0);
+    } else {
+      drop_made(s, 3, "TotalClaimRunTime");
+    }
+    if (s.total_claim_suspend > 0) {
+      insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend, s.total_claim_suspend, 0);
+    } else if (job_suspended) {
+      insert_made(s, 4, "TotalClaimSuspendTime", claim_suspend_first, 0, 0);
+    } else {
+      drop_made(s, 4, "TotalClaimSuspendTime");
+    }
   }
+}
+
+void Engine::drop_made(SlotImpl& s, int k, const char* name) {
+  if (s.pub_set[k]) s.ad->remove(name);
+  s.pub_set[k] = false;
 }
 
 void Engine::insert_expr(SlotImpl& s, const char* name, const Expr* e) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "agent/core/files.h"
 #include "pool_harness.h"
@@ -42,6 +43,11 @@ TEST(CmQueue, OwnerComesFromTheCertificateAndOnlyTheOwnerOrAnAdminActs) {
       << r.out;
   r = pool.as("bob", {"q", "-allusers", "-af", "Owner"});
   EXPECT_EQ(r.out, "alice\nalice\nalice\n");
+  // condor_q -limit N: the schedd answers at most N jobs, in job id order.
+  r = pool.as("alice", {"q", "-limit", "2", "-af", "ProcId"});
+  EXPECT_EQ(r.out, "0\n1\n") << r.err;
+  r = pool.as("alice", {"q", "-limit", "1", "-af", "ProcId", "Args"});
+  EXPECT_EQ(r.out, "0 0\n") << r.err;
   // The submit event of each proc went to the log the file named.
   std::string events = read_text(log);
   EXPECT_NE(events.find("000 (001.002.000)"), std::string::npos) << events;
@@ -90,6 +96,55 @@ TEST(CmQueue, OwnerComesFromTheCertificateAndOnlyTheOwnerOrAnAdminActs) {
       << r.err;
   r = pool.as("bob", {"history", "-limit", "1", "-af", "ProcId"});
   EXPECT_EQ(r.out, "1\n");
+}
+
+// The recorded condor_hold/release/rm/prio outputs (tests/data/queue/observed, copies of the
+// reference's), each rebuilt with the job ids it names: what the tool prints on stdout and
+// stderr together, byte for byte, after the file's "$ command" line.
+std::string recorded(const char* name) {
+  std::string text = read_text(std::string(KITE_SOURCE_DIR "/tests/data/queue/observed/") + name);
+  EXPECT_FALSE(text.empty()) << name;
+  return text.substr(text.find('\n') + 1);
+}
+
+TEST(CmQueue, ToolMessagesAreTheRecordedOnes) {
+  REQUIRE_CM();
+  Pool pool;
+  ASSERT_TRUE(pool.start_cm()) << pool.cm_log();
+  // Clusters 1 to 7 as in the recording: 5 and 6 have two jobs, the others one.
+  for (int c = 1; c <= 7; ++c) {
+    std::string sub = submit_file(
+        pool, "c" + std::to_string(c) + ".sub",
+        std::string("executable = /bin/true\nqueue ") + (c == 5 || c == 6 ? "2" : "1") + "\n");
+    CmdResult r = pool.as("alice", {"submit", sub});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.out.find(" submitted to cluster " + std::to_string(c) + "."), std::string::npos);
+  }
+  struct Case {
+    const char* file;
+    std::vector<std::string> args;
+    int status;
+  };
+  const Case cases[] = {
+      {"condor_hold.txt", {"hold", "-reason", "waiting for input data", "3.0"}, 0},
+      {"condor_hold.noreason.txt", {"hold", "6.1"}, 0},
+      {"condor_hold.cluster.txt", {"hold", "7"}, 0},
+      {"condor_hold.nonexistent.txt", {"hold", "99.0"}, 1},
+      {"condor_release.single.txt", {"release", "6.1"}, 0},
+      {"condor_release.txt", {"release", "3"}, 0},
+      {"condor_prio.txt", {"prio", "-p", "5", "5.0"}, 0},
+      {"condor_prio.relative.txt", {"prio", "+3", "7"}, 0},
+      {"condor_rm.single.txt", {"rm", "5.1"}, 0},
+      {"condor_rm.txt", {"rm", "4"}, 0},
+      {"condor_rm.nonexistent.txt", {"rm", "99"}, 1},
+      {"condor_rm.all.txt", {"rm", "-all"}, 0},
+  };
+  for (const Case& c : cases) {
+    CmdResult r = pool.as("alice", c.args);
+    EXPECT_EQ(r.status, c.status) << c.file;
+    EXPECT_EQ(r.out + r.err, recorded(c.file)) << c.file;
+  }
+  EXPECT_EQ(pool.as("alice", {"q", "-af", "ProcId"}).out, "");
 }
 
 TEST(CmQueue, SubmitRequirementsRefuseAndTransformsSet) {

@@ -35,4 +35,24 @@ TEST(KiteQFormat, PrintsEachJobThroughTheConversionsInJobIdOrder) {
   EXPECT_EQ(kite_with_ads("q -jobads", kJobs, "-format '%d'").status, 1);
 }
 
+// condor_q -submitter NAME selects the jobs charged to NAME: `(AccountingGroup ?: Owner) ==
+// NAME` (string == ignores case), whoever owns them; a nice-user. prefix is dropped.
+TEST(KiteQFormat, SubmitterSelectsByAccountingGroupElseOwner) {
+#if KITE_NODE_ONLY
+  GTEST_SKIP() << "kite q is not in the node-only build";
+#endif
+  const char jobs[] =
+      "ClusterId = 1\nProcId = 0\nOwner = \"amy\"\nJobStatus = 1\n\n"
+      "ClusterId = 2\nProcId = 0\nOwner = \"amy\"\nAccountingGroup = \"bob\"\nJobStatus = 1\n\n"
+      "ClusterId = 3\nProcId = 0\nOwner = \"bob\"\nAccountingGroup = \"group_a.bob\"\n"
+      "JobStatus = 1\n";
+  EXPECT_EQ(kite_with_ads("q -jobads", jobs, "-submitter bob -af ClusterId").out, "2\n");
+  EXPECT_EQ(kite_with_ads("q -jobads", jobs, "-submitter AMY -af ClusterId").out, "1\n");
+  EXPECT_EQ(kite_with_ads("q -jobads", jobs, "-submitter group_a.bob -af ClusterId").out, "3\n");
+  EXPECT_EQ(kite_with_ads("q -jobads", jobs, "-submitter nice-user.bob -af ClusterId").out, "2\n");
+  Result r = kite_with_ads("q -jobads", jobs, "-submitter");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "Error: -submitter requires the name of a user.\n");
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "tests/cli/kite_status_run.h"
 
@@ -164,6 +165,60 @@ TEST(KiteStatus, ReadsTheJsonItPrints) {
             "a undefined\nb 2\n");
   EXPECT_EQ(kite_status(ads, std::string("-ads:json ") + path + " -json").out, json);
   unlink(path);
+}
+
+// -format's other conversions, as HTCondor's print mask renders them (ad_printmask.cpp and
+// printf_format.cpp, read): %r/%R the expression unevaluated (old syntax; one that is only an
+// attribute reference prints "undefined", as does %s of such an attribute when it is not a
+// string); %c the character; %T the value as d+hh:mm:ss and %Y as a date, both without the
+// text around the conversion.
+TEST(KiteStatus, FormatRawCharAndTimeConversions) {
+  const std::string ad = "Name = \"s1\"\nCpus = 65\nE = Cpus * 2\nR = Cpus\nT = 3725\nNeg = -5\n";
+  auto fmt = [&](const std::string& f, const std::string& e) {
+    return kite_status(ad, "-format '" + f + "' '" + e + "'").out;
+  };
+  EXPECT_EQ(fmt("[%r]", "E"), "[Cpus * 2]");
+  EXPECT_EQ(fmt("[%-10R]", "E"), "[Cpus * 2  ]");
+  EXPECT_EQ(fmt("[%r]", "Name"), "[\"s1\"]");
+  EXPECT_EQ(fmt("[%r]", "Cpus + 1"), "[Cpus + 1]");
+  EXPECT_EQ(fmt("[%r]", "R"), "[undefined]");
+  EXPECT_EQ(fmt("[%r]", "Missing"), "[undefined]");
+  EXPECT_EQ(fmt("[%s]", "R"), "[undefined]");
+  EXPECT_EQ(fmt("[%s]", "E"), "[Cpus * 2]");
+  EXPECT_EQ(fmt("[%c]", "Cpus"), "[A]");
+  EXPECT_EQ(fmt("[%T]", "T"), "  0+01:02:05");
+  EXPECT_EQ(fmt("%T", "Neg"), "[?????]");
+  EXPECT_EQ(fmt("[%Y]", "T + 86400"), " 1/2  01:02");  // (the tests run in UTC)
+  // -af:r is the same %r.
+  EXPECT_EQ(kite_status(ad, "-af:r R E Name").out, "undefined Cpus * 2 \"s1\"\n");
+}
+
+// -ads:xml / -ads:new / -ads:auto read the forms -xml and -long:new print (written here by
+// hand, as HTCondor lays them out); an unknown form is refused.
+TEST(KiteStatus, ReadsXmlAndNewSyntaxAdsFiles) {
+  const std::string xml =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n"
+      "<c>\n    <a n=\"Cpus\"><i>2</i></a>\n    <a n=\"Name\"><s>b@h</s></a>\n</c>\n\n"
+      "<c>\n    <a n=\"Name\"><s>a@h</s></a>\n    <a n=\"Start\"><e>Cpus &gt; 1</e></a>\n"
+      "</c>\n\n</classads>\n";
+  const std::string new_syntax =
+      "{\n[ Cpus = 2; Name = \"b@h\" ]\n,\n[ Name = \"a@h\"; Start = Cpus > 1 ]\n}\n";
+  for (const auto& [form, text] :
+       {std::pair{"-ads:xml", xml}, std::pair{"-ads:new", new_syntax}, std::pair{"-ads:auto", xml},
+        std::pair{"-ads:auto", new_syntax}}) {
+    char path[] = "/tmp/kite-status-form-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    close(fd);
+    Result r = kite_status("", std::string(form) + " " + path + " -af:r Name Cpus Start");
+    // :r prints each value unparsed: strings keep their quotes.
+    EXPECT_EQ(r.out, "\"a@h\" undefined Cpus > 1\n\"b@h\" 2 undefined\n") << form << "\n" << text;
+    unlink(path);
+  }
+  Result r = kite_status("Name = \"a\"\n", "-ads:yaml /dev/null");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("long (the default), json, new, xml and auto"), std::string::npos) << r.out;
 }
 
 TEST(KiteStatus, TruncatedColumnsCutLongValues) {

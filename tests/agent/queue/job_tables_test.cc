@@ -176,7 +176,7 @@ TEST(QueueTable, HoldAndRunSelectUnderEveryOutputForm) {
 }
 
 // condor_history's -format (printf conversions, no header), -xml (the <classads> document of
-// condor_status -xml) and -wide (accepted: a file's table is never cut to a terminal).
+// condor_status -xml) and -wide (never cut) / -wide:N (cut at N).
 TEST(QueueTable, HistoryFormatXmlAndWide) {
   EXPECT_EQ(
       kite("history -file history.ads -limit 3 -format '%d.' ClusterId -format '%d\\n' ProcId"),
@@ -197,6 +197,14 @@ TEST(QueueTable, HistoryFormatXmlAndWide) {
   EXPECT_EQ(kite("history -file history.ads -wide -limit 1"),
             " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
             "8.0          htcuser        11/22 00:49   0+00:00:05 C  11/22 00:49 sleep 4\n");
+  // -wide:N: condor_history's print mask cuts every line of the table, heading included, to N
+  // characters (condor_tools/history.cpp sets the mask's overall width to N).
+  EXPECT_EQ(kite("history -file history.ads -wide:50 -limit 2"),
+            " ID          OWNER            SUBMITTED   RUN_TIME\n"
+            "8.0          htcuser        11/22 00:49   0+00:00:\n"
+            "5.0          htcuser        11/22 00:48   0+00:00:\n");
+  EXPECT_EQ(kite("history -file history.ads -wide:100 -limit 1"),
+            kite("history -file history.ads -wide -limit 1"));
 }
 
 // condor_q -xml goes through its ad list writer: the header comes with the first ad, ads follow

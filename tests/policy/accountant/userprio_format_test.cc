@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "policy/accountant/accounting_ad.h"
+#include "policy/accountant/userprio_options.h"
 
 namespace kite::accountant {
 namespace {
@@ -96,6 +97,14 @@ TEST(UserprioFormat, UsageTable) {
 TEST(UserprioFormat, AfterSetFactor) {
   EXPECT_EQ(render_userprio_table(after_setfactor(), view(UserprioTable::kDefault)),
             observed("condor_userprio.after-setfactor.txt"));
+}
+
+// condor_userprio -most (recorded right after the -setfactor file) is the default table.
+TEST(UserprioFormat, MostIsTheDefaultTable) {
+  UserprioRequest args = parse_userprio_args({"-most"}, kToolNow);
+  ASSERT_EQ(args.kind, UserprioRequest::Kind::kTable) << args.error;
+  EXPECT_EQ(render_userprio_table(after_setfactor(), args.view),
+            observed("condor_userprio.most.txt"));
 }
 
 TEST(UserprioFormat, InactiveUsersOnlyWithAllUsers) {
