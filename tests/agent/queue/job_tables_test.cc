@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "../scratch_dirs.h"
+
 namespace {
 
 const std::string kData = std::string(KITE_SOURCE_DIR) + "/tests/data/queue/";
@@ -278,9 +280,8 @@ TEST(QueueTable, HistoryAttributes) {
 // condor_q's -l, -json and -xml leave out HTCondor's private attributes (claim ids, transfer
 // keys); condor_history -l prints the ad as it is.
 TEST(QueueTable, PrivateAttributesOnlyInHistory) {
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/private.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/private.ads";
   std::ofstream(path) << "ClusterId = 1\nProcId = 0\nClaimId = \"secret\"\nTransferKey = \"k\"\n"
                          "_condor_privX = 1\nJobStatus = 1\n";
   EXPECT_EQ(kite("q -jobads " + path + " -l"), "ClusterId = 1\nJobStatus = 1\nProcId = 0\n\n");
@@ -291,7 +292,7 @@ TEST(QueueTable, PrivateAttributesOnlyInHistory) {
             "_condor_privX = 1\nClaimId = \"secret\"\nClusterId = 1\nJobStatus = 1\nProcId = 0\n"
             "TransferKey = \"k\"\n\n");  // sorted ignoring case: '_' before letters
   std::remove(path.c_str());
-  rmdir(dir);
+  rmdir(dir.c_str());
 }
 
 // condor_q -idle (its jobIdle print format): the idle jobs with universe, requests, shadow
@@ -309,9 +310,8 @@ TEST(QueueTable, IdleTable) {
   EXPECT_EQ(kite("q -jobads queue-004818.ads -idle -hold", &status),
             "-run and -hold/held or -idle are incompatible\n");
   EXPECT_EQ(status, 1);
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/idle.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/idle.ads";
   std::ofstream(path)
       << "ClusterId = 12\nProcId = 0\nOwner = \"al\"\nJobStatus = 1\nJobUniverse = 7\n"
          "RequestCpus = 16\nRequestMemory = 1234567\nNumShadowStarts = 3\n"
@@ -322,13 +322,12 @@ TEST(QueueTable, IdleTable) {
                 " ID      OWNER          UNIVERSE  CPUS MEMORY  STARTS LAST_HOST\n"
                 "  12.0   al             Scheduler   16 1234567      3 slot1@n1\n");
   std::remove(path.c_str());
-  rmdir(dir);
+  rmdir(dir.c_str());
 }
 
 TEST(QueueTable, BatchNamesGroupClusters) {
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/batch.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/batch.ads";
   std::ofstream(path) << "ClusterId = 10\nProcId = 0\nOwner = \"al\"\nJobBatchName = \"sweep\"\n"
                          "QDate = 1795308491\nJobStatus = 2\nTotalSubmitProcs = 1\n\n"
                          "ClusterId = 12\nProcId = 3\nOwner = \"al\"\nJobBatchName = \"sweep\"\n"
@@ -351,9 +350,8 @@ TEST(QueueTable, BatchNamesGroupClusters) {
 // the DAGMan job's DAG_NodesDone / DAG_NodesTotal, JOB_IDS spanning the nodes; the DAGMan job
 // itself (scheduler universe) is not in the totals.
 TEST(QueueTable, DagNodesFoldIntoTheirDagman) {
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/dag.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/dag.ads";
   const std::string common = "Owner = \"al\"\nQDate = 1795308491\n";
   std::ofstream(path) << common
                       << "ClusterId = 20\nProcId = 0\nJobUniverse = 7\nJobStatus = 2\n"
@@ -379,9 +377,8 @@ TEST(QueueTable, DagNodesFoldIntoTheirDagman) {
 }
 
 TEST(QueueTable, JsonOutputReadsBack) {
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/queue.json";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/queue.json";
   std::ofstream(path) << kite("q -jobads queue-004818.ads -json");
   EXPECT_EQ(kite("q -jobads " + path + " -nobatch"),
             expected_for_jobads(observed("condor_q.nobatch.txt"), path));
@@ -392,9 +389,8 @@ TEST(QueueTable, BadInputIsAClearError) {
   std::string out = kite("q -jobads /nonexistent.ads", &status);
   EXPECT_EQ(status, 1);
   EXPECT_NE(out.find("Can't open file of ClassAds: /nonexistent.ads"), std::string::npos) << out;
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/bad.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/bad.ads";
   std::ofstream(path) << "ClusterId = 1\n\nProcId = (1 +\n";
   out = kite("q -jobads " + path, &status);
   EXPECT_EQ(status, 1);
@@ -413,9 +409,8 @@ TEST(HistoryTable, ForwardsIsOldestFirst) {
 }
 
 TEST(QueueTable, AdsWithoutIdsLeaveTheIdBlank) {
-  char dir[] = "/tmp/kite-q-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/noid.ads";
+  const std::string dir = kite::test::scratch_dir("kite-q");
+  std::string path = dir + "/noid.ads";
   std::ofstream(path) << "Owner = \"x\"\nJobStatus = 1\nServerTime = 1795308498\n";
   std::string out = kite("q -jobads " + path + " -nobatch");
   // Blank ID (5 + 3) and blank SUBMITTED (11) and RUN_TIME (12) cells keep their widths.
