@@ -44,6 +44,7 @@ struct PoolQuery final : CmConversation {
   std::vector<classad::AdPtr>* ads = nullptr;
   std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
   std::vector<RowChunk>* chunks = nullptr;  // rows kept unread (null: read into ads)
+  RowsTableStream* stream = nullptr;        // draws the table from chunks as they come
   std::string error;                        // a reply that could not be read
 
   void start(net::NetClient* c) override {
@@ -78,6 +79,9 @@ struct PoolQuery final : CmConversation {
       q.set_bool("group", group);
       q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
       q.set("rows_v", 2);          // with expressions as text and repeats as '='
+      // The rows in the table's order (a CM that does not know it sends them in its own).
+      // -limit keeps the first ads in the CM's order: that order stays the key order.
+      if (stream && o->limit <= 0) q.set_bool("table_order", true);
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -106,6 +110,12 @@ struct PoolQuery final : CmConversation {
         // Read now, while the CM writes the next frame.
         chunks->push_back(std::move(chunk));
         read_chunk_values(&chunks->back());
+        if (stream) {
+          stream->add(chunks->back());
+          // Drawn: its values are not kept (the next chunk's reuse their memory); read again
+          // should the stream end later.
+          if (stream->streaming()) std::vector<core::RowValue>().swap(chunks->back().values);
+        }
       } else {
         std::string why;
         if (!read_row_chunks({chunk}, ads, counts, &why)) return bad_reply(why);
@@ -115,6 +125,7 @@ struct PoolQuery final : CmConversation {
     if (chunks && cJSON_GetArraySize(msg.child("ads")) > 0) {
       std::string why;
       if (!read_row_chunks(*chunks, ads, counts, &why)) return bad_reply(why);
+      if (stream) stream->abandon();
       chunks->clear();
       chunks = nullptr;
     }
@@ -152,8 +163,10 @@ bool read_row_chunks(const std::vector<RowChunk>& chunks, std::vector<classad::A
 }
 
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::vector<uint64_t>* counts, std::string* err, std::vector<RowChunk>* chunks) {
+                std::vector<uint64_t>* counts, std::string* err, std::vector<RowChunk>* chunks,
+                RowsTableStream* stream) {
   PoolQuery q;
+  q.stream = chunks ? stream : nullptr;
   q.o = &o;
   q.ads = ads;
   q.counts = counts;
