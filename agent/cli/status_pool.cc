@@ -78,7 +78,7 @@ struct PoolQuery final : CmConversation {
       q.set_json("projection", core::Json(list));
       q.set_bool("group", group);
       q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
-      q.set("rows_v", 2);          // with expressions as text and repeats as '='
+      q.set("rows_v", 3);          // with expressions as text, repeats as '=', integers as deltas
       // The rows in the table's order (a CM that does not know it sends them in its own).
       // -limit keeps the first ads in the CM's order: that order stays the key order.
       if (stream && o->limit <= 0) q.set_bool("table_order", true);

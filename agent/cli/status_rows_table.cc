@@ -536,6 +536,12 @@ void RowsTableStream::add(const RowChunk& chunk) {
     st.streaming = false;
     return;
   }
+  if (st.where.empty()) {
+    // Room for a table of 10,000 slots at once: reserved address space costs nothing until
+    // written, and growing by doubling would copy (and fault in) twice the memory.
+    st.body.reserve(size_t{1} << 20);
+    st.lines.reserve(size_t{1} << 14);
+  }
   st.where.emplace_back(kCols);
   locate_columns(chunk, st.where.back().data());
   size_t columns = chunk.attrs.size();

@@ -387,7 +387,8 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   std::unique_ptr<core::RowWriter> writer;
   std::string row_key;
   if (!row_attrs.empty() && msg.num("rows_v") >= 2) {
-    writer = std::make_unique<core::RowWriter>(row_attrs.size());
+    // "rows_v" 3: the client reads integers as deltas too.
+    writer = std::make_unique<core::RowWriter>(row_attrs.size(), msg.num("rows_v") >= 3);
     for (const std::string& a : row_attrs) row_key += a + '\n';
   }
   running_.emplace_back();
