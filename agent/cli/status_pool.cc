@@ -42,10 +42,11 @@ bool plain_af(const StatusOptions& o) {
 struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
-  std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
-  std::vector<RowChunk>* chunks = nullptr;  // rows kept unread (null: read into ads)
-  RowsTableStream* stream = nullptr;        // draws the table from chunks as they come
-  std::string error;                        // a reply that could not be read
+  std::vector<uint64_t>* counts = nullptr;   // parallel to ads (null: whole ads are wanted)
+  std::vector<RowChunk>* chunks = nullptr;   // rows kept unread (null: read into ads)
+  RowsTableStream* stream = nullptr;         // draws the table from chunks as they come
+  std::vector<core::RowValue> spare_values;  // the values of the last chunk drawn
+  std::string error;                         // a reply that could not be read
 
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
@@ -109,12 +110,17 @@ struct PoolQuery final : CmConversation {
       if (chunks) {
         // Read now, while the CM writes the next frame.
         chunks->push_back(std::move(chunk));
+        // A drawn chunk's values are not kept: the next chunk reads into their memory (fresh
+        // memory for each chunk's quarter megabyte would be faulted in page by page). They are
+        // read again should the stream end later.
+        if (stream) chunks->back().values.swap(spare_values);
         read_chunk_values(&chunks->back());
         if (stream) {
           stream->add(chunks->back());
-          // Drawn: its values are not kept (the next chunk's reuse their memory); read again
-          // should the stream end later.
-          if (stream->streaming()) std::vector<core::RowValue>().swap(chunks->back().values);
+          if (stream->streaming()) {
+            spare_values.swap(chunks->back().values);
+            spare_values.clear();
+          }
         }
       } else {
         std::string why;

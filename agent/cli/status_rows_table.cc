@@ -379,7 +379,7 @@ void read_chunk_values(RowChunk* chunk) {
   size_t columns = chunk->attrs.size();
   chunk->plain = false;
   if (columns == 0) return;
-  // About one value per 4 bytes of text (a table row is 13 values in about 80 bytes; more
+  // About one value per 4 bytes of text (a table row is 13 values in about 60 bytes; more
   // values grow the vector): counting the rows first cost a pass over the text.
   const std::string& text = chunk->text;
   chunk->values.reserve(text.size() / 4 + columns);

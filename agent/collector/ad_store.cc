@@ -598,8 +598,11 @@ bool Query::next_in_table_order(const AdStore& store, size_t budget,
     if (i + kAhead < order_end_) __builtin_prefetch(order[i + kAhead]);
     if (i + kAhead / 2 < order_end_) __builtin_prefetch(order[i + kAhead / 2]->second.ad.get());
     const AdStore::Entry* e = order[i];
-    // Other types' ads are interleaved in this order.
-    if (e->first.compare(0, prefix_.size(), prefix_) != 0) continue;
+    // Other types' ads are interleaved in this order (a short prefix: compared inline).
+    const std::string& key = e->first;
+    size_t k = 0;
+    while (k < prefix_.size() && k < key.size() && key[k] == prefix_[k]) ++k;
+    if (k != prefix_.size()) continue;
     --budget;
     examine(store, e->second, out);
   }

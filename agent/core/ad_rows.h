@@ -56,6 +56,8 @@ class RowWriter {
  private:
   struct Span {
     size_t at = 0, len = 0;  // where the column's value text is in its row
+    bool is_int = false;     // an integer (read only with deltas), and its value
+    long long value = 0;
   };
   std::vector<Span> prev_, next_;  // in prev_row_, in the row being appended
   std::string prev_row_;           // the previous 'R' row as write_row wrote it
