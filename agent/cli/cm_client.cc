@@ -72,8 +72,11 @@ bool talk_to_cm(const std::string& pool, const std::string& what, CmConversation
   copts.session_file = files.cert + ".session";
   // Sessions of full records are kept apart from sessions of small ones: a CM resuming a
   // session echoes the record size it was made with, which a client asking for none refuses.
-  copts.session_key =
-      net::session_key(copts.host + ":" + std::to_string(copts.port) + "\nfull records", files);
+  // Likewise sessions made before a static build offered ChaCha20-Poly1305 only (a resumed
+  // session keeps its cipher, which the client would now refuse).
+  copts.session_key = net::session_key(
+      copts.host + ":" + std::to_string(copts.port) + "\nfull records\nchacha offered alone",
+      files);
   uv_loop_t loop;
   uv_loop_init(&loop);
   Handler h;

@@ -408,16 +408,25 @@ int status_main(int argc, char** argv) {
     // The default table is drawn from the rows as they came, without an ad per row.
     std::vector<RowChunk> chunks;
     bool rows = rows_table_applies(o);
-    if (!query_pool(pool, o, &ads, &counts, &err, rows ? &chunks : nullptr)) {
+    RowsTableStream stream(o);
+    if (!query_pool(pool, o, &ads, &counts, &err, rows ? &chunks : nullptr, &stream)) {
       std::fprintf(stderr, "kite status: %s\n", err.c_str());
       return 1;
     }
     if (!chunks.empty()) {
       std::string out;
-      RowsTable drawn = render_rows_table(o, chunks, &out, &err, [](std::string* part) {
+      RowsFlush flush = [](std::string* part) {
         std::fwrite(part->data(), 1, part->size(), stdout);
         part->clear();
-      });
+      };
+      // Drawn as the rows came when they came in order; else from all of them (whose values
+      // the stream did not keep).
+      RowsTable drawn = RowsTable::kDone;
+      if (!stream.finish(&out, flush)) {
+        for (RowChunk& chunk : chunks)
+          if (chunk.plain && chunk.values.empty()) read_chunk_values(&chunk);
+        drawn = render_rows_table(o, chunks, &out, &err, flush);
+      }
       if (drawn == RowsTable::kNotPlain)
         drawn =
             read_row_chunks(chunks, &ads, &counts, &err) ? RowsTable::kNotPlain : RowsTable::kError;

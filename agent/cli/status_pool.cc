@@ -42,9 +42,11 @@ bool plain_af(const StatusOptions& o) {
 struct PoolQuery final : CmConversation {
   const StatusOptions* o = nullptr;
   std::vector<classad::AdPtr>* ads = nullptr;
-  std::vector<uint64_t>* counts = nullptr;  // parallel to ads (null: whole ads are wanted)
-  std::vector<RowChunk>* chunks = nullptr;  // rows kept unread (null: read into ads)
-  std::string error;                        // a reply that could not be read
+  std::vector<uint64_t>* counts = nullptr;   // parallel to ads (null: whole ads are wanted)
+  std::vector<RowChunk>* chunks = nullptr;   // rows kept unread (null: read into ads)
+  RowsTableStream* stream = nullptr;         // draws the table from chunks as they come
+  std::vector<core::RowValue> spare_values;  // the values of the last chunk drawn
+  std::string error;                         // a reply that could not be read
 
   void start(net::NetClient* c) override {
     core::Json q = core::Json::message("query");
@@ -77,7 +79,10 @@ struct PoolQuery final : CmConversation {
       q.set_json("projection", core::Json(list));
       q.set_bool("group", group);
       q.set_bool("rows", !group);  // the values in compact rows (agent/core/ad_rows.h)
-      q.set("rows_v", 2);          // with expressions as text and repeats as '='
+      q.set("rows_v", 3);          // with expressions as text, repeats as '=', integers as deltas
+      // The rows in the table's order (a CM that does not know it sends them in its own).
+      // -limit keeps the first ads in the CM's order: that order stays the key order.
+      if (stream && o->limit <= 0) q.set_bool("table_order", true);
     }
     q.set_bool("absent", o->mode == StatusMode::kAbsent);
     q.set_bool("offline", o->mode == StatusMode::kOffline);
@@ -105,7 +110,18 @@ struct PoolQuery final : CmConversation {
       if (chunks) {
         // Read now, while the CM writes the next frame.
         chunks->push_back(std::move(chunk));
+        // A drawn chunk's values are not kept: the next chunk reads into their memory (fresh
+        // memory for each chunk's quarter megabyte would be faulted in page by page). They are
+        // read again should the stream end later.
+        if (stream) chunks->back().values.swap(spare_values);
         read_chunk_values(&chunks->back());
+        if (stream) {
+          stream->add(chunks->back());
+          if (stream->streaming()) {
+            spare_values.swap(chunks->back().values);
+            spare_values.clear();
+          }
+        }
       } else {
         std::string why;
         if (!read_row_chunks({chunk}, ads, counts, &why)) return bad_reply(why);
@@ -115,6 +131,7 @@ struct PoolQuery final : CmConversation {
     if (chunks && cJSON_GetArraySize(msg.child("ads")) > 0) {
       std::string why;
       if (!read_row_chunks(*chunks, ads, counts, &why)) return bad_reply(why);
+      if (stream) stream->abandon();
       chunks->clear();
       chunks = nullptr;
     }
@@ -152,8 +169,10 @@ bool read_row_chunks(const std::vector<RowChunk>& chunks, std::vector<classad::A
 }
 
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
-                std::vector<uint64_t>* counts, std::string* err, std::vector<RowChunk>* chunks) {
+                std::vector<uint64_t>* counts, std::string* err, std::vector<RowChunk>* chunks,
+                RowsTableStream* stream) {
   PoolQuery q;
+  q.stream = chunks ? stream : nullptr;
   q.o = &o;
   q.ads = ads;
   q.counts = counts;

@@ -17,10 +17,11 @@ namespace kite::cli {
 /// what failed (unreachable CM, certificate not trusted, not authorized).
 /// Only the attributes the output reads are fetched.
 /// With `chunks`, replies in compact rows are kept as they came (for render_rows_table) instead
-/// of read into ads, unless JSON ads come too (then all arrive in `ads`).
+/// of read into ads, unless JSON ads come too (then all arrive in `ads`). With `stream` too,
+/// the CM is asked for the table's order and each chunk goes to `stream` as it comes.
 bool query_pool(const std::string& pool, const StatusOptions& o, std::vector<classad::AdPtr>* ads,
                 std::vector<uint64_t>* counts, std::string* err,
-                std::vector<RowChunk>* chunks = nullptr);
+                std::vector<RowChunk>* chunks = nullptr, RowsTableStream* stream = nullptr);
 /// Reads kept row chunks into ads (appended to `ads`, each counted once in `counts`).
 bool read_row_chunks(const std::vector<RowChunk>& chunks, std::vector<classad::AdPtr>* ads,
                      std::vector<uint64_t>* counts, std::string* err);

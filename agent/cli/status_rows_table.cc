@@ -207,14 +207,27 @@ void put(std::string* out, std::string_view text, size_t width, bool right, bool
 
 // The totals of the shown rows: each distinct (Arch, OpSys, State) once, as an ad standing for
 // its count (the slot totals read only those and add integer counts, so order does not matter).
-void add_totals(const std::vector<Row>& rows, Totals* totals) {
-  std::vector<std::pair<Row, uint64_t>> groups;
+class TotalGroups {
+ public:
+  void add(const Row& r);
+  void finish(Totals* totals) const;
+
+ private:
+  static constexpr int kKeyCols[3] = {kArch, kOpSys, kState};
+  struct Group {
+    RowValue values[3];  // of kKeyCols (a string's bytes stay in its chunk's text)
+    uint64_t count;
+  };
+  std::vector<Group> groups;
   std::unordered_map<std::string, size_t> index;
   std::string key, last;
   size_t at = 0;
-  for (const Row& r : rows) {
+};
+
+void TotalGroups::add(const Row& r) {
+  {
     key.clear();
-    for (int c : {kArch, kOpSys, kState}) {
+    for (int c : kKeyCols) {
       const RowValue& v = r[c];
       key += v.tag;
       if (v.tag == 's') {
@@ -233,20 +246,131 @@ void add_totals(const std::vector<Row>& rows, Totals* totals) {
     // Slots of a machine come together and mostly agree: the last group first.
     if (groups.empty() || key != last) {
       auto it = index.try_emplace(key, groups.size()).first;
-      if (it->second == groups.size()) groups.emplace_back(r, 0);
+      if (it->second == groups.size())
+        groups.push_back(Group{{r[kKeyCols[0]], r[kKeyCols[1]], r[kKeyCols[2]]}, 0});
       at = it->second;
       last = key;
     }
-    ++groups[at].second;
+    ++groups[at].count;
   }
-  for (const auto& g : groups) {
+}
+
+void TotalGroups::finish(Totals* totals) const {
+  for (const Group& g : groups) {
     classad::AdPtr ad(classad::ClassAd::make());
-    for (int c : {kArch, kOpSys, kState}) {
-      const RowValue& v = g.first[c];
-      if (v.tag != '-') ad->insert_value(kColNames[c], to_value(v));
+    for (int k = 0; k < 3; ++k) {
+      const RowValue& v = g.values[k];
+      if (v.tag != '-') ad->insert_value(kColNames[kKeyCols[k]], to_value(v));
     }
-    totals->add(*ad, "", false, g.second);
+    totals->add(*ad, "", false, g.count);
   }
+}
+
+// " OpSys      Arch     " cells of a line (after Name, before State).
+void append_os_arch(std::string* out, const Row& r) {
+  *out += ' ';
+  const RowValue& os = r[kOpSys];
+  put(out, os.tag == 's' ? os.str() : std::string_view(), 10, false, false);
+  *out += ' ';
+  const RowValue& arch = r[kArch];
+  put(out, arch.tag == 's' ? arch.str() : std::string_view(), 8, false, false);
+  *out += ' ';
+}
+
+// The cells after State: Activity, LoadAv, Mem, ActvtyTime and the line's end. `load` keeps the
+// last LoadAv text (neighbouring slots mostly share their machine's load).
+struct LoadText {
+  std::string text;
+  double last = 0;
+  bool have = false;
+};
+void append_after_state(std::string* out, const Row& r, LoadText* load) {
+  // Activity, OCU for an idle slot holding an OCU claim, "??" without one.
+  *out += ' ';
+  const RowValue& act = r[kActivity];
+  std::string_view activity = act.tag == 's' ? act.str() : std::string_view();
+  double ocu = 0;
+  if (activity.empty())
+    activity = "??";
+  else if (activity == "Idle" && to_number(r[kOcu], &ocu) && ocu != 0)
+    activity = "OCU";
+  put(out, activity, 8, false, false);
+  // LoadAv: %.3f of a number, cut to 6.
+  *out += ' ';
+  double d = 0;
+  if (to_number(r[kLoadAvg], &d)) {
+    if (!load->have || std::memcmp(&d, &load->last, sizeof d) != 0) {
+      char buf[512];
+      int n = fixed3(d, buf);
+      if (n < 0) n = std::snprintf(buf, sizeof buf, "%.3f", d);
+      load->text.assign(buf, n > 0 ? std::min(static_cast<size_t>(n), sizeof buf - 1) : 0);
+      if (n >= static_cast<int>(sizeof buf))
+        printf_value("%.3f", to_value(r[kLoadAvg]), &load->text);
+      load->last = d;
+      load->have = true;
+    }
+    put(out, load->text, 6, true, true);
+  } else {
+    *out += "[????]";
+  }
+  // Mem: %6d of a number.
+  *out += ' ';
+  if (to_number(r[kMemory], &d)) {
+    append_padded(out, static_cast<long long>(d), 6, ' ');
+  } else {
+    *out += "[????]";
+  }
+  // ActvtyTime: the clock (MyCurrentTime, else LastHeardFrom) minus the activity's start,
+  // never below zero; "-" without a clock.
+  long long now = 0;
+  if (to_integer(r[kMyCurrentTime], &now) || to_integer(r[kLastHeardFrom], &now)) {
+    double entered = 0;
+    to_number(r[kEntered], &entered);
+    long long span = now - static_cast<long long>(entered);
+    if (span < 0) span = 0;
+    size_t at = out->size();
+    append_duration(out, span);
+    size_t len = out->size() - at;
+    if (len < 12) {
+      out->insert(at, 12 - len, ' ');
+    } else if (len > 12) {
+      out->resize(at + 12);
+    }
+  } else {
+    put(out, "-", 12, true, true);
+  }
+  *out += '\n';
+}
+
+// The header line (and the blank line after it) for columns `name_w` and `state_w` wide.
+void append_header(std::string* out, size_t name_w, size_t state_w) {
+  put(out, "Name", name_w, false, false);
+  *out += " OpSys      Arch     ";
+  put(out, "State", state_w, false, false);
+  *out += " Activity LoadAv Mem     ActvtyTime\n\n";
+}
+
+// Where the table's attributes are among a chunk's columns (-1: not sent).
+void locate_columns(const RowChunk& ch, int* where) {
+  for (int c = 0; c < kCols; ++c) {
+    where[c] = -1;
+    for (size_t a = 0; a < ch.attrs.size(); ++a)
+      if (strcasecmp(ch.attrs[a].c_str(), kColNames[c]) == 0) where[c] = static_cast<int>(a);
+  }
+}
+
+// A slot row (an ad without a MyType counts as a Machine).
+bool is_slot(const Row& r) {
+  const RowValue& t = r[kMyType];
+  std::string_view type = t.tag == 's' ? t.str().substr(0, t.str().find('\0')) : "Machine";
+  return type.size() == 7 && strncasecmp(type.data(), "Machine", 7) == 0;
+}
+
+// The sort key of the row shown `i`th as sort_key writes it (Machine, Name, position).
+void append_sort_key(std::string* out, const Row& r, size_t i) {
+  append_key_part(out, r[kMachine]);
+  append_key_part(out, r[kName]);
+  append_hex8(out, i);
 }
 
 }  // namespace
@@ -255,10 +379,10 @@ void read_chunk_values(RowChunk* chunk) {
   size_t columns = chunk->attrs.size();
   chunk->plain = false;
   if (columns == 0) return;
-  // At most one value per byte of text.
+  // About one value per 4 bytes of text (a table row is 13 values in about 60 bytes; more
+  // values grow the vector): counting the rows first cost a pass over the text.
   const std::string& text = chunk->text;
-  chunk->values.reserve(std::min(
-      text.size(), static_cast<size_t>(std::count(text.begin(), text.end(), ';')) * columns));
+  chunk->values.reserve(text.size() / 4 + columns);
   bool plain = true;
   if (core::read_row_values(text, columns, &chunk->values, &plain, &chunk->error)) {
     chunk->plain = true;
@@ -285,9 +409,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
       return RowsTable::kError;
     }
     if (!ch.plain) return RowsTable::kNotPlain;
-    for (int c = 0; c < kCols; ++c)
-      for (size_t a = 0; a < ch.attrs.size(); ++a)
-        if (strcasecmp(ch.attrs[a].c_str(), kColNames[c]) == 0) where[k][c] = static_cast<int>(a);
+    locate_columns(ch, where[k].data());
     size_t columns = ch.attrs.size();
     for (size_t at = 0; at + columns <= ch.values.size(); at += columns)
       rows.push_back(Row{ch.values.data() + at, where[k].data()});
@@ -297,9 +419,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
   std::vector<Row> shown;
   shown.reserve(rows.size());
   for (const Row& r : rows) {
-    const RowValue& t = r[kMyType];
-    std::string_view type = t.tag == 's' ? t.str().substr(0, t.str().find('\0')) : "Machine";
-    if (!(type.size() == 7 && strncasecmp(type.data(), "Machine", 7) == 0)) continue;
+    if (!is_slot(r)) continue;
     if (o.limit > 0 && shown.size() >= static_cast<size_t>(o.limit)) break;
     shown.push_back(r);
   }
@@ -310,9 +430,7 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
   std::vector<size_t> key_at(shown.size());
   for (size_t i = 0; i < shown.size(); ++i) {
     key_at[i] = keys.size();
-    append_key_part(&keys, shown[i][kMachine]);
-    append_key_part(&keys, shown[i][kName]);
-    append_hex8(&keys, i);
+    append_sort_key(&keys, shown[i], i);
     keys += '\0';
   }
   std::vector<uint32_t> order(shown.size());
@@ -348,13 +466,9 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
   constexpr size_t kFlushBytes = 64 * 1024;
   size_t line = name_w + state_w + 64;  // about a line's bytes
   out->reserve(out->size() + (flush ? kFlushBytes : shown.size() * line) + 1024);
-  put(out, "Name", name_w, false, false);
-  *out += " OpSys      Arch     ";
-  put(out, "State", state_w, false, false);
-  *out += " Activity LoadAv Mem     ActvtyTime\n\n";
-  std::string alt, load;
-  double last_load = 0;
-  bool have_load = false;
+  append_header(out, name_w, state_w);
+  std::string alt;
+  LoadText load;
   for (size_t i = 0; i < shown.size(); ++i) {
     const Row& r = shown[order[i]];
     // Name (at least 34, widening for longer texts; "??" fills it when absent).
@@ -365,78 +479,138 @@ RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>&
     }
     name_w = std::max(name_w, name.size());
     put(out, name, name_w, false, false);
-    // OpSys and Arch: strings only.
-    *out += ' ';
-    const RowValue& os = r[kOpSys];
-    put(out, os.tag == 's' ? os.str() : std::string_view(), 10, false, false);
-    *out += ' ';
-    const RowValue& arch = r[kArch];
-    put(out, arch.tag == 's' ? arch.str() : std::string_view(), 8, false, false);
-    *out += ' ';
+    append_os_arch(out, r);
     state_w = std::max(state_w, states[i].text.size());
     put(out, states[i].text, state_w, false, false);
-    // Activity, OCU for an idle slot holding an OCU claim, "??" without one.
-    *out += ' ';
-    const RowValue& act = r[kActivity];
-    std::string_view activity = act.tag == 's' ? act.str() : std::string_view();
-    double ocu = 0;
-    if (activity.empty())
-      activity = "??";
-    else if (activity == "Idle" && to_number(r[kOcu], &ocu) && ocu != 0)
-      activity = "OCU";
-    put(out, activity, 8, false, false);
-    // LoadAv: %.3f of a number, cut to 6.
-    *out += ' ';
-    double d = 0;
-    if (to_number(r[kLoadAvg], &d)) {
-      if (!have_load || std::memcmp(&d, &last_load, sizeof d) != 0) {
-        char buf[512];
-        int n = fixed3(d, buf);
-        if (n < 0) n = std::snprintf(buf, sizeof buf, "%.3f", d);
-        load.assign(buf, n > 0 ? std::min(static_cast<size_t>(n), sizeof buf - 1) : 0);
-        if (n >= static_cast<int>(sizeof buf)) printf_value("%.3f", to_value(r[kLoadAvg]), &load);
-        last_load = d;
-        have_load = true;
-      }
-      put(out, load, 6, true, true);
-    } else {
-      *out += "[????]";
-    }
-    // Mem: %6d of a number.
-    *out += ' ';
-    if (to_number(r[kMemory], &d)) {
-      append_padded(out, static_cast<long long>(d), 6, ' ');
-    } else {
-      *out += "[????]";
-    }
-    // ActvtyTime: the clock (MyCurrentTime, else LastHeardFrom) minus the activity's start,
-    // never below zero; "-" without a clock.
-    long long now = 0;
-    if (to_integer(r[kMyCurrentTime], &now) || to_integer(r[kLastHeardFrom], &now)) {
-      double entered = 0;
-      to_number(r[kEntered], &entered);
-      long long span = now - static_cast<long long>(entered);
-      if (span < 0) span = 0;
-      size_t at = out->size();
-      append_duration(out, span);
-      size_t len = out->size() - at;
-      if (len < 12) {
-        out->insert(at, 12 - len, ' ');
-      } else if (len > 12) {
-        out->resize(at + 12);
-      }
-    } else {
-      put(out, "-", 12, true, true);
-    }
-    *out += '\n';
+    append_after_state(out, r, &load);
     if (flush && out->size() >= kFlushBytes) flush(out);
   }
 
   Totals totals(TotalsStyle::kSlots, false);
-  add_totals(shown, &totals);
+  TotalGroups groups;
+  for (const Row& r : shown) groups.add(r);
+  groups.finish(&totals);
   *out += '\n';
   totals.print(out);
   return RowsTable::kDone;
+}
+
+}  // namespace kite::cli
+
+namespace kite::cli {
+
+struct RowsTableStream::State {
+  const StatusOptions& o;
+  bool streaming = true;
+  std::deque<std::vector<int>> where;  // per chunk (Row points into it)
+  size_t shown = 0;                    // slots drawn so far
+  std::string prev_key, key;
+  size_t name_w = 34, state_w = 5;  // as render_rows_table sizes them before the header
+  // The lines drawn without the padding of Name and State, which waits for their widths.
+  struct Line {
+    size_t name_end, state_end;  // in body: where each one's padding goes
+    uint32_t name_len, state_len;
+  };
+  std::string body;
+  std::vector<Line> lines;
+  LoadText load;
+  TotalGroups groups;
+  explicit State(const StatusOptions& opts) : o(opts) {}
+};
+
+RowsTableStream::RowsTableStream(const StatusOptions& o) : s_(new State(o)) {}
+RowsTableStream::~RowsTableStream() {
+  delete s_;
+}
+bool RowsTableStream::streaming() const {
+  return s_->streaming;
+}
+void RowsTableStream::abandon() {
+  s_->streaming = false;
+}
+
+void RowsTableStream::add(const RowChunk& chunk) {
+  State& st = *s_;
+  if (!st.streaming) return;
+  if (!chunk.error.empty() || !chunk.plain) {
+    st.streaming = false;
+    return;
+  }
+  if (st.where.empty()) {
+    // Room for a table of 10,000 slots at once: reserved address space costs nothing until
+    // written, and growing by doubling would copy (and fault in) twice the memory.
+    st.body.reserve(size_t{1} << 20);
+    st.lines.reserve(size_t{1} << 14);
+  }
+  st.where.emplace_back(kCols);
+  locate_columns(chunk, st.where.back().data());
+  size_t columns = chunk.attrs.size();
+  std::deque<std::string> keep;
+  for (size_t at = 0; at + columns <= chunk.values.size(); at += columns) {
+    Row r{chunk.values.data() + at, st.where.back().data()};
+    if (!is_slot(r)) continue;
+    if (st.o.limit > 0 && st.shown >= static_cast<size_t>(st.o.limit)) break;
+    // Each key must sort after the one before, as render_rows_table's sort would order them.
+    st.key.clear();
+    append_sort_key(&st.key, r, st.shown);
+    if (st.shown > 0) {
+      const char* a = st.prev_key.c_str();
+      const char* b = st.key.c_str();
+      if ((st.o.natural ? natural_compare(a, b) : std::strcmp(a, b)) >= 0) {
+        st.streaming = false;
+        return;
+      }
+    }
+    st.prev_key.swap(st.key);
+    Cell name = string_cell(r[kName], &keep);
+    if (!name.shown) {  // "??" is as wide as the column is when it prints
+      st.streaming = false;
+      return;
+    }
+    Cell state = plain_cell(r[kState], &keep);
+    if (name.sized) st.name_w = std::max(st.name_w, name.text.size());
+    if (state.sized) st.state_w = std::max(st.state_w, state.text.size());
+    State::Line line{};
+    st.body.append(name.text.data(), name.text.size());
+    line.name_end = st.body.size();
+    line.name_len = static_cast<uint32_t>(name.text.size());
+    append_os_arch(&st.body, r);
+    st.body.append(state.text.data(), state.text.size());
+    line.state_end = st.body.size();
+    line.state_len = static_cast<uint32_t>(state.text.size());
+    append_after_state(&st.body, r, &st.load);
+    st.lines.push_back(line);
+    st.groups.add(r);
+    ++st.shown;
+  }
+}
+
+bool RowsTableStream::finish(std::string* out, RowsFlush flush) {
+  State& st = *s_;
+  if (!st.streaming) return false;
+  if (st.shown == 0) return true;
+  constexpr size_t kFlushBytes = 64 * 1024;
+  out->reserve(out->size() + (flush ? kFlushBytes : st.body.size() + st.lines.size() * 16) + 1024);
+  size_t name_w = st.name_w, state_w = st.state_w;
+  append_header(out, name_w, state_w);
+  // As render_rows_table's loop: a longer text widens its column for the lines after it.
+  size_t from = 0;
+  for (const State::Line& line : st.lines) {
+    name_w = std::max(name_w, static_cast<size_t>(line.name_len));
+    out->append(st.body, from, line.name_end - from);
+    out->append(name_w - line.name_len, ' ');
+    state_w = std::max(state_w, static_cast<size_t>(line.state_len));
+    out->append(st.body, line.name_end, line.state_end - line.name_end);
+    out->append(state_w - line.state_len, ' ');
+    from = line.state_end;
+    if (flush && out->size() >= kFlushBytes) flush(out);
+  }
+  out->append(st.body, from, std::string::npos);
+  Totals totals(TotalsStyle::kSlots, false);
+  st.groups.finish(&totals);
+  *out += '\n';
+  totals.print(out);
+  return true;
 }
 
 }  // namespace kite::cli

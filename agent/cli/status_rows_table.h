@@ -41,4 +41,28 @@ using RowsFlush = void (*)(std::string* out);
 RowsTable render_rows_table(const StatusOptions& o, const std::vector<RowChunk>& chunks,
                             std::string* out, std::string* err, RowsFlush flush = nullptr);
 
+// The default table drawn as its rows come: each frame's rows (from a CM that sends them in the
+// table's order, QuerySpec::table_order) are checked to be in that order and drawn at once,
+// while the CM writes the next frame; finish() pads Name and State to their final widths and
+// adds the totals. A row out of order, a slot without a Name, or a frame that is not plain values
+// ends the streaming, and render_rows_table draws the table from all the chunks instead: the
+// output is the same either way.
+class RowsTableStream {
+ public:
+  explicit RowsTableStream(const StatusOptions& o);
+  ~RowsTableStream();
+  // The next frame's rows; `chunk` must stay where it is until finish().
+  void add(const RowChunk& chunk);
+  // Streaming ends (the rows are read another way).
+  void abandon();
+  bool streaming() const;
+  // After the last frame: the whole output into *out (passed to `flush` each 64 KiB, as
+  // render_rows_table does). False, with nothing written, when streaming ended.
+  bool finish(std::string* out, RowsFlush flush = nullptr);
+
+ private:
+  struct State;
+  State* s_;
+};
+
 }  // namespace kite::cli

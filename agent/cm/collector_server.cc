@@ -357,6 +357,8 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   spec.absent = msg.flag("absent");
   spec.offline = msg.flag("offline");
   spec.shared = true;  // run_queries serializes the matches in the same loop turn
+  // A table's rows in the order it lists them, so the client can print each frame as it comes.
+  spec.table_order = msg.flag("table_order");
   const cJSON* item = nullptr;
   cJSON_ArrayForEach(item, msg.child("projection")) {
     if (cJSON_IsString(item)) spec.projection.push_back(item->valuestring);
@@ -385,7 +387,8 @@ void CollectorServer::query(net::TlsConn* c, core::Json& msg) {
   std::unique_ptr<core::RowWriter> writer;
   std::string row_key;
   if (!row_attrs.empty() && msg.num("rows_v") >= 2) {
-    writer = std::make_unique<core::RowWriter>(row_attrs.size());
+    // "rows_v" 3: the client reads integers as deltas too.
+    writer = std::make_unique<core::RowWriter>(row_attrs.size(), msg.num("rows_v") >= 3);
     for (const std::string& a : row_attrs) row_key += a + '\n';
   }
   running_.emplace_back();

@@ -95,8 +95,8 @@ class CollectorServer final : private net::TlsConnHandler {
     std::vector<std::string> row_attrs;
     std::vector<uint32_t> row_ids;
     std::string rows;
-    // The client reads expressions and repeats in rows ("rows_v": 2); null: plain rows. Such
-    // rows are kept for the next query of the projection (row_key): those written so far.
+    // The client reads expressions and repeats in rows ("rows_v": 2, deltas: 3); null: plain rows.
+    // Such rows are kept for the next query of the projection (row_key): those written so far.
     std::unique_ptr<core::RowWriter> row_writer;
     std::string row_key;
     RowCache::Fill row_fill;

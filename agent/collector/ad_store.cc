@@ -223,7 +223,8 @@ const AdStore::Entry* AdStore::locate(std::string_view type, std::string_view na
   return last_found_;
 }
 
-void AdStore::reindex(const std::string& key, StoredAd* s) {
+bool AdStore::reindex(const std::string& key, StoredAd* s) {
+  bool machine_moved = false;
   std::string scratch;
   s->index_exprs = false;
   for (int i = 0; i < 3; ++i) {
@@ -233,6 +234,7 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
     bool has = e && string_attr(*s->ad, ids().indexed[i], &scratch, &v);
     const std::string* was = s->indexed[i];
     if (has == (was != nullptr) && (!has || equal_lower(v, indexed_value(key, was)))) continue;
+    machine_moved = machine_moved || i == 1;
     if (was && was != &key) {
       auto it = index_[i].find(*was);
       if (it != index_[i].end()) {
@@ -249,10 +251,12 @@ void AdStore::reindex(const std::string& key, StoredAd* s) {
       s->indexed[i] = &it->first;
     }
   }
+  return machine_moved;
 }
 
 void AdStore::added(std::map<std::string, StoredAd>::iterator it) {
   reindex(it->first, &it->second);
+  table_order_.add(&*it);
   note_expiry(it->second.expires);
   std::string type = lower(it->second.type);
   it->second.slot = columns_.add(&it->first, &it->second, type);
@@ -363,7 +367,12 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
-  if (index_touched) reindex(key, s);
+  if (index_touched && reindex(key, s)) {
+    // Its Machine changed: its place in the table order too.
+    auto it = ads_.find(key);
+    table_order_.remove(&*it);
+    table_order_.add(&*it);
+  }
 }
 
 bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
@@ -385,6 +394,7 @@ void AdStore::erase(std::map<std::string, StoredAd>::iterator it) {
   if (it->second.absent || it->second.offline) persistent_dirty_ = true;
   last_found_ = nullptr;
   index_remove(it->first, it->second);
+  table_order_.remove(&*it);
   columns_.remove(it->second.slot);
   auto t = type_counts_.find(lower(it->second.type));
   if (t != type_counts_.end() && --t->second == 0) type_counts_.erase(t);
@@ -529,6 +539,7 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
   // A scan resumes after the last key it examined: ads added or removed meanwhile are simply
   // met or not met.
   if (scan_done_) return false;
+  if (spec_.table_order) return next_in_table_order(store, budget, out);
   const std::vector<const AdStore::Entry*>& order = store.key_order();
   if (order_epoch_ != store.order_epoch_) {
     // The type's keys are one run ("type\n..." sorts before "type\x0b"): where it starts (or
@@ -558,6 +569,51 @@ bool Query::next(const AdStore& store, size_t max_examined, std::vector<classad:
     scan_done_ = true;
   } else if (i > from) {
     cursor_ = order[i - 1]->first;
+  }
+  return more;
+}
+
+bool Query::next_in_table_order(const AdStore& store, size_t budget,
+                                std::vector<classad::AdPtr>* out) {
+  auto limited = [&] { return spec_.limit && found_ >= spec_.limit; };
+  const std::vector<const AdStore::Entry*>& order = store.table_order_.list(store.ads_);
+  if (order_epoch_ != store.table_order_.epoch()) {
+    // The ads were added, removed or moved meanwhile: on after the last one examined.
+    order_at_ = 0;
+    if (!cursor_.empty()) {
+      const std::string* machine = cursor_machine_.empty() ? nullptr : &cursor_machine_;
+      order_at_ = static_cast<size_t>(std::upper_bound(order.begin(), order.end(), 0,
+                                                       [&](int, const AdStore::Entry* e) {
+                                                         return TableOrder::compare(machine,
+                                                                                    cursor_, e) < 0;
+                                                       }) -
+                                      order.begin());
+    }
+    order_end_ = order.size();
+    order_epoch_ = store.table_order_.epoch();
+  }
+  constexpr size_t kAhead = 8;  // as in key order: entries and ads lie scattered
+  size_t from = order_at_, i = from;
+  for (; i < order_end_ && budget > 0 && !limited(); ++i) {
+    if (i + kAhead < order_end_) __builtin_prefetch(order[i + kAhead]);
+    if (i + kAhead / 2 < order_end_) __builtin_prefetch(order[i + kAhead / 2]->second.ad.get());
+    const AdStore::Entry* e = order[i];
+    // Other types' ads are interleaved in this order (a short prefix: compared inline).
+    const std::string& key = e->first;
+    size_t k = 0;
+    while (k < prefix_.size() && k < key.size() && key[k] == prefix_[k]) ++k;
+    if (k != prefix_.size()) continue;
+    --budget;
+    examine(store, e->second, out);
+  }
+  order_at_ = i;
+  bool more = i < order_end_ && !limited();
+  if (!more) {
+    scan_done_ = true;
+  } else if (i > from) {
+    const AdStore::Entry* last = order[i - 1];
+    cursor_ = last->first;
+    cursor_machine_ = last->second.indexed[1] ? *last->second.indexed[1] : std::string();
   }
   return more;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/collector/ad_columns.h"
+#include "agent/collector/table_order.h"
 #include "policy/classad/classad.h"
 #include "policy/classad/expr.h"
 #include "policy/classad/json.h"
@@ -64,6 +65,8 @@ struct QuerySpec {
   // Whole-ad matches are the stored ads themselves, not copies: read-only, and only until the
   // store next changes (a caller that serializes them at once).
   bool shared = false;
+  // A scan walks the ads in table order (TableOrder: Machine, then Name) instead of key order.
+  bool table_order = false;
 };
 
 class AdStore;
@@ -141,6 +144,8 @@ class Query {
   friend class AdStore;
   // Examines one stored ad; true when it matched (appended to `out`).
   bool examine(const AdStore& store, const StoredAd& s, std::vector<classad::AdPtr>* out);
+  // A scan's next chunk in table order (QuerySpec::table_order).
+  bool next_in_table_order(const AdStore& store, size_t budget, std::vector<classad::AdPtr>* out);
 
   QuerySpec spec_;
   classad::ExprPtr constraint_;
@@ -148,6 +153,7 @@ class Query {
   std::string prefix_;             // the lower-case "type\n" the type's keys start with
   std::string prefix_end_;         // "type\x0b": the first key after them
   std::string cursor_;             // a scan: the last key examined ("" before the first)
+  std::string cursor_machine_;     // and, in table order, its lower-case Machine
   // A scan's place in the store's key order (AdStore::order_) while that order is unchanged:
   // the next position and the type's end.
   uint64_t order_epoch_ = 0;
@@ -209,8 +215,8 @@ class AdStore {
   // (`index_touched`: the change may have altered Name, Machine or State).
   void refreshed(const std::string& key, StoredAd* s, int64_t now, bool index_touched);
   // Re-indexes `s` (stored under `key`, a key of ads_) from its ad, touching only the
-  // attributes whose value changed.
-  void reindex(const std::string& key, StoredAd* s);
+  // attributes whose value changed. True when its Machine changed.
+  bool reindex(const std::string& key, StoredAd* s);
   void index_remove(const std::string& key, const StoredAd& s);
   // The bookkeeping of an ad just put in ads_: indexes and columns.
   void added(std::map<std::string, StoredAd>::iterator it);
@@ -237,6 +243,8 @@ class AdStore {
   // No ad expires before this (a lower bound: an update only moves an ad's expiry later).
   int64_t next_expiry_ = INT64_MAX;
   mutable size_t examined_total_ = 0;
+  // The ads in table order (Machine, then Name), for scans that ask for it.
+  mutable TableOrder table_order_;
   mutable std::vector<const Entry*> order_;
   mutable uint64_t order_epoch_ = 1;  // changes when order_ is rebuilt
   mutable bool order_stale_ = true;

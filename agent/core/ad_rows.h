@@ -8,8 +8,11 @@
 //          writer prints it) | 's' LEN ':' BYTES
 //        | 'e' LEN ':' TEXT  (an expression that reads no attribute, such as time(), unparsed as
 //                            the JSON writer's \/Expr()\/ holds it)
-//        | '='  (the text of this column's value in the frame's previous 'R' row)
-// The last two are written only for a client that asks for them (RowWriter); readers take all.
+//        | '='  (this column's value in the frame's previous 'R' row)
+//        | 'd' INT ','  (an integer: this column's integer in the frame's previous 'R' row plus
+//                        INT; a timestamp in 3 or 4 bytes instead of 12)
+// The last three are written only for a client that asks for them (RowWriter: 'e' and '=' for
+// "rows_v" 2, 'd' too for 3); readers take all.
 #pragma once
 #include <string>
 #include <string_view>
@@ -33,25 +36,32 @@ bool attribute_free(const classad::Expr* e, int depth = 0);
 // to write, send and read: a slot table's OpSys, Arch, State and Machine mostly repeat).
 class RowWriter {
  public:
-  explicit RowWriter(size_t columns) : prev_(columns), next_(columns) {}
+  // `deltas`: integers that differ from the previous row's as 'd' when that is shorter.
+  explicit RowWriter(size_t columns, bool deltas = false)
+      : prev_(columns), next_(columns), deltas_(deltas) {}
   // Writes `ad`'s row with expressions as text (no '=': a row that stands alone, which may be
   // kept for later frames). False (nothing written) for a value that fits no row (a list, an
   // ad, a time, an error, a real that is not finite).
   static bool write_row(std::string* out, const classad::ClassAd& ad,
                         const std::vector<uint32_t>& ids);
   // Appends a row write_row wrote (or a JSON row), with values equal to the previous row's as
-  // '='.
+  // '=' (and integers as 'd' with `deltas`).
   void append(std::string* out, std::string_view row);
-  // A new frame: '=' refers to rows of the frame only.
+  // A new frame: '=' and 'd' refer to rows of the frame only.
   void reset() {
     for (Span& s : prev_) s = Span{};
+    prev_row_.clear();
   }
 
  private:
   struct Span {
-    size_t at = 0, len = 0;  // where the column's last value text is in the frame
+    size_t at = 0, len = 0;  // where the column's value text is in its row
+    bool is_int = false;     // an integer (read only with deltas), and its value
+    long long value = 0;
   };
-  std::vector<Span> prev_, next_;
+  std::vector<Span> prev_, next_;  // in prev_row_, in the row being appended
+  std::string prev_row_;           // the previous 'R' row as write_row wrote it
+  bool deltas_;
 };
 
 // Sets the ids of `names` that were not interned (0) when they are now: an update may bring a

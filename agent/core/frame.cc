@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include "policy/util/double_to_int.h"
 
@@ -121,11 +122,31 @@ void frame_append_text(std::string_view json, std::string* out) {
   out->append(json.data(), json.size());
 }
 
+namespace {
+
+// True when one of the 8 bytes of `w` must be escaped in a JSON string: below 0x20, '"' or '\\'
+// (bit tricks that find a byte below n, exact for bytes under 0x80; higher bytes never match).
+bool word_needs_escape(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  auto below = [&](uint64_t x, uint64_t n) { return (x - kOnes * n) & ~x & kHighs; };
+  return (below(w, 0x20) | below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1)) != 0;
+}
+
+}  // namespace
+
 void append_json_string(std::string* out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
   *out += '"';
   size_t run = 0;  // start of the bytes not yet copied
   for (size_t i = 0; i < s.size(); ++i) {
+    // Eight bytes at a time past those that need nothing (a 64 KiB rows text is mostly such).
+    while (i + 8 <= s.size()) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if (word_needs_escape(w)) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out->append(s.data() + run, i - run);

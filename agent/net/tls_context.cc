@@ -31,6 +31,21 @@ const int kCiphersuites[] = {
     0,
 };
 
+// What a client offers. The server picks by its own order, and a server with AES instructions
+// (Debian's mbedTLS) puts AES-GCM first: a client without them (the static builds) would then
+// run AES-GCM in software, 5.5x slower than ChaCha20-Poly1305 (16.7 vs 3.0 ms per MiB on x86_64;
+// a 10,000-slot `kite status` table is 0.6 MiB). So it offers ChaCha20-Poly1305 only, which every
+// Kite build serves.
+#if defined(MBEDTLS_AESNI_C)
+const int* const kClientCiphersuites = kCiphersuites;
+#else
+const int kClientCiphersuites[] = {
+    MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+    MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    0,
+};
+#endif
+
 // Tickets live a day from the full handshake that checked the peer's certificate (HTCondor's
 // daemon sessions last as long). Resumption skips the certificate checks, so revocation and
 // expiry are checked again after every handshake (TlsConn).
@@ -96,7 +111,7 @@ std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::
   if (rc != 0) return fail(err, "TLS defaults", rc), nullptr;
   mbedtls_ssl_conf_min_version(conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
   mbedtls_ssl_conf_max_version(conf, MBEDTLS_SSL_MAJOR_VERSION_3, MBEDTLS_SSL_MINOR_VERSION_3);
-  mbedtls_ssl_conf_ciphersuites(conf, kCiphersuites);
+  mbedtls_ssl_conf_ciphersuites(conf, server ? kCiphersuites : kClientCiphersuites);
   mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_REQUIRED);
   mbedtls_ssl_conf_rng(conf, mbedtls_ctr_drbg_random, &c->drbg_);
   mbedtls_ssl_conf_ca_chain(conf, &c->ca_, c->has_crl_ ? &c->crl_ : nullptr);

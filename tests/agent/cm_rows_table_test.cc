@@ -1,7 +1,8 @@
 // The default table drawn straight from the CM's rows (agent/cli/status_rows_table.h) against a
 // real `kite cm`: ads with odd values (missing, undefined, of other types, long names, digits
 // that sort naturally, attribute-free expressions) print what the same ads print through
-// `kite status -ads`, again when served from the CM's kept rows, and after a merge changes one.
+// `kite status -ads`, again when served from the CM's kept rows, and after a merge changes one;
+// whether the rows came in the table's order (drawn as they come) or not (sorted by the client).
 #include <string>
 #include <vector>
 
@@ -146,6 +147,11 @@ TEST(CmRowsTable, TheDefaultTableFromRowsPrintsWhatTheWholeAdsPrint) {
                          " undefined ??       [????]   1024           -\n"),
               std::string::npos)
         << t.out;
+    // A Machine in capitals: the CM's table order (lower case) is not the client's (capitals
+    // first), which then sorts the rows itself.
+    cm.update(slot_ad("slot1@Node-F", "Node-F", usual), false);
+    cm.barrier(&loop);
+    expect_forms_match(pool, file);
     // A backslash and a tab, escaped in the rows frame, print as themselves (by hand: the ads
     // that `-l` prints do not read back the same through -ads).
     cm.update("{\"Name\":\"quote@node-e\",\"OpSys\":\"LI\\\"N\\\\UX\",\"Arch\":\"X8\\t6\"}", true);

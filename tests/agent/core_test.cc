@@ -45,6 +45,22 @@ TEST(Json, NumbersFromOutsideAreClampedOrDefaultNeverCastBlindly) {
   EXPECT_EQ(j.num("absent", 7), 7);
 }
 
+TEST(Json, StringsAreEscapedWhereverTheByteFallsInAWord) {
+  // Bytes that need escaping at each place of an 8-byte word, next to UTF-8 and to bytes just
+  // above the control range; the rest passes in words.
+  std::string out;
+  core::append_json_string(&out, "abcdefgh\"ijklmno\\pq\x1frstuvw\x7f\xc3\xa9 !#xyz12345678\n");
+  EXPECT_EQ(out, "\"abcdefgh\\\"ijklmno\\\\pq\\u001frstuvw\x7f\xc3\xa9 !#xyz12345678\\u000a\"");
+  for (size_t at = 0; at < 17; ++at) {
+    std::string text(17, 'x');
+    text[at] = '\t';
+    out.clear();
+    core::append_json_string(&out, text);
+    EXPECT_EQ(out, "\"" + std::string(at, 'x') + "\\u0009" + std::string(16 - at, 'x') + "\"")
+        << at;
+  }
+}
+
 TEST(Frame, RoundTripSplitAtEveryByte) {
   Json m = Json::message("usage");
   m.set("NumPids", 3).set("slot", "slot1_1").set_real("RemoteUserCpu", 1.5).set_bool("x", true);
