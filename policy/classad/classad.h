@@ -84,6 +84,13 @@ class ClassAd {
   // name or a remove copies the layout and the values first, so nothing else changes.
   void share_layout();
   bool layout_shared() const { return layout_ && !layout_->writable(); }
+  // For stores that hold many ads, after share_layout(): the integer literals only this ad
+  // holds are kept in their value slots (8 bytes, not a 32-byte node each). A lookup of one
+  // makes its node again, kept until the next pack_numbers(), so an Expr* handed out stays
+  // valid until the ad changes, as for any value. Changes the generation when it packs any.
+  void pack_numbers();
+  // Position `i` holds a packed integer (no node until looked up); for memory accounting.
+  bool packed_at(size_t i) const;
   // Heap bytes this ad holds alone (the ClassAd itself, its values, a private layout), not the
   // trees and layouts it shares; for memory accounting.
   size_t own_bytes() const;
@@ -163,7 +170,18 @@ class ClassAd {
   }
   bool delta_has(size_t i) const { return (delta_bits()[i >> 6] >> (i & 63)) & 1; }
   Expr* delta_value(size_t i) const {
-    return delta_has(i) ? delta_values()[delta_rank(i)] : layout_->base()[i];
+    if (!delta_has(i)) return layout_->base()[i];
+    Expr** slot = delta_values() + delta_rank(i);
+    return is_packed(*slot) ? unpack(slot) : *slot;
+  }
+  // Delta mode: an own value slot may hold a packed integer (pack_numbers) instead of a node:
+  // the value shifted left once, bit 0 set (nodes are 8-byte aligned).
+  static bool is_packed(const Expr* e) { return reinterpret_cast<uintptr_t>(e) & 1; }
+  // Makes the node of the packed integer in `slot` and keeps it there.
+  static Expr* unpack(Expr** slot);
+  // Drops the ad's reference to an own value (nothing to drop for a packed integer).
+  static void release_own(Expr* e) {
+    if (!is_packed(e)) expr_unref(e);
   }
   // Delta mode: sets value `i` to `e` (taking over the reference).
   void delta_set(size_t i, Expr* e);

@@ -501,6 +501,33 @@ TEST(AdStoreQuery, MergedAttributesMoveInAndTheIndexesFollow) {
   EXPECT_FALSE(got->ad->lookup("State"));  // the absent ad's attributes are gone
 }
 
+TEST(AdStoreQuery, OwnIntegersAreKeptPackedAndQueriedAsValues) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed", 4), 0, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("slot2@a", "a", "Unclaimed", 8), 0, false, &err));
+  const StoredAd* got = s.find("Machine", "slot2@a");
+  ASSERT_TRUE(got);
+  const size_t cpus = 3;  // Name, Machine, State, Cpus
+  ASSERT_EQ(got->ad->entries()[cpus].name->view(), "Cpus");
+  EXPECT_TRUE(got->ad->packed_at(cpus));  // 8: not the first ad's 4, and only this ad's
+  QuerySpec q;
+  q.constraint = "Cpus > 6";
+  std::vector<classad::AdPtr> found = run(s, q);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(str(*found[0], "Name"), "slot2@a");
+  // A merge replaces the value; the store packs it again.
+  auto m = attrs(R"({"Name":"slot2@a","Cpus":2})");
+  s.merge("Machine", "slot2@a", &m, 5);
+  EXPECT_TRUE(got->ad->packed_at(cpus));
+  int64_t v = 0;
+  EXPECT_TRUE(got->ad->evaluate_int("Cpus", v));
+  EXPECT_EQ(v, 2);
+  EXPECT_EQ(run(s, q).size(), 0u);
+  q.constraint = "Cpus == 2";
+  EXPECT_EQ(run(s, q).size(), 1u);
+}
+
 TEST(AdStoreQuery, JsonAttributesAreReadInOrderOrRefusedWhole) {
   auto m = attrs(R"({"Name":"x","A":1,"a":"two","E":"\/Expr(A + 1)\/","N":{"B":2}})");
   ASSERT_EQ(m.size(), 5u);
