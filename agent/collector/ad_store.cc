@@ -78,6 +78,12 @@ classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string
   if (attrs.empty()) return classad::AdPtr(ad.copy());
   classad::AdPtr out(classad::ClassAd::make());
   for (const std::string& a : attrs) {
+    int64_t packed;
+    const int at = ad.position_of(a);
+    if (at >= 0 && ad.packed_at(static_cast<size_t>(at), &packed)) {  // left packed
+      out->insert(a, new classad::LiteralExpr(classad::Value::integer(packed)));
+      continue;
+    }
     const classad::Expr* e = ad.lookup(a);
     if (!e) continue;
     if (e->kind != classad::ExprKind::kLiteral) return classad::AdPtr(ad.copy());

@@ -239,8 +239,17 @@ Expr* ClassAd::unpack(Expr** slot) {
   return lit;
 }
 
-bool ClassAd::packed_at(size_t i) const {
-  return delta_ && i < size() && delta_has(i) && is_packed(delta_values()[delta_rank(i)]);
+bool ClassAd::packed_at(size_t i, int64_t* value) const {
+  if (!delta_ || i >= size() || !delta_has(i)) return false;
+  const Expr* e = delta_values()[delta_rank(i)];
+  if (!is_packed(e)) return false;
+  if (value) *value = static_cast<int64_t>(reinterpret_cast<uintptr_t>(e)) >> 1;
+  return true;
+}
+
+int ClassAd::position_of(std::string_view name) const {
+  uint32_t id = intern_find(name);
+  return id == 0 ? -1 : position_of_id(id);
 }
 
 size_t ClassAd::own_bytes() const {

@@ -89,8 +89,13 @@ class ClassAd {
   // makes its node again, kept until the next pack_numbers(), so an Expr* handed out stays
   // valid until the ad changes, as for any value. Changes the generation when it packs any.
   void pack_numbers();
-  // Position `i` holds a packed integer (no node until looked up); for memory accounting.
-  bool packed_at(size_t i) const;
+  // Position `i` holds a packed integer (no node until looked up), whose value goes to `value`
+  // if given: for readers that only copy or print values (projections, JSON) and so leave it
+  // packed, and for memory accounting.
+  bool packed_at(size_t i, int64_t* value = nullptr) const;
+  // The position of `name` (interned `id`) in entries(), or -1.
+  int position_of(std::string_view name) const;
+  int position_of_id(uint32_t id) const { return layout_ ? layout_->find(id) : -1; }
   // Heap bytes this ad holds alone (the ClassAd itself, its values, a private layout), not the
   // trees and layouts it shares; for memory accounting.
   size_t own_bytes() const;
@@ -112,6 +117,8 @@ class ClassAd {
   }
 
   size_t size() const { return layout_ ? layout_->size() : 0; }
+  // The spelling of the name at position `i` of entries() (< size()).
+  StringObj* name_at(size_t i) const { return layout_->names()[i]; }
   // Entries in HTCondor's order (shorter names first, then case-insensitive
   // alphabetical), as ads print.
   std::vector<Entry> sorted_entries() const;

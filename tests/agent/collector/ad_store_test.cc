@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "tests/agent/collector/old_ad.h"
 
@@ -508,9 +509,15 @@ TEST(AdStoreQuery, OwnIntegersAreKeptPackedAndQueriedAsValues) {
   ASSERT_TRUE(s.update("Machine", slot("slot2@a", "a", "Unclaimed", 8), 0, false, &err));
   const StoredAd* got = s.find("Machine", "slot2@a");
   ASSERT_TRUE(got);
-  const size_t cpus = 3;  // Name, Machine, State, Cpus
-  ASSERT_EQ(got->ad->entries()[cpus].name->view(), "Cpus");
-  EXPECT_TRUE(got->ad->packed_at(cpus));  // 8: not the first ad's 4, and only this ad's
+  const size_t cpus = 3;                              // Name, Machine, State, Cpus
+  ASSERT_EQ(got->ad->name_at(cpus)->view(), "Cpus");  // (entries() would unpack it)
+  EXPECT_TRUE(got->ad->packed_at(cpus));              // 8: not the first ad's 4, and only this ad's
+  // Projections and JSON read the value and leave it packed.
+  classad::AdPtr projected = project(*got->ad, {"cpus", "Name"});
+  EXPECT_EQ(classad::classad_to_json(*projected, false), R"({"cpus": 8,"Name": "slot2@a"})");
+  EXPECT_EQ(classad::classad_to_json(*got->ad, false),
+            R"({"Cpus": 8,"Machine": "a","Name": "slot2@a","State": "Unclaimed"})");
+  EXPECT_TRUE(got->ad->packed_at(cpus));
   QuerySpec q;
   q.constraint = "Cpus > 6";
   std::vector<classad::AdPtr> found = run(s, q);

@@ -255,35 +255,39 @@ TEST(AdBaseValues, AnAdHoldingNestedAdsKeepsItsValuesWhole) {
   for (Expr* e : common) expr_unref(e);
 }
 
-// An ad of the shape of ad_over() whose own values (at `own`) are the given literal texts.
-AdPtr ad_with(const std::vector<Expr*>& common,
-              const std::vector<std::pair<int, const char*>>& own) {
+// An ad of the shape of ad_over() whose own values (at `own`) are the given trees (taken over).
+AdPtr ad_with(const std::vector<Expr*>& common, const std::vector<std::pair<int, Expr*>>& own) {
   AdPtr ad(ClassAd::make());
   for (size_t i = 0; i < common.size(); ++i) {
     Expr* e = common[i];
     expr_ref(e);
-    for (const auto& [at, text] : own)
+    for (const auto& [at, tree] : own)
       if (static_cast<size_t>(at) == i) {
         expr_unref(e);
-        e = parse_expr(text).release();
+        e = tree;
       }
     ad->insert_plain(intern_name("a" + std::to_string(i)), e);
   }
   return ad;
 }
 
+Expr* integer(int64_t i) {
+  return new LiteralExpr(Value::integer(i));
+}
+
 TEST(AdPackedNumbers, OwnIntegersArePackedAndReadAsTheirValues) {
   std::vector<Expr*> common = common_values(70);
   AdPtr first = ad_over(common, {});
   first->share_layout();
-  AdPtr y = ad_with(common, {{1, "-5"},
-                             {2, "1764000000"},
-                             {64, "4611686018427387903"},   // 2^62 - 1: the largest packed
-                             {65, "-4611686018427387904"},  // -2^62: the smallest
-                             {66, "4611686018427387904"},   // 2^62: a node
-                             {67, "2.5"},                   // a real: a node
-                             {68, "\"text\""},              // a string: a node
-                             {69, "(7)"}});                 // parenthesized: a node
+  AdPtr y = ad_with(common, {{1, integer(-5)},
+                             {2, integer(1764000000)},
+                             {64, integer(4611686018427387903)},   // 2^62 - 1: the largest packed
+                             {65, integer(-4611686018427387904)},  // -2^62: the smallest
+                             {66, integer(4611686018427387904)},   // 2^62: a node
+                             {67, parse_expr("2.5").release()},    // a real: a node
+                             {68, parse_expr("\"text\"").release()},  // a string: a node
+                             {69, parse_expr("(7)").release()},       // parenthesized: a node
+                             {4, parse_expr("a0 + 1").release()}});   // an operation: a node
   y->share_layout();
   const size_t bytes = y->own_bytes();
   const uint64_t gen = y->generation();
@@ -291,7 +295,7 @@ TEST(AdPackedNumbers, OwnIntegersArePackedAndReadAsTheirValues) {
   EXPECT_NE(y->generation(), gen);
   EXPECT_EQ(y->own_bytes(), bytes);  // the same slots, without their nodes
   for (int i : {1, 2, 64, 65}) EXPECT_TRUE(y->packed_at(i)) << i;
-  for (int i : {0, 3, 63, 66, 67, 68, 69}) EXPECT_FALSE(y->packed_at(i)) << i;
+  for (int i : {0, 3, 4, 63, 66, 67, 68, 69}) EXPECT_FALSE(y->packed_at(i)) << i;
   EXPECT_EQ(int_of(*y, "a1"), -5);
   EXPECT_EQ(int_of(*y, "a2"), 1764000000);
   EXPECT_EQ(int_of(*y, "a64"), 4611686018427387903);
@@ -300,6 +304,7 @@ TEST(AdPackedNumbers, OwnIntegersArePackedAndReadAsTheirValues) {
   EXPECT_EQ(as_literal(y->lookup("a67"))->value.as_real(), 2.5);
   EXPECT_EQ(as_literal(y->lookup("a68"))->value.as_string(), "text");
   EXPECT_EQ(paren_count(y->lookup("a69")), 1);
+  EXPECT_EQ(y->lookup("a4")->kind, ExprKind::kOp);
   EXPECT_EQ(int_of(*y, "a3"), 3);  // the base's
   // Unpacked by the lookups above: an unpacked node is a literal like any other (its hash too).
   EXPECT_FALSE(y->packed_at(1));
