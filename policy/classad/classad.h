@@ -208,7 +208,9 @@ class ClassAd {
   // Delta mode (delta_): one block of a bitmap of delta_words() words (bit i: value i is the
   // ad's own) then the ad's own values in position order, values_cap_ of them; every other
   // value is the interned layout's base value (held by the layout, not referenced by the ad).
-  // Most values of a store's slot ads are the same in every ad, so each keeps only ~30.
+  // Most values of a store's slot ads are the same in every ad, so each keeps only ~30. An own
+  // value may be a packed integer (is_packed), made a node when looked up: a const lookup then
+  // writes its slot, so an ad is read by one thread at a time (as the node pools are per thread).
   Expr** values_ = nullptr;
   // Some entry may hold an ad literal (whose parent scope is this ad); when
   // false, destruction need not walk the trees to detach them.
