@@ -68,7 +68,13 @@ bool compare_ints(Op op, int64_t a, int64_t b) {
 // What attribute `id` of `ad` evaluates to when that is known without evaluating: a missing
 // attribute is undefined, a constant its value. False for anything else (an expression).
 bool cell_of(const classad::ClassAd& ad, uint32_t id, Value* out) {
-  const Expr* e = ad.lookup_id(id);
+  const int at = ad.position_of_id(id);
+  int64_t packed;
+  if (at >= 0 && ad.packed_at(static_cast<size_t>(at), &packed)) {  // read, left packed
+    *out = Value::integer(packed);
+    return true;
+  }
+  const Expr* e = at < 0 ? nullptr : ad.entries()[static_cast<size_t>(at)].expr;
   if (!e) {
     *out = Value::undefined();
     return true;

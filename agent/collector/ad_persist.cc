@@ -86,14 +86,13 @@ bool AdStore::load(const std::string& path, int64_t now, std::string* err) {
     }
     StoredAd s;
     s.type = type;
-    s.name = name;
-    ad->share_layout();
+    compact(ad.get());
     s.ad = std::move(ad);
     s.updated = updated;
     s.expires = expires;
     s.absent = absent != 0;
     s.offline = offline != 0;
-    std::string key = key_of(s.type, s.name);
+    std::string key = key_of(s.type, name);
     auto old = ads_.find(key);
     if (old != ads_.end()) erase(old);
     added(ads_.emplace(std::move(key), std::move(s)).first);

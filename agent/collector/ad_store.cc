@@ -78,6 +78,12 @@ classad::AdPtr project(const classad::ClassAd& ad, const std::vector<std::string
   if (attrs.empty()) return classad::AdPtr(ad.copy());
   classad::AdPtr out(classad::ClassAd::make());
   for (const std::string& a : attrs) {
+    int64_t packed;
+    const int at = ad.position_of(a);
+    if (at >= 0 && ad.packed_at(static_cast<size_t>(at), &packed)) {  // left packed
+      out->insert(a, new classad::LiteralExpr(classad::Value::integer(packed)));
+      continue;
+    }
     const classad::Expr* e = ad.lookup(a);
     if (!e) continue;
     if (e->kind != classad::ExprKind::kLiteral) return classad::AdPtr(ad.copy());
@@ -103,6 +109,15 @@ void share_trees(classad::ClassAd* ad) {
     }
   }
 }
+
+}  // namespace
+
+void compact(classad::ClassAd* ad) {
+  ad->share_layout();
+  ad->pack_numbers();
+}
+
+namespace {
 
 // A merged value worth sharing: strings and expressions repeat across ads; numbers that
 // change between updates (times, loads) mostly do not, and would only fill the table.
@@ -316,16 +331,16 @@ bool AdStore::update(std::string_view type, classad::AdPtr ad, int64_t now, bool
     refreshed(found->first, s, now, true);  // shares the layout
     return true;
   }
+  std::string key = key_of(type, name);
   StoredAd s;
   s.type = std::string(type);
-  s.name = std::string(name);
   share_trees(ad.get());
-  ad->share_layout();
+  compact(ad.get());
   s.ad = std::move(ad);
   s.updated = now;
   set_expiry(&s, now);
   if (s.offline) persistent_dirty_ = true;
-  added(ads_.emplace(key_of(type, s.name), std::move(s)).first);
+  added(ads_.emplace(std::move(key), std::move(s)).first);
   return true;
 }
 
@@ -363,7 +378,7 @@ void AdStore::refreshed(const std::string& key, StoredAd* s, int64_t now, bool i
   }
   // Ads of one shape keep their names once (ClassAd::share_layout); a merge that added a name
   // made this ad a private layout, shared again here.
-  s->ad->share_layout();
+  compact(s->ad.get());
   s->updated = now;
   set_expiry(s, now);
   if (was_persistent || s->offline) persistent_dirty_ = true;
@@ -383,7 +398,7 @@ bool AdStore::becomes_absent(StoredAd* s, int64_t now) {
   s->absent = true;
   s->ad->insert_value("Absent", classad::Value::boolean(true));
   columns_.changed(s->slot, *s->ad, ids().absent);
-  s->ad->share_layout();
+  compact(s->ad.get());
   s->expires = config_.absent_expire_after > 0 ? now + config_.absent_expire_after : 0;
   note_expiry(s->expires);
   persistent_dirty_ = true;
@@ -659,9 +674,8 @@ StoreBytes AdStore::bookkeeping_bytes() const {
   StoreBytes b;
   // A map node is the red-black header (4 words) and the pair.
   b.records = ads_.size() * chunk(4 * sizeof(void*) + sizeof(Entry));
-  for (const Entry& e : ads_) {
-    b.strings += heap_text(e.first) + heap_text(e.second.type) + heap_text(e.second.name);
-  }
+  for (const Entry& e : ads_) b.keys += heap_text(e.first) + heap_text(e.second.type);
+  if (order_.capacity()) b.order = chunk(order_.capacity() * sizeof(const Entry*));
   for (const auto& index : index_) {
     // A node: next pointer, the pair and the cached hash; then the bucket array.
     using Node = std::pair<const std::string, KeySet>;

@@ -28,23 +28,23 @@ struct StoreConfig {
 };
 
 // One stored ad and its bookkeeping.
+// (Its Name is the ad's own attribute and, lower-cased, its key's: no third copy here.)
 struct StoredAd {
   std::string type;  // MyType as given ("Machine", "Negotiator", ...)
-  std::string name;  // Name attribute
   classad::AdPtr ad;
-  int64_t updated = 0;   // time of the last update
-  int64_t expires = 0;   // absolute expiry time; 0: never
-  bool absent = false;   // kept after expiry because ABSENT_REQUIREMENTS held
-  bool offline = false;  // the ad says Offline = true (a hibernating machine)
+  int64_t updated = 0;  // time of the last update
+  int64_t expires = 0;  // absolute expiry time; 0: never
   // The lower-cased values of kIndexedAttrs as indexed: the keys of the store's indexes (stable
   // while indexed), null where the attribute is not a string, and for a Name that is the name
   // in the ad's own key, that key (the ad is found by key: no index entry). An update that
   // leaves them alone costs the indexes nothing, and no ad keeps its own copy of the text.
   const std::string* indexed[3] = {nullptr, nullptr, nullptr};
+  uint32_t slot = AdColumns::kNoSlot;  // its place in the store's AdColumns
+  bool absent = false;                 // kept after expiry because ABSENT_REQUIREMENTS held
+  bool offline = false;                // the ad says Offline = true (a hibernating machine)
   // Some indexed attribute is an expression (its value may follow other attributes), so every
   // update re-indexes; otherwise a merge that names none of them leaves the indexes alone.
   bool index_exprs = false;
-  uint32_t slot = AdColumns::kNoSlot;  // its place in the store's AdColumns
 };
 
 // The value of string attribute `id` of `ad`: a string literal is read in place, anything else
@@ -52,6 +52,10 @@ struct StoredAd {
 // reads Name, Machine and the indexed attributes of every ad it stores.
 bool string_attr(const classad::ClassAd& ad, uint32_t id, std::string* scratch,
                  std::string_view* out);
+
+// How the store keeps each ad it holds: its layout shared with ads of its shape, its own
+// integers packed (ClassAd::share_layout, ClassAd::pack_numbers).
+void compact(classad::ClassAd* ad);
 
 // What a query asks for. Absent and offline ads are returned only when asked for (or when the
 // constraint mentions Absent / Offline), as condor_collector does.
@@ -75,9 +79,10 @@ class AdStore;
 // including malloc's chunk rounding: for memory figures.
 struct StoreBytes {
   size_t records = 0;  // the map's nodes (key and StoredAd)
-  size_t strings = 0;  // heap text of keys, names and indexed values
-  size_t indexes = 0;  // the Name/Machine/State indexes
+  size_t keys = 0;     // heap text of the keys (and of types too long to sit in place)
+  size_t indexes = 0;  // the Name/Machine/State indexes, their value texts included
   size_t columns = 0;  // the attribute columns' per-slot vectors
+  size_t order = 0;    // the flat key order scans walk
 };
 
 // The keys of the ads that have one indexed value: inline while there is one (nearly every

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "policy/classad/eval.h"
+#include "policy/classad/expr_share.h"
 
 namespace kite::classad {
 namespace {
@@ -57,7 +58,7 @@ void expr_set_parent_scope(Expr* e, const ClassAd* scope) {
 
 ClassAd::~ClassAd() {
   if (delta_) {
-    for (uint32_t i = 0; i < values_cap_; ++i) expr_unref(delta_values()[i]);
+    for (uint32_t i = 0; i < values_cap_; ++i) release_own(delta_values()[i]);
     std::free(values_);
     layout_->unref();
     return;
@@ -177,14 +178,14 @@ void ClassAd::delta_set(size_t i, Expr* e) {
   if (e == layout_->base()[i]) {  // back to the base value: the layout holds it
     expr_unref(e);
     if (!had) return;
-    expr_unref(own[r]);
+    release_own(own[r]);
     std::memmove(own + r, own + r + 1, (values_cap_ - r - 1) * sizeof(Expr*));
     --values_cap_;
     bits[i >> 6] &= ~bit;
     return;
   }
   if (had) {
-    expr_unref(own[r]);
+    release_own(own[r]);
     own[r] = e;
     return;
   }
@@ -197,6 +198,58 @@ void ClassAd::delta_set(size_t i, Expr* e) {
   own[r] = e;
   ++values_cap_;
   bits[i >> 6] |= bit;
+}
+
+namespace {
+
+// A literal an ad may keep packed in its value slot: an integer of 63 bits, only this ad's,
+// printed as it is (no parentheses).
+bool packable(const Expr* e, int64_t* out) {
+  if (e->kind != ExprKind::kLiteral || e->refs != 1 || e->flags != 0) return false;
+  const Value& v = as_literal(e)->value;
+  if (!v.is_integer()) return false;
+  const int64_t i = v.as_integer();
+  if (i < -(int64_t{1} << 62) || i >= (int64_t{1} << 62)) return false;  // one bit is the tag
+  *out = i;
+  return true;
+}
+
+}  // namespace
+
+void ClassAd::pack_numbers() {
+  if (!delta_) return;
+  Expr** own = delta_values();
+  bool packed = false;
+  for (uint32_t r = 0; r < values_cap_; ++r) {
+    int64_t i;
+    if (is_packed(own[r]) || !packable(own[r], &i)) continue;
+    expr_unref(own[r]);  // its only reference (and out of the shared table, if in it)
+    own[r] = reinterpret_cast<Expr*>((static_cast<uint64_t>(i) << 1) | 1);
+    packed = true;
+  }
+  // A node handed out before may be gone: caches keyed by (ad, generation) must miss.
+  if (packed) gen_ = next_generation();
+}
+
+Expr* ClassAd::unpack(Expr** slot) {
+  const int64_t i = static_cast<int64_t>(reinterpret_cast<uintptr_t>(*slot)) >> 1;
+  auto* lit = new LiteralExpr(Value::integer(i));
+  lit->hash = fresh_literal_hash(value_hash_integer(i));
+  *slot = lit;
+  return lit;
+}
+
+bool ClassAd::packed_at(size_t i, int64_t* value) const {
+  if (!delta_ || i >= size() || !delta_has(i)) return false;
+  const Expr* e = delta_values()[delta_rank(i)];
+  if (!is_packed(e)) return false;
+  if (value) *value = static_cast<int64_t>(reinterpret_cast<uintptr_t>(e)) >> 1;
+  return true;
+}
+
+int ClassAd::position_of(std::string_view name) const {
+  uint32_t id = intern_find(name);
+  return id == 0 ? -1 : position_of_id(id);
 }
 
 size_t ClassAd::own_bytes() const {
@@ -286,7 +339,7 @@ bool ClassAd::remove(std::string_view name) {
 
 void ClassAd::clear() {
   if (delta_) {
-    for (uint32_t i = 0; i < values_cap_; ++i) expr_unref(delta_values()[i]);
+    for (uint32_t i = 0; i < values_cap_; ++i) release_own(delta_values()[i]);
     std::free(values_);
     values_ = nullptr;
     values_cap_ = 0;
@@ -340,7 +393,8 @@ ClassAd* ClassAd::copy() const {
     ad->values_ = static_cast<Expr**>(std::malloc(bytes));
     if (!ad->values_) std::abort();
     std::memcpy(ad->values_, values_, bytes);
-    for (uint32_t i = 0; i < values_cap_; ++i) expr_ref(delta_values()[i]);
+    for (uint32_t i = 0; i < values_cap_; ++i)
+      if (!is_packed(delta_values()[i])) expr_ref(delta_values()[i]);
     ad->values_cap_ = values_cap_;
     ad->delta_ = true;
     ad->parent_ = parent_;

@@ -84,6 +84,18 @@ class ClassAd {
   // name or a remove copies the layout and the values first, so nothing else changes.
   void share_layout();
   bool layout_shared() const { return layout_ && !layout_->writable(); }
+  // For stores that hold many ads, after share_layout(): the integer literals only this ad
+  // holds are kept in their value slots (8 bytes, not a 32-byte node each). A lookup of one
+  // makes its node again, kept until the next pack_numbers(), so an Expr* handed out stays
+  // valid until the ad changes, as for any value. Changes the generation when it packs any.
+  void pack_numbers();
+  // Position `i` holds a packed integer (no node until looked up), whose value goes to `value`
+  // if given: for readers that only copy or print values (projections, JSON) and so leave it
+  // packed, and for memory accounting.
+  bool packed_at(size_t i, int64_t* value = nullptr) const;
+  // The position of `name` (interned `id`) in entries(), or -1.
+  int position_of(std::string_view name) const;
+  int position_of_id(uint32_t id) const { return layout_ ? layout_->find(id) : -1; }
   // Heap bytes this ad holds alone (the ClassAd itself, its values, a private layout), not the
   // trees and layouts it shares; for memory accounting.
   size_t own_bytes() const;
@@ -105,6 +117,8 @@ class ClassAd {
   }
 
   size_t size() const { return layout_ ? layout_->size() : 0; }
+  // The spelling of the name at position `i` of entries() (< size()).
+  StringObj* name_at(size_t i) const { return layout_->names()[i]; }
   // Entries in HTCondor's order (shorter names first, then case-insensitive
   // alphabetical), as ads print.
   std::vector<Entry> sorted_entries() const;
@@ -163,7 +177,18 @@ class ClassAd {
   }
   bool delta_has(size_t i) const { return (delta_bits()[i >> 6] >> (i & 63)) & 1; }
   Expr* delta_value(size_t i) const {
-    return delta_has(i) ? delta_values()[delta_rank(i)] : layout_->base()[i];
+    if (!delta_has(i)) return layout_->base()[i];
+    Expr** slot = delta_values() + delta_rank(i);
+    return is_packed(*slot) ? unpack(slot) : *slot;
+  }
+  // Delta mode: an own value slot may hold a packed integer (pack_numbers) instead of a node:
+  // the value shifted left once, bit 0 set (nodes are 8-byte aligned).
+  static bool is_packed(const Expr* e) { return reinterpret_cast<uintptr_t>(e) & 1; }
+  // Makes the node of the packed integer in `slot` and keeps it there.
+  static Expr* unpack(Expr** slot);
+  // Drops the ad's reference to an own value (nothing to drop for a packed integer).
+  static void release_own(Expr* e) {
+    if (!is_packed(e)) expr_unref(e);
   }
   // Delta mode: sets value `i` to `e` (taking over the reference).
   void delta_set(size_t i, Expr* e);
@@ -183,7 +208,9 @@ class ClassAd {
   // Delta mode (delta_): one block of a bitmap of delta_words() words (bit i: value i is the
   // ad's own) then the ad's own values in position order, values_cap_ of them; every other
   // value is the interned layout's base value (held by the layout, not referenced by the ad).
-  // Most values of a store's slot ads are the same in every ad, so each keeps only ~30.
+  // Most values of a store's slot ads are the same in every ad, so each keeps only ~30. An own
+  // value may be a packed integer (is_packed), made a node when looked up: a const lookup then
+  // writes its slot, so an ad is read by one thread at a time (as the node pools are per thread).
   Expr** values_ = nullptr;
   // Some entry may hold an ad literal (whose parent scope is this ad); when
   // false, destruction need not walk the trees to detach them.

@@ -145,21 +145,29 @@ void JsonWriter::list(const ListObj* l) {
 void JsonWriter::ad(const ClassAd& ad) {
   // condor_q -json and condor_status -json list attributes in
   // case-insensitive alphabetical order (GlobalJobId before GPUsProvisioned).
-  std::vector<ClassAd::Entry> entries = ad.entry_list();
-  std::sort(entries.begin(), entries.end(), [](const ClassAd::Entry& a, const ClassAd::Entry& b) {
-    return strcasecmp(a.name->data(), b.name->data()) < 0;
+  // By position: a stored ad's packed integers are printed as they are, not made nodes.
+  std::vector<uint32_t> order(ad.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  const ClassAd::Entries entries = ad.entries();
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return strcasecmp(ad.name_at(a)->data(), ad.name_at(b)->data()) < 0;
   });
   out_ += '{';
   indent_ += 2;
   bool first = true;
-  for (const ClassAd::Entry& en : entries) {
+  for (uint32_t i : order) {
     if (!first) out_ += ',';
     first = false;
     if (pretty_) newline_indent();
     out_ += '"';
-    escaped(en.name->view());
+    escaped(ad.name_at(i)->view());
     out_ += "\": ";
-    expr(en.expr);
+    int64_t packed;
+    if (ad.packed_at(i, &packed)) {
+      value(Value::integer(packed));
+    } else {
+      expr(entries[i].expr);
+    }
   }
   indent_ -= 2;
   if (pretty_) newline_indent();

@@ -64,7 +64,9 @@ std::vector<std::string> evaluated(const AdStore& s, const std::string& type,
   for (const auto& [key, stored] : s.ads()) {
     if (!type.empty() && stored.type != type) continue;
     classad::Value v = stored.ad->evaluate_expr(e.get());
-    if (v.is_boolean() && v.as_boolean()) out.push_back(stored.name);
+    std::string name;
+    stored.ad->evaluate_string("Name", name);
+    if (v.is_boolean() && v.as_boolean()) out.push_back(name);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/classad/json.h"
 #include "policy/classad/parser.h"
 #include "tests/agent/collector/old_ad.h"
 
@@ -499,6 +500,39 @@ TEST(AdStoreQuery, MergedAttributesMoveInAndTheIndexesFollow) {
   EXPECT_FALSE(got->absent);
   EXPECT_FALSE(got->ad->lookup("Absent"));
   EXPECT_FALSE(got->ad->lookup("State"));  // the absent ad's attributes are gone
+}
+
+TEST(AdStoreQuery, OwnIntegersAreKeptPackedAndQueriedAsValues) {
+  AdStore s(config());
+  std::string err;
+  ASSERT_TRUE(s.update("Machine", slot("slot1@a", "a", "Unclaimed", 4), 0, false, &err));
+  ASSERT_TRUE(s.update("Machine", slot("slot2@a", "a", "Unclaimed", 8), 0, false, &err));
+  const StoredAd* got = s.find("Machine", "slot2@a");
+  ASSERT_TRUE(got);
+  const size_t cpus = 3;                              // Name, Machine, State, Cpus
+  ASSERT_EQ(got->ad->name_at(cpus)->view(), "Cpus");  // (entries() would unpack it)
+  EXPECT_TRUE(got->ad->packed_at(cpus));              // 8: not the first ad's 4, and only this ad's
+  // Projections and JSON read the value and leave it packed.
+  classad::AdPtr projected = project(*got->ad, {"cpus", "Name"});
+  EXPECT_EQ(classad::classad_to_json(*projected, false), R"({"cpus": 8,"Name": "slot2@a"})");
+  EXPECT_EQ(classad::classad_to_json(*got->ad, false),
+            R"({"Cpus": 8,"Machine": "a","Name": "slot2@a","State": "Unclaimed"})");
+  EXPECT_TRUE(got->ad->packed_at(cpus));
+  QuerySpec q;
+  q.constraint = "Cpus > 6";
+  std::vector<classad::AdPtr> found = run(s, q);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(str(*found[0], "Name"), "slot2@a");
+  // A merge replaces the value; the store packs it again.
+  auto m = attrs(R"({"Name":"slot2@a","Cpus":2})");
+  s.merge("Machine", "slot2@a", &m, 5);
+  EXPECT_TRUE(got->ad->packed_at(cpus));
+  int64_t v = 0;
+  EXPECT_TRUE(got->ad->evaluate_int("Cpus", v));
+  EXPECT_EQ(v, 2);
+  EXPECT_EQ(run(s, q).size(), 0u);
+  q.constraint = "Cpus == 2";
+  EXPECT_EQ(run(s, q).size(), 1u);
 }
 
 TEST(AdStoreQuery, JsonAttributesAreReadInOrderOrRefusedWhole) {

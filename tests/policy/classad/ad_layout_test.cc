@@ -9,6 +9,7 @@
 #include "policy/classad/classad.h"
 #include "policy/classad/expr_share.h"
 #include "policy/classad/intern.h"
+#include "policy/classad/parser.h"
 
 namespace kite::classad {
 namespace {
@@ -252,6 +253,145 @@ TEST(AdBaseValues, AnAdHoldingNestedAdsKeepsItsValuesWhole) {
   ASSERT_TRUE(nested);
   EXPECT_EQ(as_literal(nested)->value.as_classad()->parent(), y.get());
   for (Expr* e : common) expr_unref(e);
+}
+
+// An ad of the shape of ad_over() whose own values (at `own`) are the given trees (taken over).
+AdPtr ad_with(const std::vector<Expr*>& common, const std::vector<std::pair<int, Expr*>>& own) {
+  AdPtr ad(ClassAd::make());
+  for (size_t i = 0; i < common.size(); ++i) {
+    Expr* e = common[i];
+    expr_ref(e);
+    for (const auto& [at, tree] : own)
+      if (static_cast<size_t>(at) == i) {
+        expr_unref(e);
+        e = tree;
+      }
+    ad->insert_plain(intern_name("a" + std::to_string(i)), e);
+  }
+  return ad;
+}
+
+Expr* integer(int64_t i) {
+  return new LiteralExpr(Value::integer(i));
+}
+
+TEST(AdPackedNumbers, OwnIntegersArePackedAndReadAsTheirValues) {
+  std::vector<Expr*> common = common_values(70);
+  AdPtr first = ad_over(common, {});
+  first->share_layout();
+  AdPtr y = ad_with(common, {{1, integer(-5)},
+                             {2, integer(1764000000)},
+                             {64, integer(4611686018427387903)},   // 2^62 - 1: the largest packed
+                             {65, integer(-4611686018427387904)},  // -2^62: the smallest
+                             {66, integer(4611686018427387904)},   // 2^62: a node
+                             {67, parse_expr("2.5").release()},    // a real: a node
+                             {68, parse_expr("\"text\"").release()},  // a string: a node
+                             {69, parse_expr("(7)").release()},       // parenthesized: a node
+                             {4, parse_expr("a0 + 1").release()}});   // an operation: a node
+  y->share_layout();
+  const size_t bytes = y->own_bytes();
+  const uint64_t gen = y->generation();
+  y->pack_numbers();
+  EXPECT_NE(y->generation(), gen);
+  EXPECT_EQ(y->own_bytes(), bytes);  // the same slots, without their nodes
+  for (int i : {1, 2, 64, 65}) EXPECT_TRUE(y->packed_at(i)) << i;
+  for (int i : {0, 3, 4, 63, 66, 67, 68, 69}) EXPECT_FALSE(y->packed_at(i)) << i;
+  EXPECT_EQ(int_of(*y, "a1"), -5);
+  EXPECT_EQ(int_of(*y, "a2"), 1764000000);
+  EXPECT_EQ(int_of(*y, "a64"), 4611686018427387903);
+  EXPECT_EQ(int_of(*y, "a65"), -4611686018427387904);
+  EXPECT_EQ(int_of(*y, "a66"), 4611686018427387904);
+  EXPECT_EQ(as_literal(y->lookup("a67"))->value.as_real(), 2.5);
+  EXPECT_EQ(as_literal(y->lookup("a68"))->value.as_string(), "text");
+  EXPECT_EQ(paren_count(y->lookup("a69")), 1);
+  EXPECT_EQ(y->lookup("a4")->kind, ExprKind::kOp);
+  EXPECT_EQ(int_of(*y, "a3"), 3);  // the base's
+  // Unpacked by the lookups above: an unpacked node is a literal like any other (its hash too).
+  EXPECT_FALSE(y->packed_at(1));
+  Expr* fresh = new LiteralExpr(Value::integer(-5));
+  expr_rehash_tree(fresh);
+  EXPECT_EQ(y->lookup("a1")->hash, fresh->hash);
+  EXPECT_TRUE(expr_equal(y->lookup("a1"), fresh));
+  expr_unref(fresh);
+  int64_t v = 0;
+  EXPECT_TRUE(y->evaluate_int("a2", v));
+  EXPECT_EQ(v, 1764000000);
+  for (Expr* e : common) expr_unref(e);
+}
+
+TEST(AdPackedNumbers, ALookupResultStaysValidUntilTheAdChanges) {
+  std::vector<Expr*> common = common_values(20);
+  AdPtr first = ad_over(common, {});
+  first->share_layout();
+  AdPtr y = ad_over(common, {4, 5});
+  y->share_layout();
+  y->pack_numbers();
+  ASSERT_TRUE(y->packed_at(4));
+  const uint64_t gen = y->generation();
+  const Expr* a = y->lookup("a4");
+  // Lookups do not change the ad: the same node again, the same generation.
+  EXPECT_EQ(y->lookup("a4"), a);
+  EXPECT_EQ(y->find_entry(intern_name("a4").id).expr, a);
+  EXPECT_EQ(y->entries()[4].expr, a);
+  EXPECT_EQ(y->generation(), gen);
+  EXPECT_TRUE(y->packed_at(5));  // the others stay packed
+  // Packing again (the store does after each update) makes the generation change.
+  y->pack_numbers();
+  EXPECT_TRUE(y->packed_at(4));
+  EXPECT_NE(y->generation(), gen);
+  const uint64_t gen2 = y->generation();
+  y->pack_numbers();  // nothing to pack: nothing changes
+  EXPECT_EQ(y->generation(), gen2);
+  // A node someone else holds is not packed away under them.
+  Expr* held = const_cast<Expr*>(y->lookup("a5"));
+  expr_ref(held);
+  y->pack_numbers();
+  EXPECT_FALSE(y->packed_at(5));
+  EXPECT_EQ(y->lookup("a5"), held);
+  expr_unref(held);
+  EXPECT_EQ(int_of(*y, "a5"), 1005);
+  for (Expr* e : common) expr_unref(e);
+}
+
+TEST(AdPackedNumbers, ChangesCopiesAndRemovalsKeepTheValues) {
+  std::vector<Expr*> common = common_values(20);
+  AdPtr first = ad_over(common, {});
+  first->share_layout();
+  AdPtr y = ad_over(common, {2, 3, 7});
+  y->share_layout();
+  y->pack_numbers();
+  AdPtr c(y->copy());  // holds the same packed values
+  EXPECT_TRUE(c->packed_at(3));
+  y->insert_value("a3", Value::integer(33));  // a packed value replaced
+  expr_ref(common[7]);
+  y->insert_plain(intern_name("a7"), common[7]);  // a packed value back to the base's
+  EXPECT_EQ(int_of(*y, "a3"), 33);
+  EXPECT_EQ(int_of(*y, "a7"), 7);
+  EXPECT_EQ(int_of(*c, "a3"), 1003);
+  EXPECT_EQ(int_of(*c, "a7"), 1007);
+  EXPECT_EQ(int_of(*first, "a3"), 3);
+  // A removal and a new name give the ad its full values back (packed ones made nodes).
+  EXPECT_TRUE(c->remove("a0"));
+  c->insert_value("extra", Value::integer(1));
+  EXPECT_EQ(int_of(*c, "a2"), 1002);
+  EXPECT_EQ(int_of(*c, "a3"), 1003);
+  EXPECT_EQ(int_of(*c, "extra"), 1);
+  EXPECT_EQ(c->lookup("a0"), nullptr);
+  y->pack_numbers();
+  EXPECT_TRUE(y->packed_at(2));
+  EXPECT_EQ(int_of(*y, "a2"), 1002);
+  c = AdPtr();  // freed with packed and unpacked values alike (ASan: no leak, no double free)
+  y->clear();
+  EXPECT_EQ(y->size(), 0u);
+  EXPECT_EQ(int_of(*first, "a2"), 2);
+  for (Expr* e : common) expr_unref(e);
+}
+
+TEST(AdPackedNumbers, AnAdOutsideAStoreIsNeverPacked) {
+  AdPtr x = numbered_ad(20, 100);
+  x->pack_numbers();  // not sharing its layout: nothing to pack
+  for (int i = 0; i < 20; ++i) EXPECT_FALSE(x->packed_at(i)) << i;
+  EXPECT_EQ(int_of(*x, "a7"), 107);
 }
 
 TEST(ExprShare, TheTableStillFindsItsTreesAfterShrinking) {
