@@ -1,7 +1,13 @@
 // Building the shared mbedTLS configuration of a server or a client.
 #include "agent/net/tls_context.h"
 
+#include <mbedtls/platform.h>
+
+#include <cstring>
+#include <new>
+
 #include "agent/net/identity.h"
+#include "agent/net/tls_idle_cipher.h"
 
 namespace kite::net {
 namespace {
@@ -102,6 +108,7 @@ std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::
   mbedtls_ssl_conf_ca_chain(conf, &c->ca_, c->has_crl_ ? &c->crl_ : nullptr);
   if ((rc = mbedtls_ssl_conf_own_cert(conf, &c->own_, &c->key_)) != 0)
     return fail(err, "certificate " + f.cert + " with key " + f.key, rc), nullptr;
+  TlsIdleCipher::setup(conf);  // idle connections park their record protection
   if (server) {
     c->tickets_ = std::make_unique<TicketKeys>(&c->drbg_, kTicketLifetimeS);
     if (!c->tickets_->open(f.ticket_keys, err)) return nullptr;
@@ -121,6 +128,40 @@ void TlsContext::use_full_records() {
 #if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
   mbedtls_ssl_conf_max_frag_len(&conf_, MBEDTLS_SSL_MAX_FRAG_LEN_NONE);
 #endif
+}
+
+bool TlsContext::share_session(mbedtls_ssl_context* ssl) {
+  mbedtls_ssl_session* own = ssl->session;
+  if (!own || ssl->session_in != own || ssl->session_out != own || ssl->session_negotiate)
+    return false;
+  // What mbedTLS reads of a session once the handshake is over; nothing secret.
+  mbedtls_ssl_session kind;
+  mbedtls_ssl_session_init(&kind);
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+  kind.mfl_code = own->mfl_code;
+#endif
+  kind.ciphersuite = own->ciphersuite;
+  kind.compression = own->compression;
+  kind.verify_result = own->verify_result;
+#if defined(MBEDTLS_SSL_TRUNCATED_HMAC)
+  kind.trunc_hmac = own->trunc_hmac;
+#endif
+#if defined(MBEDTLS_SSL_ENCRYPT_THEN_MAC)
+  kind.encrypt_then_mac = own->encrypt_then_mac;
+#endif
+  mbedtls_ssl_session* shared = nullptr;
+  for (const auto& s : shared_sessions_)
+    if (memcmp(s.get(), &kind, sizeof kind) == 0) shared = s.get();
+  if (!shared) {
+    auto* made = new (std::nothrow) mbedtls_ssl_session(kind);
+    if (!made) return false;
+    shared_sessions_.emplace_back(made);
+    shared = made;
+  }
+  mbedtls_ssl_session_free(own);  // wipes the master secret, frees the peer certificate
+  mbedtls_free(own);
+  ssl->session = ssl->session_in = ssl->session_out = shared;
+  return true;
 }
 
 uint32_t TlsContext::random() {
