@@ -1,11 +1,11 @@
 // Where the CM's memory per agent connection goes (not in CTest; scripts/bench-cm-connections
-// --breakdown runs it): the CM's collector (CollectorServer, as `kite cm` runs it) in this
-// process, N mutual-TLS agent connections from a forked fleet. At each phase (before the
-// fleet, every connection up, the ads in, rounds of updates) it prints the process's RSS and
-// glibc's heap figures (mallinfo2), before and after malloc_trim, and with every connection up
-// the heap blocks of one connection part by part (agent/net/conn_memory.h) against the heap
-// growth per connection; what the parts leave is the CM's own per-connection state and
-// malloc's bookkeeping.
+// --breakdown runs it; --mmap-threshold tries glibc's M_MMAP_THRESHOLD): the CM's collector
+// (CollectorServer, as `kite cm` runs it) in this process, N mutual-TLS agent connections from a
+// forked fleet. At each phase (before the fleet, every connection up, the ads in, rounds of
+// updates) it prints the process's RSS and glibc's heap figures (mallinfo2), before and after
+// malloc_trim, and with every connection up the heap blocks of one connection part by part
+// (agent/net/conn_memory.h) against the heap growth per connection; what the parts leave is the
+// CM's own per-connection state and malloc's bookkeeping.
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,7 +38,8 @@ struct Options {
   int rounds = 0;      // rounds of updates after the ads
   int per_round = 30;  // merges per connection per round
   int dial_window = 64;
-  std::string ad_file;  // the reference slot ad; else a small ad of a few attributes
+  std::string ad_file;     // the reference slot ad; else a small ad of a few attributes
+  int mmap_threshold = 0;  // > 0: glibc's M_MMAP_THRESHOLD in the CM process (bytes)
 };
 
 double now_s() {
@@ -231,6 +232,9 @@ void print_phase(const char* name, const Snapshot& s, const Snapshot& base, int 
               (static_cast<double>(s.in_use + s.mmapped) -
                static_cast<double>(base.in_use + base.mmapped)) *
                   per);
+  if (std::getenv("CONN_MEM_DEBUG"))
+    std::printf("  uordblks=%zu hblkhd=%zu fordblks=%zu arena=%zu\n", s.in_use, s.mmapped,
+                s.free_in_heap, s.heap);
   std::fflush(stdout);
 }
 
@@ -308,9 +312,10 @@ void print_breakdown(const ProbeService& probe, double heap_per_conn) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: conn_mem_bench [--connections N] [--slots S] [--rounds R] [--per-round U]\n"
-               "                      [--dial-window W] [--ad-file SLOT_AD]\n");
+  std::fprintf(
+      stderr,
+      "usage: conn_mem_bench [--connections N] [--slots S] [--rounds R] [--per-round U]\n"
+      "                      [--dial-window W] [--ad-file SLOT_AD] [--mmap-threshold BYTES]\n");
   return 2;
 }
 
@@ -335,10 +340,13 @@ int main(int argc, char** argv) {
       o.dial_window = n;
     else if (k == "--ad-file")
       o.ad_file = v;
+    else if (k == "--mmap-threshold" && n > 0)
+      o.mmap_threshold = n;
     else
       return usage();
   }
   kite::core::Log::set_level(kite::core::LogLevel::kWarn);
+  if (o.mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, o.mmap_threshold);
   std::string err;
   if (!o.ad_file.empty()) {
     if (!g_slots.load(o.ad_file, &err)) {
@@ -389,6 +397,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "conn_mem_bench: %s\n", err.c_str());
     return 1;
   }
+  Parent p{&loop, -1, -1};
+  auto command = [&](char c) { return ::write(p.to_child, &c, 1) == 1; };
+  int rc = 0;
+  spin(&loop, 100);
+  Snapshot base = snapshot();  // before the fleet dials in
   int down[2], up[2];
   if (::pipe(down) != 0 || ::pipe(up) != 0) return 1;
   pid_t child = ::fork();
@@ -399,11 +412,7 @@ int main(int argc, char** argv) {
   }
   ::close(down[0]);
   ::close(up[1]);
-  Parent p{&loop, up[0], down[1]};
-  auto command = [&](char c) { return ::write(p.to_child, &c, 1) == 1; };
-  int rc = 0;
-  spin(&loop, 100);
-  Snapshot base = snapshot();
+  p = Parent{&loop, up[0], down[1]};
   std::printf("%-34s %9s %9s %9s %9s %9s %9s %9s\n", "phase (MiB; B per connection)", "RSS",
               "trimmed", "in use", "free", "RSS/c", "trim/c", "heap/c");
   print_phase("before the fleet", base, base, o.connections);
@@ -430,7 +439,7 @@ int main(int argc, char** argv) {
     for (int r = 0; rc == 0 && r < o.rounds; ++r) {
       if (!command('u') || !await_fleet(&p, 'R', 600)) rc = 1;
       spin(&loop, 100);
-      if (r + 1 == o.rounds || (r + 1) % 10 == 0) {
+      if (r < 3 || r + 1 == o.rounds || (r + 1) % 10 == 0) {
         std::string name = "after " + std::to_string(r + 1) + " rounds of updates";
         print_phase(name.c_str(), snapshot(), base, o.connections);
       }
