@@ -130,33 +130,49 @@ void TlsContext::use_full_records() {
 #endif
 }
 
+namespace {
+
+// What mbedTLS reads of a server's session once the handshake is over; nothing secret.
+void copy_kind(const mbedtls_ssl_session& from, mbedtls_ssl_session* to) {
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+  to->mfl_code = from.mfl_code;
+#endif
+  to->ciphersuite = from.ciphersuite;
+  to->compression = from.compression;
+  to->verify_result = from.verify_result;
+#if defined(MBEDTLS_SSL_TRUNCATED_HMAC)
+  to->trunc_hmac = from.trunc_hmac;
+#endif
+#if defined(MBEDTLS_SSL_ENCRYPT_THEN_MAC)
+  to->encrypt_then_mac = from.encrypt_then_mac;
+#endif
+}
+
+bool same_kind(const mbedtls_ssl_session& a, const mbedtls_ssl_session& b) {
+  mbedtls_ssl_session ka, kb;
+  mbedtls_ssl_session_init(&ka);
+  mbedtls_ssl_session_init(&kb);
+  copy_kind(a, &ka);
+  copy_kind(b, &kb);
+  return memcmp(&ka, &kb, sizeof ka) == 0;  // both zeroed first: padding compares equal
+}
+
+}  // namespace
+
 bool TlsContext::share_session(mbedtls_ssl_context* ssl) {
   mbedtls_ssl_session* own = ssl->session;
   if (!own || ssl->session_in != own || ssl->session_out != own || ssl->session_negotiate)
     return false;
-  // What mbedTLS reads of a session once the handshake is over; nothing secret.
-  mbedtls_ssl_session kind;
-  mbedtls_ssl_session_init(&kind);
-#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
-  kind.mfl_code = own->mfl_code;
-#endif
-  kind.ciphersuite = own->ciphersuite;
-  kind.compression = own->compression;
-  kind.verify_result = own->verify_result;
-#if defined(MBEDTLS_SSL_TRUNCATED_HMAC)
-  kind.trunc_hmac = own->trunc_hmac;
-#endif
-#if defined(MBEDTLS_SSL_ENCRYPT_THEN_MAC)
-  kind.encrypt_then_mac = own->encrypt_then_mac;
-#endif
   mbedtls_ssl_session* shared = nullptr;
   for (const auto& s : shared_sessions_)
-    if (memcmp(s.get(), &kind, sizeof kind) == 0) shared = s.get();
+    if (same_kind(*s, *own)) shared = s.get();
   if (!shared) {
-    auto* made = new (std::nothrow) mbedtls_ssl_session(kind);
+    auto made = std::unique_ptr<mbedtls_ssl_session>(new (std::nothrow) mbedtls_ssl_session);
     if (!made) return false;
-    shared_sessions_.emplace_back(made);
-    shared = made;
+    mbedtls_ssl_session_init(made.get());
+    copy_kind(*own, made.get());
+    shared = made.get();
+    shared_sessions_.push_back(std::move(made));
   }
   mbedtls_ssl_session_free(own);  // wipes the master secret, frees the peer certificate
   mbedtls_free(own);

@@ -56,6 +56,8 @@ class TlsContext {
   /// the connection must drop the pointers before mbedtls_ssl_free. False (kept) when out of
   /// memory. Not thread-safe: one loop's connections.
   bool share_session(mbedtls_ssl_context* ssl);
+  /// How many such sessions the context holds (one per ciphersuite and record size in use).
+  size_t shared_sessions() const { return shared_sessions_.size(); }
 
  private:
   TlsContext();

@@ -55,12 +55,13 @@ void TlsIdleCipher::setup(mbedtls_ssl_config* conf) {
 #endif
 }
 
-TlsIdleCipher::Capture::Capture(TlsIdleCipher* idle, const mbedtls_ssl_context* ssl) {
+TlsIdleCipher::Capture::Capture(TlsIdleCipher* idle, const mbedtls_ssl_context* ssl)
+    : outer_idle_(g_capturing.idle), outer_ssl_(g_capturing.ssl) {
   g_capturing = {idle, ssl};
 }
 
 TlsIdleCipher::Capture::~Capture() {
-  g_capturing = {};
+  g_capturing = {outer_idle_, outer_ssl_};  // a handshake that started another (a reconnect)
 }
 
 int TlsIdleCipher::on_keys(void*, const unsigned char*, const unsigned char* key_block,

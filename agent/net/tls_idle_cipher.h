@@ -27,6 +27,12 @@ class TlsIdleCipher {
    public:
     Capture(TlsIdleCipher* idle, const mbedtls_ssl_context* ssl);
     ~Capture();
+    Capture(const Capture&) = delete;
+    Capture& operator=(const Capture&) = delete;
+
+   private:
+    TlsIdleCipher* outer_idle_;
+    const mbedtls_ssl_context* outer_ssl_;
   };
 
   /// Frees the transform in use if it is the handshake's (its keys were captured) and no other

@@ -321,6 +321,7 @@ TEST_F(NetTransport, AnIdleServerConnectionKeepsNoSessionTransformOrRecords) {
   ASSERT_TRUE(run_until(&loop_, [&] { return rec2.echoed.size() == 1; }));
   EXPECT_EQ(rec2.echoed.back(), 7);
   expect_echo(1);
+  EXPECT_EQ(server_ctx_->shared_sessions(), 1u) << "the two connections' sessions differ";
 }
 
 TEST_F(NetTransport, RefusesBadPeersAndKeepsServing) {
