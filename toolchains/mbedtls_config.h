@@ -46,6 +46,9 @@
  * few KiB each instead of 33. */
 #define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
 #define MBEDTLS_SSL_VARIABLE_BUFFER_LENGTH
+/* The handshake hands each connection's write keys to Kite (TlsIdleCipher), so that an idle
+ * connection can free its cipher contexts and set them up again when records move. */
+#define MBEDTLS_SSL_EXPORT_KEYS
 #define MBEDTLS_X509_CHECK_KEY_USAGE
 #define MBEDTLS_X509_CHECK_EXTENDED_KEY_USAGE
 

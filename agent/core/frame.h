@@ -106,6 +106,8 @@ class FrameReader {
   Result next(Json* msg, std::string* err);
   bool broken() const { return broken_; }
   size_t buffered() const { return buf_.size(); }
+  /// The buffer itself (its capacity is what an idle connection keeps: memory accounting).
+  const std::string& buffer() const { return buf_; }
   /// Frees the buffer when no partial frame is in it (an idle connection keeps nothing).
   void release_if_empty() {
     if (pos_ == buf_.size()) {

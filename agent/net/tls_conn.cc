@@ -1,7 +1,6 @@
 // The mutual-TLS connection: mbedTLS driven by libuv reads and writes (see tls_conn.h).
 #include "agent/net/tls_conn.h"
 
-#include <mbedtls/platform.h>
 #include <mbedtls/ssl_internal.h>  // handshake->resume: mbedTLS 2.28's only resumption report
 #include <mbedtls/x509.h>
 
@@ -54,6 +53,8 @@ TlsConn::TlsConn(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h, const Conn
 }
 
 TlsConn::~TlsConn() {
+  idle_cipher_.detach(&ssl_);
+  if (shared_session_) ssl_.session = ssl_.session_in = ssl_.session_out = nullptr;  // not ours
   mbedtls_ssl_free(&ssl_);
 }
 
@@ -146,6 +147,7 @@ void TlsConn::batch_end() {
 
 void TlsConn::handshake() {
   // mbedtls_ssl_handshake() step by step, to see whether the server accepted our session.
+  TlsIdleCipher::Capture keys(&idle_cipher_, &ssl_);  // the write keys, for parking later
   while (ssl_.state != MBEDTLS_SSL_HANDSHAKE_OVER) {
     if (ssl_.handshake) resumed_ = ssl_.handshake->resume != 0;
     int rc = mbedtls_ssl_handshake_step(&ssl_);
@@ -187,13 +189,10 @@ void TlsConn::handshake_done() {
     return;
   }
   peer_ = identity_of(cert);
-  // A server needs the certificate no more (the ticket sealed during the handshake carries it
-  // for a resumption): over a KiB less for each of the thousands of agents a CM holds.
-  if (ctx_->role() == TlsContext::Role::kServer && ssl_.session && ssl_.session->peer_cert) {
-    mbedtls_x509_crt_free(ssl_.session->peer_cert);
-    mbedtls_free(ssl_.session->peer_cert);
-    ssl_.session->peer_cert = nullptr;
-  }
+  // A server needs its session no more (the ticket sealed during the handshake carries it for
+  // a resumption): the certificate (over a KiB) and the session itself go for each of the
+  // thousands of agents a CM holds.
+  if (ctx_->role() == TlsContext::Role::kServer) shared_session_ = ctx_->share_session(&ssl_);
   state_ = State::kHello;
   core::Json hello = core::Json::message("hello");
   hello.set("version", kProtocolVersion).set("name", opts_.name);
@@ -306,7 +305,7 @@ void TlsConn::send_text(std::string_view json) {
 }
 
 bool TlsConn::seal(std::string* err) {
-  if (!idle_.restore(&ssl_)) {
+  if (!unpark()) {
     std::string().swap(plain_);
     *err = "no memory for the TLS record buffers";
     return false;
@@ -348,8 +347,12 @@ void TlsConn::flush() {
   if (batch_depth_ == 0) settle();
 }
 
+bool TlsConn::unpark() {
+  return idle_.restore(&ssl_) && idle_cipher_.restore(&ssl_);
+}
+
 bool TlsConn::wake() {
-  if (idle_.restore(&ssl_)) return true;
+  if (unpark()) return true;
   close("no memory for the TLS record buffers");
   return false;
 }
@@ -361,7 +364,7 @@ void TlsConn::settle() {
   if (in_.empty()) core::release_buffer(&in_);
   core::release_buffer(&plain_);
   reader_.release_if_empty();
-  idle_.park(&ssl_);
+  if (idle_.park(&ssl_)) idle_cipher_.park(&ssl_);
 }
 
 void TlsConn::write_out() {
@@ -424,7 +427,7 @@ void TlsConn::shutdown(const std::string& why, bool tell) {
   std::string err;
   if (was_up && !plain_.empty()) seal(&err);  // frames queued this turn (an error frame)
   std::string().swap(plain_);
-  if (was_up && idle_.restore(&ssl_)) mbedtls_ssl_close_notify(&ssl_);
+  if (was_up && unpark()) mbedtls_ssl_close_notify(&ssl_);
   if (!out_.empty() && pending_write_ + out_.size() <= opts_.max_pending_write) write_out();
   // Let queued frames (an error frame, close_notify) reach the peer, within a deadline.
   auto* req = new uv_shutdown_t;

@@ -16,6 +16,7 @@
 #include "agent/net/identity.h"
 #include "agent/net/tls_context.h"
 #include "agent/net/tls_idle_buffers.h"
+#include "agent/net/tls_idle_cipher.h"
 
 namespace kite::net {
 
@@ -33,6 +34,7 @@ struct ConnOptions {
 };
 
 class TlsConn;
+struct ConnMemory;
 
 class TlsConnHandler {
  public:
@@ -88,9 +90,12 @@ class TlsConn {
   bool save_session(mbedtls_ssl_session* out) const;
   /// Idle: the TLS record buffers are given back until records move again (TlsIdleBuffers).
   bool buffers_parked() const { return idle_.parked(); }
+  /// Idle: the record protection (transform, cipher contexts) too (TlsIdleCipher).
+  bool cipher_parked() const { return idle_cipher_.parked(); }
   void* user = nullptr;
 
  private:
+  friend void add_conn_memory(const TlsConn& c, ConnMemory* m);  // conn_memory.h
   enum class State { kHandshake, kHello, kReady, kClosed };
   TlsConn(uv_loop_t* loop, TlsContext* ctx, TlsConnHandler* h, const ConnOptions& opts);
   ~TlsConn();
@@ -115,6 +120,8 @@ class TlsConn {
   void write_out();
   // Before mbedTLS reads: parked record buffers back (false: out of memory, closed).
   bool wake();
+  // Parked buffers and record protection back (false: out of memory).
+  bool unpark();
   // Once a turn's frames are handled and written: the buffers an idle connection does not
   // need go back to the heap (a CM holds thousands of quiet agent connections).
   void settle();
@@ -139,6 +146,7 @@ class TlsConn {
   const char* rx_ = nullptr;  // the read being handled (a buffer the loop's connections share)
   size_t rx_left_ = 0;        // its bytes mbedTLS has not taken yet
   TlsIdleBuffers idle_;
+  TlsIdleCipher idle_cipher_;
   std::string plain_;  // frames of the current batch, not yet sealed
   int batch_depth_ = 0;
   std::string out_;  // ciphertext for the peer not yet handed to uv_write
@@ -150,6 +158,7 @@ class TlsConn {
   bool resumed_ = false;
   bool tls_started_ = false;
   bool established_ = false;
+  bool shared_session_ = false;       // ssl_.session is the context's (TlsContext::share_session)
   bool awaiting_peer_hello_ = false;  // ready_at_handshake: ready, the peer's hello not yet in
   PeerIdentity peer_;
   std::string peer_name_;

@@ -1,7 +1,13 @@
 // Building the shared mbedTLS configuration of a server or a client.
 #include "agent/net/tls_context.h"
 
+#include <mbedtls/platform.h>
+
+#include <cstring>
+#include <new>
+
 #include "agent/net/identity.h"
+#include "agent/net/tls_idle_cipher.h"
 
 namespace kite::net {
 namespace {
@@ -117,6 +123,7 @@ std::unique_ptr<TlsContext> TlsContext::load(Role role, const TlsFiles& f, std::
   mbedtls_ssl_conf_ca_chain(conf, &c->ca_, c->has_crl_ ? &c->crl_ : nullptr);
   if ((rc = mbedtls_ssl_conf_own_cert(conf, &c->own_, &c->key_)) != 0)
     return fail(err, "certificate " + f.cert + " with key " + f.key, rc), nullptr;
+  TlsIdleCipher::setup(conf);  // idle connections park their record protection
   if (server) {
     c->tickets_ = std::make_unique<TicketKeys>(&c->drbg_, kTicketLifetimeS);
     if (!c->tickets_->open(f.ticket_keys, err)) return nullptr;
@@ -136,6 +143,56 @@ void TlsContext::use_full_records() {
 #if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
   mbedtls_ssl_conf_max_frag_len(&conf_, MBEDTLS_SSL_MAX_FRAG_LEN_NONE);
 #endif
+}
+
+namespace {
+
+// What mbedTLS reads of a server's session once the handshake is over; nothing secret.
+void copy_kind(const mbedtls_ssl_session& from, mbedtls_ssl_session* to) {
+#if defined(MBEDTLS_SSL_MAX_FRAGMENT_LENGTH)
+  to->mfl_code = from.mfl_code;
+#endif
+  to->ciphersuite = from.ciphersuite;
+  to->compression = from.compression;
+  to->verify_result = from.verify_result;
+#if defined(MBEDTLS_SSL_TRUNCATED_HMAC)
+  to->trunc_hmac = from.trunc_hmac;
+#endif
+#if defined(MBEDTLS_SSL_ENCRYPT_THEN_MAC)
+  to->encrypt_then_mac = from.encrypt_then_mac;
+#endif
+}
+
+bool same_kind(const mbedtls_ssl_session& a, const mbedtls_ssl_session& b) {
+  mbedtls_ssl_session ka, kb;
+  mbedtls_ssl_session_init(&ka);
+  mbedtls_ssl_session_init(&kb);
+  copy_kind(a, &ka);
+  copy_kind(b, &kb);
+  return memcmp(&ka, &kb, sizeof ka) == 0;  // both zeroed first: padding compares equal
+}
+
+}  // namespace
+
+bool TlsContext::share_session(mbedtls_ssl_context* ssl) {
+  mbedtls_ssl_session* own = ssl->session;
+  if (!own || ssl->session_in != own || ssl->session_out != own || ssl->session_negotiate)
+    return false;
+  mbedtls_ssl_session* shared = nullptr;
+  for (const auto& s : shared_sessions_)
+    if (same_kind(*s, *own)) shared = s.get();
+  if (!shared) {
+    auto made = std::unique_ptr<mbedtls_ssl_session>(new (std::nothrow) mbedtls_ssl_session);
+    if (!made) return false;
+    mbedtls_ssl_session_init(made.get());
+    copy_kind(*own, made.get());
+    shared = made.get();
+    shared_sessions_.push_back(std::move(made));
+  }
+  mbedtls_ssl_session_free(own);  // wipes the master secret, frees the peer certificate
+  mbedtls_free(own);
+  ssl->session = ssl->session_in = ssl->session_out = shared;
+  return true;
 }
 
 uint32_t TlsContext::random() {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "agent/net/ticket_keys.h"
 
@@ -48,6 +49,15 @@ class TlsContext {
   const mbedtls_x509_crl* crl() const { return has_crl_ ? &crl_ : nullptr; }
   /// Uniform random number (backoff jitter).
   uint32_t random();
+  /// A server's connection whose handshake is over needs its session no more (the ticket that
+  /// resumes it was sealed during the handshake): mbedTLS then reads only its record size and
+  /// ciphersuite. Wipes and frees `ssl`'s own session (master secret, peer certificate) and
+  /// points it at one of the context's read-only sessions holding just those (one per kind);
+  /// the connection must drop the pointers before mbedtls_ssl_free. False (kept) when out of
+  /// memory. Not thread-safe: one loop's connections.
+  bool share_session(mbedtls_ssl_context* ssl);
+  /// How many such sessions the context holds (one per ciphersuite and record size in use).
+  size_t shared_sessions() const { return shared_sessions_.size(); }
 
  private:
   TlsContext();
@@ -59,7 +69,8 @@ class TlsContext {
   bool has_crl_ = false;
   mbedtls_x509_crt own_;
   mbedtls_pk_context key_;
-  std::unique_ptr<TicketKeys> tickets_;  // servers
+  std::unique_ptr<TicketKeys> tickets_;                                // servers
+  std::vector<std::unique_ptr<mbedtls_ssl_session>> shared_sessions_;  // share_session
   mbedtls_ssl_config conf_;
 };
 

@@ -125,6 +125,7 @@ struct RecordingClient : net::NetClientHandler {
   std::vector<int64_t> echoed;
   std::vector<std::string> frames;
   std::string last_error;
+  std::vector<std::string> why;  // of each disconnect
   void on_connected(net::NetClient*) override { ++connected; }
   bool on_frame(net::NetClient*, core::Json& msg) override {
     frames.push_back(msg.type());
@@ -132,7 +133,10 @@ struct RecordingClient : net::NetClientHandler {
     if (msg.type() == "error") last_error = msg.str("error");
     return true;
   }
-  void on_disconnected(net::NetClient*, const std::string&) override { ++disconnected; }
+  void on_disconnected(net::NetClient*, const std::string& w) override {
+    ++disconnected;
+    why.push_back(w);
+  }
 };
 
 }  // namespace kite::test

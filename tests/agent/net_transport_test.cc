@@ -15,6 +15,7 @@
 #include <chrono>
 #include <thread>
 
+#include "agent/net/conn_memory.h"
 #include "agent/net/session_file.h"
 #include "net_test_util.h"
 
@@ -261,12 +262,13 @@ TEST_F(NetTransport, BatchedFramesArriveWholeAndInOrder) {
 // record counters as they were: a counter lost or reset would fail the next record's
 // authentication and close the connection. Frames of every size keep flowing both ways, and
 // the connection parks again after each exchange.
-TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffers) {
+TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffersAndCiphers) {
   client_.reset(start_client(client_ctx_.get(), &rec_));
   ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1 && echo_.ready.size() == 1; }));
+  auto parked = [](const net::TlsConn* c) { return c->buffers_parked() && c->cipher_parked(); };
   auto both_parked = [&] {  // (a closed connection leaves echo_.ready)
-    return echo_.ready.size() == 1 && echo_.ready[0]->buffers_parked() && client_->conn() &&
-           client_->conn()->buffers_parked();
+    return echo_.ready.size() == 1 && parked(echo_.ready[0]) && client_->conn() &&
+           parked(client_->conn());
   };
   ASSERT_TRUE(run_until(&loop_, both_parked)) << "no side parked after the handshake";
   const int kRounds = 40;
@@ -285,6 +287,41 @@ TEST_F(NetTransport, IdleConnectionsParkTheirRecordBuffers) {
   EXPECT_TRUE(run_until(&loop_, [&] { return rec_.frames.back() == "drain"; }));
   EXPECT_EQ(rec_.disconnected, 0);
   EXPECT_EQ(echo_.closed, 0);
+  // A parked connection closes with a close_notify sealed by its restored keys: the peer reads
+  // an orderly close, not a bad record.
+  ASSERT_TRUE(run_until(&loop_, both_parked));
+  echo_.ready[0]->close("test closes the idle agent");
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec_.disconnected == 1; }));
+  EXPECT_EQ(rec_.why.back(), "peer closed the connection");
+}
+
+TEST_F(NetTransport, AnIdleServerConnectionKeepsNoSessionTransformOrRecords) {
+  client_.reset(start_client(client_ctx_.get(), &rec_));
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec_.connected == 1 && echo_.ready.size() == 1; }));
+  ASSERT_TRUE(run_until(
+      &loop_, [&] { return echo_.ready[0]->cipher_parked() && client_->conn()->cipher_parked(); }));
+  net::ConnMemory server, client;
+  net::add_conn_memory(*echo_.ready[0], &server);
+  net::add_conn_memory(*client_->conn(), &client);
+  // The server's session is its context's shared one; the client keeps its own (its ticket,
+  // for the next resumption).
+  EXPECT_EQ(server.session, 0u);
+  EXPECT_GT(client.session, 0u);
+  EXPECT_EQ(server.transform, 0u);
+  EXPECT_EQ(server.records, 0u);
+  EXPECT_EQ(server.handshake, 0u);
+  EXPECT_GE(server.object, sizeof(net::TlsConn));
+  // Two connections share one session: a second client's frames still go both ways.
+  RecordingClient rec2;
+  std::unique_ptr<net::NetClient> second(start_client(client_ctx_.get(), &rec2));
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec2.connected == 1 && echo_.ready.size() == 2; }));
+  core::Json m = core::Json::message("echo");
+  m.set("n", 7);
+  ASSERT_TRUE(second->send(m));
+  ASSERT_TRUE(run_until(&loop_, [&] { return rec2.echoed.size() == 1; }));
+  EXPECT_EQ(rec2.echoed.back(), 7);
+  expect_echo(1);
+  EXPECT_EQ(server_ctx_->shared_sessions(), 1u) << "the two connections' sessions differ";
 }
 
 TEST_F(NetTransport, RefusesBadPeersAndKeepsServing) {
