@@ -39,6 +39,31 @@ std::string via_json(const classad::ClassAd& a, const std::vector<std::string>& 
   return classad::classad_to_json(*back, false);
 }
 
+// Writes one row per ad text through `w`; the ads are kept in `ads` and their ads path (JSON)
+// is what read_ad_rows must give back for each row.
+std::string write_rows(RowWriter* w, const std::vector<std::string>& attrs,
+                       const std::vector<const char*>& texts, std::vector<classad::AdPtr>* ads) {
+  std::string rows, row;
+  for (const char* t : texts) {
+    ads->push_back(ad(t));
+    row.clear();
+    EXPECT_TRUE(RowWriter::write_row(&row, *ads->back(), ids(attrs))) << t;
+    w->append(&rows, row);
+  }
+  return rows;
+}
+
+// read_ad_rows of `rows` gives back every ad as its JSON path does.
+void expect_ads_read_back(const std::string& rows, const std::vector<std::string>& attrs,
+                          const std::vector<classad::AdPtr>& ads) {
+  std::vector<classad::AdPtr> back;
+  std::string err;
+  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
+  ASSERT_EQ(back.size(), ads.size());
+  for (size_t i = 0; i < ads.size(); ++i)
+    EXPECT_EQ(classad::classad_to_json(*back[i], false), via_json(*ads[i], attrs)) << i;
+}
+
 TEST(AdRows, ValuesReadBackAsTheirJson) {
   const std::vector<std::string> attrs = {"I", "R", "S", "B", "U", "Missing"};
   struct Row {
@@ -166,7 +191,7 @@ TEST(AdRows, IdsOfNamesInternedLaterAreFound) {
 // path gives them.
 TEST(AdRows, RepeatsAndAttributeFreeExpressionsReadBackAsTheirJson) {
   const std::vector<std::string> attrs = {"OpSys", "Memory", "T", "Missing"};
-  const char* texts[] = {
+  const std::vector<const char*> texts = {
       "OpSys = \"LINUX\"\nMemory = 100\nT = time()\n",
       "OpSys = \"LINUX\"\nMemory = 100\nT = time()\n",
       "OpSys = \"LINUX\"\nMemory = 200\nT = 1 + 2\n",
@@ -174,21 +199,11 @@ TEST(AdRows, RepeatsAndAttributeFreeExpressionsReadBackAsTheirJson) {
       "OpSys = \"LINUX\"\nMemory = 200\nT = 1 + 2\n",
   };
   RowWriter w(attrs.size());
-  std::string rows, row;
   std::vector<classad::AdPtr> ads;
-  for (const char* t : texts) {
-    ads.push_back(ad(t));
-    row.clear();
-    ASSERT_TRUE(RowWriter::write_row(&row, *ads.back(), ids(attrs))) << t;
-    w.append(&rows, row);
-  }
+  std::string rows = write_rows(&w, attrs, texts, &ads);
   EXPECT_EQ(rows, "Rs5:LINUXi100,e6:time()-;R===-;R=i200,e5:1 + 2-;R-=--;Rs5:LINUX=e5:1 + 2-;");
-  std::vector<classad::AdPtr> back;
-  std::string err;
-  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
-  ASSERT_EQ(back.size(), ads.size());
-  for (size_t i = 0; i < ads.size(); ++i)
-    EXPECT_EQ(classad::classad_to_json(*back[i], false), via_json(*ads[i], attrs)) << i;
+  expect_ads_read_back(rows, attrs, ads);
+  std::string err, row;
   // Read flat: '=' is the previous row's value; time() is read as its value now.
   std::vector<RowValue> values;
   bool plain = false;
@@ -214,26 +229,16 @@ TEST(AdRows, RepeatsAndAttributeFreeExpressionsReadBackAsTheirJson) {
 // row's goes as the difference when that is shorter; '=' stays the previous row's value.
 TEST(AdRows, IntegersAsDeltasReadBackAsTheirValues) {
   const std::vector<std::string> attrs = {"T", "S"};
-  const char* texts[] = {
+  const std::vector<const char*> texts = {
       "T = 1795306366\nS = \"a\"\n", "T = 1795306371\nS = \"a\"\n", "T = 1795306371\nS = \"b\"\n",
       "T = 5\nS = \"b\"\n",          "T = 1795306366\nS = \"b\"\n", "T = 1795306360\n",
   };
   RowWriter w(attrs.size(), true);
-  std::string rows, row;
   std::vector<classad::AdPtr> ads;
-  for (const char* t : texts) {
-    ads.push_back(ad(t));
-    row.clear();
-    ASSERT_TRUE(RowWriter::write_row(&row, *ads.back(), ids(attrs))) << t;
-    w.append(&rows, row);
-  }
+  std::string rows = write_rows(&w, attrs, texts, &ads);
   EXPECT_EQ(rows, "Ri1795306366,s1:a;Rd5,=;R=s1:b;Ri5,=;Ri1795306366,=;Rd-6,-;");
-  std::vector<classad::AdPtr> back;
+  expect_ads_read_back(rows, attrs, ads);
   std::string err;
-  ASSERT_TRUE(read_ad_rows(rows, names(attrs), &back, &err)) << err;
-  ASSERT_EQ(back.size(), ads.size());
-  for (size_t i = 0; i < ads.size(); ++i)
-    EXPECT_EQ(classad::classad_to_json(*back[i], false), via_json(*ads[i], attrs)) << i;
   std::vector<RowValue> values;
   bool plain = false;
   ASSERT_TRUE(read_row_values(rows, attrs.size(), &values, &plain, &err)) << err;
@@ -246,12 +251,14 @@ TEST(AdRows, IntegersAsDeltasReadBackAsTheirValues) {
   // A new frame starts afresh.
   w.reset();
   rows.clear();
+  std::string row;
+  ASSERT_TRUE(RowWriter::write_row(&row, *ads.back(), ids(attrs)));
   w.append(&rows, row);
   EXPECT_EQ(rows, "Ri1795306360,-;");
   // A delta with no integer before it, or past the integers' range, is refused by both readers.
   for (const char* bad : {"Rd5,-;", "Rs1:a-;Rd5,-;", "Ri9223372036854775807,-;Rd1,-;",
                           "Ri1,-;Rd,-;", "Ri1,-;Rdx,-;"}) {
-    back.clear();
+    std::vector<classad::AdPtr> back;
     values.clear();
     EXPECT_FALSE(read_ad_rows(bad, names(attrs), &back, &err)) << bad;
     EXPECT_NE(err.find("bad row"), std::string::npos) << bad << ": " << err;
