@@ -10,8 +10,77 @@
 namespace kite::net {
 namespace {
 
+// One direction's record pointers in mbedtls_ssl_context (its in_* or out_* fields).
+struct RecordPointers {
+  unsigned char** buf;
+  unsigned char** ctr;
+  unsigned char** hdr;
+  unsigned char** len;
+  unsigned char** iv;
+  unsigned char** msg;
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+  unsigned char** cid;
+#endif
+};
+
+RecordPointers in_pointers(mbedtls_ssl_context* ssl) {
+  return {
+    &ssl->in_buf, &ssl->in_ctr, &ssl->in_hdr, &ssl->in_len, &ssl->in_iv, &ssl->in_msg,
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+        &ssl->in_cid
+#endif
+  };
+}
+
+RecordPointers out_pointers(mbedtls_ssl_context* ssl) {
+  return {
+    &ssl->out_buf, &ssl->out_ctr, &ssl->out_hdr, &ssl->out_len, &ssl->out_iv, &ssl->out_msg,
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+        &ssl->out_cid
+#endif
+  };
+}
+
 uint16_t offset(const unsigned char* p, const unsigned char* buf) {
   return static_cast<uint16_t>(p - buf);
+}
+
+using Side = TlsIdleBuffers::Side;
+
+// Keeps one direction's counter and offsets in `side`, then frees its buffer (zeroed first).
+void save(Side* side, const RecordPointers& p, size_t size) {
+  unsigned char* buf = *p.buf;
+  side->size = static_cast<uint16_t>(size);
+  side->ctr = offset(*p.ctr, buf);
+  side->hdr = offset(*p.hdr, buf);
+  side->len = offset(*p.len, buf);
+  side->iv = offset(*p.iv, buf);
+  side->msg = offset(*p.msg, buf);
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+  side->cid = offset(*p.cid, buf);
+#endif
+  memcpy(side->counter, *p.ctr, sizeof side->counter);
+  // As mbedtls_ssl_free would: the last records' plaintext does not linger in freed memory.
+  mbedtls_platform_zeroize(buf, size);
+  mbedtls_free(buf);
+  *p.buf = *p.ctr = *p.hdr = *p.len = *p.iv = *p.msg = nullptr;
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+  *p.cid = nullptr;
+#endif
+}
+
+// Points one direction's record pointers into the new `buf` as they were, counter restored.
+void give_back(const Side& side, const RecordPointers& p, unsigned char* buf) {
+  *p.buf = buf;
+  *p.ctr = buf + side.ctr;
+  *p.hdr = buf + side.hdr;
+  *p.len = buf + side.len;
+  *p.iv = buf + side.iv;
+  *p.msg = buf + side.msg;
+#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
+  *p.cid = buf + side.cid;
+#endif
+  memcpy(*p.ctr, side.counter, sizeof side.counter);
 }
 
 }  // namespace
@@ -32,38 +101,8 @@ bool TlsIdleBuffers::park(mbedtls_ssl_context* ssl) {
   size_t in_size = MBEDTLS_SSL_IN_BUFFER_LEN, out_size = MBEDTLS_SSL_OUT_BUFFER_LEN;
 #endif
   if (in_size > UINT16_MAX || out_size > UINT16_MAX) return false;
-  unsigned char* in = ssl->in_buf;
-  in_.size = static_cast<uint16_t>(in_size);
-  in_.ctr = offset(ssl->in_ctr, in);
-  in_.hdr = offset(ssl->in_hdr, in);
-  in_.len = offset(ssl->in_len, in);
-  in_.iv = offset(ssl->in_iv, in);
-  in_.msg = offset(ssl->in_msg, in);
-#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
-  in_.cid = offset(ssl->in_cid, in);
-#endif
-  memcpy(in_.counter, ssl->in_ctr, sizeof in_.counter);
-  unsigned char* out = ssl->out_buf;
-  out_.size = static_cast<uint16_t>(out_size);
-  out_.ctr = offset(ssl->out_ctr, out);
-  out_.hdr = offset(ssl->out_hdr, out);
-  out_.len = offset(ssl->out_len, out);
-  out_.iv = offset(ssl->out_iv, out);
-  out_.msg = offset(ssl->out_msg, out);
-#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
-  out_.cid = offset(ssl->out_cid, out);
-#endif
-  memcpy(out_.counter, ssl->out_ctr, sizeof out_.counter);
-  // As mbedtls_ssl_free would: the last records' plaintext does not linger in freed memory.
-  mbedtls_platform_zeroize(in, in_size);
-  mbedtls_platform_zeroize(out, out_size);
-  mbedtls_free(in);
-  mbedtls_free(out);
-  ssl->in_buf = ssl->in_ctr = ssl->in_hdr = ssl->in_len = ssl->in_iv = ssl->in_msg = nullptr;
-  ssl->out_buf = ssl->out_ctr = ssl->out_hdr = ssl->out_len = ssl->out_iv = ssl->out_msg = nullptr;
-#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
-  ssl->in_cid = ssl->out_cid = nullptr;
-#endif
+  save(&in_, in_pointers(ssl), in_size);
+  save(&out_, out_pointers(ssl), out_size);
   parked_ = true;
   return true;
 }
@@ -77,26 +116,8 @@ bool TlsIdleBuffers::restore(mbedtls_ssl_context* ssl) {
     mbedtls_free(out);
     return false;
   }
-  ssl->in_buf = in;
-  ssl->in_ctr = in + in_.ctr;
-  ssl->in_hdr = in + in_.hdr;
-  ssl->in_len = in + in_.len;
-  ssl->in_iv = in + in_.iv;
-  ssl->in_msg = in + in_.msg;
-#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
-  ssl->in_cid = in + in_.cid;
-#endif
-  memcpy(ssl->in_ctr, in_.counter, sizeof in_.counter);
-  ssl->out_buf = out;
-  ssl->out_ctr = out + out_.ctr;
-  ssl->out_hdr = out + out_.hdr;
-  ssl->out_len = out + out_.len;
-  ssl->out_iv = out + out_.iv;
-  ssl->out_msg = out + out_.msg;
-#if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
-  ssl->out_cid = out + out_.cid;
-#endif
-  memcpy(ssl->out_ctr, out_.counter, sizeof out_.counter);
+  give_back(in_, in_pointers(ssl), in);
+  give_back(out_, out_pointers(ssl), out);
   parked_ = false;
   return true;
 }

@@ -21,8 +21,8 @@ class TlsIdleBuffers {
   bool restore(mbedtls_ssl_context* ssl);
   bool parked() const { return parked_; }
 
- private:
-  // Offsets of mbedTLS's record pointers into their buffers (they are at most 17 KiB).
+  // One direction's buffer size, record counter and the offsets of mbedTLS's record pointers
+  // into it (they are at most 17 KiB).
   struct Side {
     uint16_t size, ctr, hdr, len, iv, msg;
 #if defined(MBEDTLS_SSL_DTLS_CONNECTION_ID)
@@ -30,6 +30,8 @@ class TlsIdleBuffers {
 #endif
     unsigned char counter[8];
   };
+
+ private:
   Side in_{}, out_{};
   bool parked_ = false;
 };

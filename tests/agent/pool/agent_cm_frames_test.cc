@@ -250,9 +250,9 @@ TEST_F(AgentCmFrames, APreemptingClaimIsTheCoresToAcceptAndTakesTheSlotAfterTheE
   std::vector<std::string> want = {"exit a", "released a", "claimed f"};
   EXPECT_EQ(order, want) << agent_.log();
   for (size_t i = n; i < all.size(); ++i) {
-    if (all[i].type() == "exit")
-      EXPECT_EQ(core::Json(cJSON_Duplicate(all[i].child("exit"), true)).str("outcome"), "evict")
-          << all[i].dump();
+    if (all[i].type() != "exit") continue;
+    EXPECT_EQ(core::Json(cJSON_Duplicate(all[i].child("exit"), true)).str("outcome"), "evict")
+        << all[i].dump();
   }
   EXPECT_EQ(agent_.slot_state("slot1"), "Claimed/Idle");
 }
