@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <iterator>
@@ -416,7 +417,9 @@ void QueueService::history(net::TlsConn* c, core::Json& msg, RunningQuery* q) {
                   !q->selection.constraints.empty() || !q->owner.empty();
   std::vector<AdPtr> ads;
   std::string err;
-  if (!ctx_->jobs->history(filtered ? -1 : static_cast<int>(limit), &ads, &err)) {
+  // A limit past int's range reads the whole history (the loop below still stops at it).
+  const bool fits = limit >= 0 && limit <= INT32_MAX;
+  if (!ctx_->jobs->history(filtered || !fits ? -1 : static_cast<int>(limit), &ads, &err)) {
     c->send_error("history: " + err);
     return;
   }
